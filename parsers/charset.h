@@ -1,0 +1,11 @@
+/* charset.h — bytes in a declared (or no) charset to valid UTF-8. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+char *charset_to_utf8 (const char *bytes, gsize len, const char *charset, gboolean *guessed);
+char *charset_sanitize_utf8 (char *text);
+
+G_END_DECLS

@@ -1,0 +1,45 @@
+/* mail.h — one message's decoded fields, from its bytes. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  MAIL_FLAG_NONE             = 0,
+  MAIL_FLAG_NO_HEADERS       = 1 << 0,  /* no header block could be read */
+  MAIL_FLAG_NO_MESSAGE_ID    = 1 << 1,
+  MAIL_FLAG_NO_DATE          = 1 << 2,
+  MAIL_FLAG_BAD_DATE         = 1 << 3,  /* a Date that cannot be parsed */
+  MAIL_FLAG_DATE_NO_ZONE     = 1 << 4,  /* read as UTC */
+  MAIL_FLAG_DATE_UNKNOWN_ZONE = 1 << 5, /* read as UTC */
+  MAIL_FLAG_NO_FROM          = 1 << 6,
+  MAIL_FLAG_BAD_FROM         = 1 << 7,  /* a From without a readable address */
+  MAIL_FLAG_RAW_8BIT_HEADERS = 1 << 8,  /* header bytes outside encoded words */
+  MAIL_FLAG_NO_TEXT          = 1 << 9,  /* no text part */
+  MAIL_FLAG_CHARSET_GUESSED  = 1 << 10, /* declared charset absent or wrong */
+} MailFlags;
+
+typedef struct {
+  char *message_id;      /* normalised, or NULL */
+  char *subject;
+  char *from_addr;       /* lower case */
+  char *from_name;
+  char *date;            /* ISO 8601 UTC, or NULL */
+  char *date_raw;        /* the Date header as written (UTF-8) */
+  char *body;            /* decoded text, UTF-8 */
+  char *charset;         /* charset the body was read in */
+  GPtrArray *references; /* (element-type utf8) */
+  GPtrArray *in_reply_to;
+  GPtrArray *newsgroups; /* lower-case group names */
+  MailFlags flags;
+} MailRecord;
+
+void mail_init (void);
+MailRecord *mail_record_parse (const char *data, gsize len);
+void mail_record_free (MailRecord *record);
+char *mail_flags_to_string (MailFlags flags);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MailRecord, mail_record_free)
+
+G_END_DECLS

@@ -1,0 +1,162 @@
+/* msgid.c — reading message identifiers the way threading needs them.
+ *
+ * RFC 5322 §3.6.4 writes an id as "<left@right>".  Archives hold much
+ * worse: ids without brackets, ids folded across lines, free text around
+ * them in In-Reply-To ("Your message of Tue, … <id>"), and Google Groups
+ * exports that append "#1/1" to the id.  Normal form: no brackets, no
+ * white space, no Google suffix, case kept (the left part is case
+ * sensitive).  An id that cannot be read is NULL, never a guess.
+ */
+#include "msgid.h"
+#include "parsers-private.h"
+
+#include <string.h>
+
+/* Copies [s, s+len) without white space and drops a trailing "#n/m". */
+static char *
+clean_id (const char *s, gsize len)
+{
+  GString *out = g_string_sized_new (len);
+  gsize i;
+
+  for (i = 0; i < len; i++)
+    if (!g_ascii_isspace (s[i]) && s[i] != '\0')
+      g_string_append_c (out, s[i]);
+  /* Google Groups: "<id>#1/1" or "id#1/1". */
+  {
+    char *hash = strrchr (out->str, '#');
+    if (hash != NULL && hash != out->str)
+      {
+        const char *q = hash + 1;
+        gboolean ok = _deja_is_digit (*q);
+        while (_deja_is_digit (*q))
+          q++;
+        ok = ok && *q == '/' && _deja_is_digit (q[1]);
+        if (ok)
+          {
+            q++;
+            while (_deja_is_digit (*q))
+              q++;
+          }
+        if (ok && *q == '\0')
+          g_string_truncate (out, hash - out->str);
+      }
+  }
+  if (out->len == 0)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * msgid_normalize:
+ * @raw: a Message-ID header value as bytes
+ * @len: its length
+ *
+ * Takes the first "<…>" (an unterminated "<" runs to the end of the value),
+ * or the first white-space-separated token when there are no brackets.
+ *
+ * Returns: (transfer full) (nullable): the normalised id, or %NULL when
+ * the value is empty
+ */
+char *
+msgid_normalize (const char *raw, gsize len)
+{
+  const char *lt, *gt, *hash_tail;
+  DejaToken tok;
+
+  _deja_span_trim (&raw, &len);
+  if (len == 0)
+    return NULL;
+  lt = memchr (raw, '<', len);
+  if (lt != NULL)
+    {
+      gt = memchr (lt, '>', raw + len - lt);
+      if (gt == NULL)
+        return clean_id (lt + 1, raw + len - lt - 1);
+      /* Keep a Google suffix that follows the bracket so clean_id drops it. */
+      hash_tail = gt + 1;
+      if (hash_tail < raw + len && *hash_tail == '#')
+        {
+          g_autofree char *joined = g_strdup_printf ("%.*s%.*s", (int) (gt - lt - 1), lt + 1,
+                                                     (int) (raw + len - hash_tail), hash_tail);
+          return clean_id (joined, strlen (joined));
+        }
+      return clean_id (lt + 1, gt - lt - 1);
+    }
+  if (_deja_tokenize (raw, len, &tok, 1) == 0)
+    return NULL;
+  return clean_id (tok.p, tok.len);
+}
+
+static void
+add_unique (GPtrArray *ids, char *id)
+{
+  if (id == NULL)
+    return;
+  for (guint i = 0; i < ids->len; i++)
+    if (strcmp (g_ptr_array_index (ids, i), id) == 0)
+      {
+        g_free (id);
+        return;
+      }
+  g_ptr_array_add (ids, id);
+}
+
+/**
+ * msgid_parse_list:
+ * @raw: a References or In-Reply-To value as bytes
+ * @len: its length
+ *
+ * Reads every complete "<…>" in order (ids folded across lines are joined;
+ * an unterminated "<" is dropped).  A value without any "<" is read as
+ * white-space-separated ids, keeping those that contain "@".  Repeated
+ * ids are kept once, at their first place.
+ *
+ * Returns: (transfer full) (element-type utf8): the ids, possibly empty
+ */
+GPtrArray *
+msgid_parse_list (const char *raw, gsize len)
+{
+  GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
+  const char *p = raw, *end = raw + len;
+
+  if (memchr (raw, '<', len) != NULL)
+    {
+      while (p < end)
+        {
+          const char *lt = memchr (p, '<', end - p), *gt, *next_lt;
+
+          if (lt == NULL)
+            break;
+          gt = memchr (lt + 1, '>', end - lt - 1);
+          if (gt == NULL)
+            break;
+          /* "<a <b@c>": the first "<" was never closed. */
+          next_lt = memchr (lt + 1, '<', gt - lt - 1);
+          if (next_lt != NULL)
+            {
+              p = next_lt;
+              continue;
+            }
+          add_unique (ids, clean_id (lt + 1, gt - lt - 1));
+          p = gt + 1;
+        }
+      return ids;
+    }
+  {
+    g_autofree char *flat = g_strndup (raw, len);
+    DejaToken t[64];
+    gsize n;
+
+    g_strdelimit (flat, "\r\n", ' ');
+    n = MIN (_deja_tokenize (flat, strlen (flat), t, G_N_ELEMENTS (t)), G_N_ELEMENTS (t));
+
+    for (gsize i = 0; i < n; i++)
+      if (memchr (t[i].p, '@', t[i].len) != NULL)
+        add_unique (ids, clean_id (t[i].p, t[i].len));
+  }
+  return ids;
+}

@@ -1,0 +1,88 @@
+/* cmd-ingest.c — deja ingest --db DB PATH... */
+#include "deja.h"
+#include "ingest.h"
+#include "walk.h"
+
+#include <stdio.h>
+
+static void
+report (const char *path, const IngestResult *r)
+{
+  g_autofree char *counts = split_counts_describe (&r->counts);
+
+  if (r->unchanged)
+    deja_note ("'%s' is unchanged since it was ingested", path);
+  else if (r->empty)
+    deja_note ("'%s' is empty: no messages", path);
+  else if (r->duplicate_of)
+    deja_note ("'%s' has the same content as '%s', already ingested: not stored again",
+               path, r->duplicate_of);
+  else
+    deja_note ("ingested '%s': %s", path, counts);
+}
+
+int
+cmd_ingest (int argc, char **argv)
+{
+  g_autofree char *db = NULL;
+  g_auto (GStrv) paths = NULL;
+  gboolean force = FALSE;
+  int threads = 0, status;
+  GOptionEntry entries[] = {
+    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file (created if missing)", "DB" },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force,
+      "read a file that does not start with a 'From ' envelope (the text before the first"
+      " separator becomes a message)", NULL },
+    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "decoding threads (default: one per CPU)", "N" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, "PATH..." },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("PATH... — store mbox archives in a database");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Store) store = NULL;
+  g_autoptr (GPtrArray) items = NULL;
+  IngestOptions options = { 0 };
+  guint failures = 0;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Each PATH is an mbox file (plain or gzip) or a directory of them.  Each file is one\n"
+    "transaction: a file that fails leaves the database as it was, and the others still go in.\n"
+    "Exit status: 0 when every file went in, 1 when any failed, 2 on usage errors.");
+  if (!deja_parse_options (context, &argc, &argv, &status))
+    return status;
+  if (db == NULL)
+    return deja_usage_error (context, "--db is required");
+  if (paths == NULL || paths[0] == NULL)
+    return deja_usage_error (context, "no PATH given");
+  if (threads < 0)
+    return deja_usage_error (context, "--threads must be positive");
+
+  store = store_open (db, &error);
+  if (store == NULL)
+    {
+      deja_error ("cannot open database '%s': %s", db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  options.force = force;
+  options.threads = threads;
+  items = walk_paths (paths, "ingest", &failures);
+  for (guint i = 0; i < items->len; i++)
+    {
+      WalkItem *item = g_ptr_array_index (items, i);
+      IngestResult result;
+
+      g_clear_error (&error);
+      if (ingest_file (store, item->path, &options, &result, &error))
+        report (item->path, &result);
+      else if (item->from_directory && g_error_matches (error, MBOX_ERROR, MBOX_ERROR_NOT_MBOX))
+        deja_note ("skipping '%s': %s", item->path, error->message);
+      else
+        {
+          deja_error ("cannot ingest '%s': %s", item->path, error->message);
+          failures++;
+        }
+      ingest_result_clear (&result);
+    }
+  return failures ? DEJA_EXIT_FAILED : DEJA_EXIT_OK;
+}

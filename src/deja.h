@@ -1,0 +1,22 @@
+/* deja.h — what the subcommands share. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Exit statuses (CONTRACT.md). */
+#define DEJA_EXIT_OK     0
+#define DEJA_EXIT_FAILED 1   /* some input failed */
+#define DEJA_EXIT_USAGE  2
+
+int cmd_ingest (int argc, char **argv);
+int cmd_scan (int argc, char **argv);
+int cmd_log (int argc, char **argv);
+
+int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
+void deja_note (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
+gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, int *status);
+
+G_END_DECLS

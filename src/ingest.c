@@ -1,0 +1,258 @@
+/* ingest.c — the ingest pipeline for one file.
+ *
+ *   input (mmap) → split (this thread) → decode (worker threads)
+ *                → store (this thread, one transaction)
+ *
+ * The splitter runs ahead of the decoders by a bounded number of batches;
+ * decoded batches are written in archive order, so ids follow the file.
+ * The content hash is computed while splitting, so a new file is read
+ * once; a file already in the database is hashed first and skipped when
+ * unchanged.  Any failure rolls the transaction back: the database keeps
+ * exactly what it had.
+ */
+#include "ingest.h"
+#include "charset.h"
+#include "input.h"
+#include "parse.h"
+#include "progress.h"
+
+#include <string.h>
+
+#define BATCH_BYTES (1024 * 1024)
+#define BATCH_MESSAGES 512
+
+typedef struct {
+  Store *store;
+  Input *input;
+  ParsePool *pool;
+  GQueue inflight;           /* of ParseBatch, in archive order */
+  guint max_inflight;
+  GChecksum *sum;            /* NULL when the hash is already known */
+  goffset hashed;
+  IngestResult *result;
+  Progress *progress;
+  guint64 written;           /* messages stored */
+} Pipeline;
+
+void
+ingest_result_clear (IngestResult *result)
+{
+  g_free (result->duplicate_of);
+  memset (result, 0, sizeof *result);
+}
+
+static void
+hash_upto (Pipeline *p, goffset end)
+{
+  if (p->sum && end > p->hashed)
+    {
+      g_checksum_update (p->sum, (const guchar *) p->input->data + p->hashed, end - p->hashed);
+      p->hashed = end;
+    }
+}
+
+static gboolean
+write_log (Pipeline *p, MboxSplitter *splitter, GError **error)
+{
+  gsize n;
+  const MboxLogEntry *entries = mbox_splitter_peek_log (splitter, &n);
+
+  split_count_log (&p->result->counts, entries, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autofree char *text = split_line_text (p->input->data, &entries[i]);
+      if (!store_add_log (p->store, &entries[i], text, error))
+        return FALSE;
+    }
+  mbox_splitter_clear_log (splitter);
+  return TRUE;
+}
+
+/* Waits for the oldest batch and stores its messages. */
+static gboolean
+drain_one (Pipeline *p, GError **error)
+{
+  ParseBatch *batch = g_queue_pop_head (&p->inflight);
+  gboolean ok = TRUE;
+  goffset end = 0;
+
+  parse_pool_wait (p->pool, batch);
+  for (guint i = 0; ok && i < batch->items->len; i++)
+    {
+      ParseItem *item = &g_array_index (batch->items, ParseItem, i);
+      g_autofree char *envelope =
+        item->span.envelope_length
+          ? charset_to_utf8 (p->input->data + item->span.offset, item->span.envelope_length, NULL, NULL)
+          : NULL;
+      StoreMessage m = {
+        item->span.offset, item->span.length, item->span.line_no, envelope, item->record,
+      };
+
+      ok = store_add_message (p->store, &m, error);
+      end = item->span.offset + item->span.length;
+      p->written++;
+    }
+  parse_batch_free (batch);
+  if (ok)
+    {
+      input_release (p->input, end);
+      progress_update (p->progress, end, p->written);
+    }
+  return ok;
+}
+
+static gboolean
+push_batch (Pipeline *p, ParseBatch *batch, GError **error)
+{
+  ParseItem *last = &g_array_index (batch->items, ParseItem, batch->items->len - 1);
+
+  hash_upto (p, last->span.offset + last->span.length);
+  parse_pool_push (p->pool, batch);
+  g_queue_push_tail (&p->inflight, batch);
+  while (g_queue_get_length (&p->inflight) >= p->max_inflight)
+    if (!drain_one (p, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* Splits, decodes and stores every message; @span holds the first. */
+static gboolean
+run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **error)
+{
+  ParseBatch *batch = parse_batch_new ();
+  gboolean have = TRUE, ok = TRUE;
+
+  while (ok && have)
+    {
+      ParseItem item = { *span, NULL };
+
+      ok = write_log (p, splitter, error);
+      g_array_append_val (batch->items, item);
+      batch->bytes += span->length;
+      p->result->counts.messages++;
+      if (ok && (batch->bytes >= BATCH_BYTES || batch->items->len >= BATCH_MESSAGES))
+        {
+          ok = push_batch (p, batch, error);
+          batch = parse_batch_new ();
+        }
+      have = mbox_splitter_next (splitter, span, NULL);
+    }
+  if (ok)
+    ok = write_log (p, splitter, error);
+  if (ok && batch->items->len > 0)
+    ok = push_batch (p, g_steal_pointer (&batch), error);
+  parse_batch_free (batch);
+  while (ok && !g_queue_is_empty (&p->inflight))
+    ok = drain_one (p, error);
+  /* On failure, let the workers finish before their batches are freed. */
+  g_clear_pointer (&p->pool, parse_pool_free);
+  g_queue_clear_full (&p->inflight, (GDestroyNotify) parse_batch_free);
+  p->result->counts.lines = mbox_splitter_get_lines (splitter);
+  return ok;
+}
+
+/* Returns TRUE (with result->unchanged) when @abs holds what the
+ * database already has; sets *known to the recorded hash otherwise. */
+static gboolean
+is_unchanged (Store *store, Input *input, const char *abs, IngestResult *result, char **known)
+{
+  g_autofree char *recorded = store_file_sha256 (store, abs);
+  g_autofree char *actual = NULL;
+
+  *known = NULL;
+  if (recorded == NULL)
+    return FALSE;
+  actual = input_sha256 (input);
+  if (strcmp (recorded, actual) == 0)
+    return result->unchanged = TRUE;
+  *known = g_steal_pointer (&actual);
+  return FALSE;
+}
+
+/* Finds the first message; a file with none is a valid, empty mbox. */
+static gboolean
+first_message (MboxSplitter *splitter, MboxSpan *span, IngestResult *result, GError **error)
+{
+  g_autoptr (GError) split_error = NULL;
+
+  if (mbox_splitter_next (splitter, span, &split_error))
+    return TRUE;
+  if (split_error)
+    g_propagate_error (error, g_steal_pointer (&split_error));
+  else
+    result->empty = TRUE;
+  return FALSE;
+}
+
+/**
+ * ingest_file:
+ * @store: an open database
+ * @path: an archive file (plain or gzip)
+ * @result: (out caller-allocates): counts, and what happened
+ *
+ * Stores every message of @path, its references, newsgroups and separator
+ * log, in one transaction.  A file that was ingested before is replaced
+ * when its content changed and left alone when not; a file whose content
+ * is already in the database under another path is not stored twice.
+ *
+ * Returns: %TRUE on success (including "nothing to do"); %FALSE with
+ * @error set when the file cannot be read or is not an mbox, and the
+ * database is unchanged
+ */
+gboolean
+ingest_file (Store *store, const char *path, const IngestOptions *options,
+             IngestResult *result, GError **error)
+{
+  g_autofree char *abs = g_canonicalize_filename (path, NULL);
+  g_autofree char *sha256 = NULL;
+  g_autoptr (Input) input = NULL;
+  g_autoptr (MboxSplitter) splitter = NULL;
+  g_autoptr (Progress) progress = NULL;
+  Pipeline p = { 0 };
+  MboxSpan span;
+  StoreFileMeta meta;
+  guint threads;
+
+  memset (result, 0, sizeof *result);
+  if ((input = input_open (path, error)) == NULL)
+    return FALSE;
+  if (is_unchanged (store, input, abs, result, &sha256))
+    return TRUE;
+  splitter = mbox_splitter_new (input->data, input->len,
+                                options->force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
+  if (!first_message (splitter, &span, result, error))
+    return result->empty;
+
+  meta = (StoreFileMeta) { abs, input->len, input->stored_size, input->mtime,
+                           input->gzip ? "gzip" : NULL };
+  if (!store_begin_file (store, &meta, error))
+    return FALSE;
+
+  threads = options->threads ? options->threads : g_get_num_processors ();
+  progress = progress_new (path, input->len);
+  p = (Pipeline) { store, input, parse_pool_new (input->data, threads), G_QUEUE_INIT,
+                   threads * 2 + 2, sha256 ? NULL : g_checksum_new (G_CHECKSUM_SHA256), 0,
+                   result, progress, 0 };
+  if (!run_pipeline (&p, splitter, &span, error))
+    goto fail;
+  if (p.sum)
+    {
+      hash_upto (&p, input->len);
+      sha256 = g_strdup (g_checksum_get_string (p.sum));
+    }
+  if ((result->duplicate_of = store_path_with_sha256 (store, sha256)) != NULL)
+    {
+      store_abort_file (store);
+      g_clear_pointer (&p.sum, g_checksum_free);
+      return TRUE;
+    }
+  if (!store_finish_file (store, sha256, result->counts.messages, result->counts.lines, error))
+    goto fail;
+  g_clear_pointer (&p.sum, g_checksum_free);
+  return TRUE;
+
+fail:
+  store_abort_file (store);
+  g_clear_pointer (&p.sum, g_checksum_free);
+  return FALSE;
+}

@@ -1,0 +1,129 @@
+/* main.c — deja's entry point: maps subcommand names to cmd_<name>().
+ *
+ * Like git.c, one table; each command parses its own options.  Results go
+ * to stdout, progress and diagnostics to stderr ("deja: …", lower case,
+ * no final period, paths quoted).
+ */
+#include "deja.h"
+
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+  const char *name;
+  int (*fn) (int argc, char **argv);
+  const char *summary;
+} commands[] = {
+  { "ingest", cmd_ingest, "split, decode and store mbox files in a database" },
+  { "scan", cmd_scan, "split mbox files and report what the splitter judged; store nothing" },
+  { "log", cmd_log, "print the separator log of a database" },
+};
+
+void
+deja_error (const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  fputs ("deja: ", stderr);
+  vfprintf (stderr, fmt, ap);
+  fputc ('\n', stderr);
+  va_end (ap);
+}
+
+void
+deja_note (const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  fputs ("deja: ", stderr);
+  vfprintf (stderr, fmt, ap);
+  fputc ('\n', stderr);
+  va_end (ap);
+}
+
+int
+deja_usage_error (GOptionContext *context, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *message = NULL;
+
+  va_start (ap, fmt);
+  message = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  fprintf (stderr, "deja: %s\n(see '%s --help')\n", message, g_get_prgname ());
+  return DEJA_EXIT_USAGE;
+}
+
+/* Parses options; on failure or --help sets *status for the caller to
+ * return. */
+gboolean
+deja_parse_options (GOptionContext *context, int *argc, char ***argv, int *status)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      *status = deja_usage_error (context, "%s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "usage: deja [--version] [--help] COMMAND [ARGS]\n\n"
+                "deja turns Usenet and mailing-list mbox archives into data researchers can trust.\n\n"
+                "Commands:\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\n'deja COMMAND --help' describes a command.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *name;
+
+  setlocale (LC_ALL, "");
+  if (argc < 2)
+    {
+      usage (stderr);
+      return DEJA_EXIT_USAGE;
+    }
+  name = argv[1];
+  if (strcmp (name, "--version") == 0 || strcmp (name, "version") == 0)
+    {
+      printf ("deja %s\n", PACKAGE_VERSION);
+      return DEJA_EXIT_OK;
+    }
+  if (strcmp (name, "--help") == 0 || strcmp (name, "-h") == 0 || strcmp (name, "help") == 0)
+    {
+      if (argc > 2 && strcmp (name, "help") == 0)
+        {
+          char *help_argv[] = { argv[2], (char *) "--help", NULL };
+          for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+            if (strcmp (argv[2], commands[i].name) == 0)
+              {
+                g_autofree char *prg = g_strdup_printf ("deja %s", argv[2]);
+                g_set_prgname (prg);
+                return commands[i].fn (2, help_argv);
+              }
+        }
+      usage (stdout);
+      return DEJA_EXIT_OK;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (name, commands[i].name) == 0)
+      {
+        g_autofree char *prg = g_strdup_printf ("deja %s", name);
+        g_set_prgname (prg);
+        return commands[i].fn (argc - 1, argv + 1);
+      }
+  fprintf (stderr, "deja: '%s' is not a deja command (see 'deja --help')\n", name);
+  return DEJA_EXIT_USAGE;
+}

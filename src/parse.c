@@ -1,0 +1,105 @@
+/* parse.c — the decode stage: GMime work on worker threads.
+ *
+ * Splitting and SQLite writes are sequential; decoding (MIME parsing,
+ * charset conversion) is the expensive, independent part, so batches of
+ * spans go to a thread pool and the writer takes them back in the order
+ * they were pushed.  Batches keep the cost of locking per message small.
+ */
+#include "parse.h"
+
+struct _ParsePool {
+  GThreadPool *threads;
+  const char *buf;
+  GMutex lock;
+  GCond cond;
+};
+
+ParseBatch *
+parse_batch_new (void)
+{
+  ParseBatch *batch = g_new0 (ParseBatch, 1);
+
+  batch->items = g_array_sized_new (FALSE, TRUE, sizeof (ParseItem), 256);
+  return batch;
+}
+
+void
+parse_batch_free (ParseBatch *batch)
+{
+  if (batch == NULL)
+    return;
+  for (guint i = 0; i < batch->items->len; i++)
+    mail_record_free (g_array_index (batch->items, ParseItem, i).record);
+  g_array_unref (batch->items);
+  g_free (batch);
+}
+
+static void
+decode_batch (gpointer data, gpointer user_data)
+{
+  ParseBatch *batch = data;
+  ParsePool *pool = user_data;
+
+  for (guint i = 0; i < batch->items->len; i++)
+    {
+      ParseItem *item = &g_array_index (batch->items, ParseItem, i);
+      g_autoptr (GBytes) bytes = mbox_span_extract (pool->buf, &item->span);
+      gsize len;
+      const char *text = g_bytes_get_data (bytes, &len);
+
+      item->record = mail_record_parse (text ? text : "", len);
+    }
+  g_mutex_lock (&pool->lock);
+  batch->done = TRUE;
+  g_cond_broadcast (&pool->cond);
+  g_mutex_unlock (&pool->lock);
+}
+
+/**
+ * parse_pool_new:
+ * @buf: (transfer none): the archive the spans point into
+ * @n_threads: worker threads
+ *
+ * Returns: (transfer full): a pool
+ */
+ParsePool *
+parse_pool_new (const char *buf, guint n_threads)
+{
+  ParsePool *pool = g_new0 (ParsePool, 1);
+
+  mail_init ();
+  pool->buf = buf;
+  g_mutex_init (&pool->lock);
+  g_cond_init (&pool->cond);
+  pool->threads = g_thread_pool_new (decode_batch, pool, MAX (n_threads, 1), FALSE, NULL);
+  return pool;
+}
+
+/* Waits for every pushed batch, then frees the pool (not the batches). */
+void
+parse_pool_free (ParsePool *pool)
+{
+  if (pool == NULL)
+    return;
+  g_thread_pool_free (pool->threads, FALSE, TRUE);
+  g_mutex_clear (&pool->lock);
+  g_cond_clear (&pool->cond);
+  g_free (pool);
+}
+
+/* Queues @batch for decoding; the caller keeps ownership. */
+void
+parse_pool_push (ParsePool *pool, ParseBatch *batch)
+{
+  g_thread_pool_push (pool->threads, batch, NULL);
+}
+
+/* Blocks until @batch is decoded. */
+void
+parse_pool_wait (ParsePool *pool, ParseBatch *batch)
+{
+  g_mutex_lock (&pool->lock);
+  while (!batch->done)
+    g_cond_wait (&pool->cond, &pool->lock);
+  g_mutex_unlock (&pool->lock);
+}

@@ -1,0 +1,38 @@
+/* split.c — counting and describing the splitter's judgements. */
+#include "split.h"
+#include "charset.h"
+
+void
+split_count_log (SplitCounts *c, const MboxLogEntry *e, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    switch (e[i].verdict)
+      {
+      case MBOX_VERDICT_ACCEPTED: c->accepted++; break;
+      case MBOX_VERDICT_REJECTED: c->rejected++; break;
+      case MBOX_VERDICT_BODY: c->body++; break;
+      }
+}
+
+/**
+ * split_line_text:
+ *
+ * Returns: (transfer full): the logged line as UTF-8 (raw 8-bit bytes
+ * read as UTF-8 or windows-1252), without its line ending
+ */
+char *
+split_line_text (const char *buf, const MboxLogEntry *e)
+{
+  return charset_to_utf8 (buf + e->offset, e->length, NULL, NULL);
+}
+
+/* Returns: (transfer full): "N messages, A accepted against context, …" */
+char *
+split_counts_describe (const SplitCounts *c)
+{
+  return g_strdup_printf ("%" G_GUINT64_FORMAT " messages, %" G_GUINT64_FORMAT
+                          " separators accepted against context, %" G_GUINT64_FORMAT
+                          " lines rejected, %" G_GUINT64_FORMAT
+                          " lines a liberal parser would split on",
+                          c->messages, c->accepted, c->rejected, c->accepted + c->rejected + c->body);
+}

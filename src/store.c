@@ -1,0 +1,523 @@
+/* store.c — deja's SQLite database.
+ *
+ * Only this file includes sqlite3.h: every SQLite return code becomes a
+ * GError here (store_fail()), and every statement binds its values (no
+ * SQL is ever built from data).  The schema lives in schema/NNN-*.sql and is
+ * applied in order; PRAGMA user_version holds the version and
+ * PRAGMA application_id marks the file as deja's, so that deja refuses a
+ * database made by another program or by a newer deja instead of
+ * modifying it.
+ *
+ * Each archive file is one transaction (store_begin_file() …
+ * store_finish_file()); store_abort_file() leaves the database exactly as
+ * it was.  WAL mode lets readers query while an ingest runs.
+ */
+#include "store.h"
+#include "schema.h"
+
+#include <sqlite3.h>
+#include <string.h>
+
+#define DEJA_APPLICATION_ID 0x64656a61 /* "deja" */
+#define SCHEMA_VERSION ((int) G_N_ELEMENTS (deja_schema))
+
+G_DEFINE_QUARK (store-error-quark, store_error)
+
+enum {
+  STMT_INSERT_MESSAGE,
+  STMT_INSERT_REF,
+  STMT_INSERT_GROUP,
+  STMT_SELECT_GROUP,
+  STMT_INSERT_MESSAGE_GROUP,
+  STMT_INSERT_LOG,
+  N_STMTS
+};
+
+static const char *const stmt_sql[N_STMTS] = {
+  [STMT_INSERT_MESSAGE] =
+    "INSERT INTO messages (file_id, byte_offset, byte_length, line_no, envelope,"
+    " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+  [STMT_INSERT_REF] =
+    "INSERT OR IGNORE INTO refs (message_id, kind, position, ref) VALUES (?1, ?2, ?3, ?4)",
+  [STMT_INSERT_GROUP] = "INSERT OR IGNORE INTO newsgroups (name) VALUES (?1)",
+  [STMT_SELECT_GROUP] = "SELECT id FROM newsgroups WHERE name = ?1",
+  [STMT_INSERT_MESSAGE_GROUP] =
+    "INSERT OR IGNORE INTO message_newsgroups (message_id, newsgroup_id) VALUES (?1, ?2)",
+  [STMT_INSERT_LOG] =
+    "INSERT INTO separator_log (file_id, line_no, byte_offset, line_text, verdict, reason, shape)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+};
+
+struct _Store {
+  sqlite3 *db;
+  char *path;
+  sqlite3_stmt *stmts[N_STMTS];
+  gint64 file_id;          /* of the file being ingested, or 0 */
+  GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
+};
+
+static gboolean
+store_fail (Store *store, int rc, const char *what, GError **error)
+{
+  g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s: %s", what,
+               store->db ? sqlite3_errmsg (store->db) : sqlite3_errstr (rc));
+  return FALSE;
+}
+
+static gboolean
+exec (Store *store, const char *sql, GError **error)
+{
+  int rc = sqlite3_exec (store->db, sql, NULL, NULL, NULL);
+
+  return rc == SQLITE_OK ? TRUE : store_fail (store, rc, "database error", error);
+}
+
+static gint64
+query_int (Store *store, const char *sql)
+{
+  sqlite3_stmt *stmt;
+  gint64 value = -1;
+
+  if (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+    return -1;
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    value = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  return value;
+}
+
+/* Refuses databases deja did not make, or that a newer deja made. */
+static gboolean
+check_identity (Store *store, GError **error)
+{
+  gint64 app = query_int (store, "PRAGMA application_id");
+  gint64 version = query_int (store, "PRAGMA user_version");
+  gint64 tables = query_int (store, "SELECT count(*) FROM sqlite_schema");
+
+  if (tables < 0)
+    return store_fail (store, SQLITE_NOTADB, "cannot read database", error);
+  if (app != DEJA_APPLICATION_ID && (tables > 0 || version != 0))
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_FOREIGN,
+                   "not a deja database (made by another program)");
+      return FALSE;
+    }
+  if (version > SCHEMA_VERSION)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_NEWER,
+                   "database has schema version %" G_GINT64_FORMAT
+                   ", newer than this deja understands (%d); upgrade deja",
+                   version, SCHEMA_VERSION);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+migrate (Store *store, GError **error)
+{
+  gint64 version = query_int (store, "PRAGMA user_version");
+
+  if (version >= SCHEMA_VERSION)
+    return TRUE;
+  if (!exec (store, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  for (gint64 v = version; v < SCHEMA_VERSION; v++)
+    if (!exec (store, deja_schema[v], error))
+      {
+        sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+        return FALSE;
+      }
+  {
+    g_autofree char *pragmas = g_strdup_printf ("PRAGMA application_id = %d; PRAGMA user_version = %d",
+                                                DEJA_APPLICATION_ID, SCHEMA_VERSION);
+    if (!exec (store, pragmas, error) || !exec (store, "COMMIT", error))
+      {
+        sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+        return FALSE;
+      }
+  }
+  return TRUE;
+}
+
+static gboolean
+prepare_all (Store *store, GError **error)
+{
+  for (int i = 0; i < N_STMTS; i++)
+    {
+      int rc = sqlite3_prepare_v3 (store->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+                                   &store->stmts[i], NULL);
+      if (rc != SQLITE_OK)
+        return store_fail (store, rc, "cannot prepare statement", error);
+    }
+  return TRUE;
+}
+
+/**
+ * store_open:
+ * @path: the database file; created with the current schema if missing
+ *
+ * Opens (or creates) a deja database, upgrading an older schema.  A file
+ * that is not a deja database, or a newer one, is refused unmodified.
+ *
+ * Returns: (transfer full) (nullable): the store, or %NULL with @error set
+ */
+Store *
+store_open (const char *path, GError **error)
+{
+  g_autoptr (Store) store = g_new0 (Store, 1);
+  int rc;
+
+  store->path = g_strdup (path);
+  store->group_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  rc = sqlite3_open_v2 (path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+  if (rc != SQLITE_OK)
+    {
+      store_fail (store, rc, "cannot open database", error);
+      return NULL;
+    }
+  sqlite3_busy_timeout (store->db, 10000);
+  sqlite3_extended_result_codes (store->db, 1);
+  if (!check_identity (store, error))
+    return NULL;
+  if (!exec (store, "PRAGMA journal_mode = WAL", error) ||
+      !exec (store, "PRAGMA synchronous = NORMAL", error) ||
+      !exec (store, "PRAGMA foreign_keys = ON", error) ||
+      !exec (store, "PRAGMA cache_size = -65536", error) ||
+      !migrate (store, error) || !prepare_all (store, error))
+    return NULL;
+  return g_steal_pointer (&store);
+}
+
+void
+store_close (Store *store)
+{
+  if (store == NULL)
+    return;
+  for (int i = 0; i < N_STMTS; i++)
+    sqlite3_finalize (store->stmts[i]);
+  if (store->db)
+    sqlite3_close (store->db);
+  g_hash_table_unref (store->group_ids);
+  g_free (store->path);
+  g_free (store);
+}
+
+/**
+ * store_file_sha256:
+ * @path: an absolute path
+ *
+ * Returns: (transfer full) (nullable): the content hash recorded for
+ * @path, or %NULL when it was never ingested
+ */
+char *
+store_file_sha256 (Store *store, const char *path)
+{
+  sqlite3_stmt *stmt;
+  char *sha256 = NULL;
+
+  if (sqlite3_prepare_v2 (store->db, "SELECT sha256 FROM files WHERE path = ?1",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    return NULL;
+  sqlite3_bind_text (stmt, 1, path, -1, SQLITE_STATIC);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    sha256 = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_finalize (stmt);
+  return sha256;
+}
+
+/**
+ * store_path_with_sha256:
+ *
+ * Returns: (transfer full) (nullable): the path of an ingested file with
+ * this content (outside the current transaction's file), or %NULL
+ */
+char *
+store_path_with_sha256 (Store *store, const char *sha256)
+{
+  sqlite3_stmt *stmt;
+  char *path = NULL;
+
+  if (sqlite3_prepare_v2 (store->db, "SELECT path FROM files WHERE sha256 = ?1 AND id != ?2",
+                          -1, &stmt, NULL) != SQLITE_OK)
+    return NULL;
+  sqlite3_bind_text (stmt, 1, sha256, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 2, store->file_id);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    path = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_finalize (stmt);
+  return path;
+}
+
+/**
+ * store_begin_file:
+ *
+ * Opens the file's transaction: an earlier version of the same path is
+ * deleted with all its rows (the new content replaces it), and a files
+ * row is created for what follows.
+ */
+gboolean
+store_begin_file (Store *store, const StoreFileMeta *meta, GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  g_return_val_if_fail (store->file_id == 0, FALSE);
+  if (!exec (store, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  rc = sqlite3_prepare_v2 (store->db, "DELETE FROM files WHERE path = ?1", -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_bind_text (stmt, 1, meta->path, -1, SQLITE_STATIC);
+      rc = sqlite3_step (stmt);
+      sqlite3_finalize (stmt);
+    }
+  if (rc != SQLITE_DONE && rc != SQLITE_OK)
+    goto fail;
+  rc = sqlite3_prepare_v2 (store->db,
+                           "INSERT INTO files (path, size, stored_size, mtime, sha256, compression,"
+                           " messages, lines, ingested_at, deja_version)"
+                           " VALUES (?1, ?2, ?3, ?4, '', ?5, 0, 0,"
+                           " strftime('%Y-%m-%dT%H:%M:%S', 'now'), ?6)",
+                           -1, &stmt, NULL);
+  if (rc != SQLITE_OK)
+    goto fail;
+  sqlite3_bind_text (stmt, 1, meta->path, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 2, meta->size);
+  sqlite3_bind_int64 (stmt, 3, meta->stored_size);
+  sqlite3_bind_int64 (stmt, 4, meta->mtime);
+  sqlite3_bind_text (stmt, 5, meta->compression, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 6, PACKAGE_VERSION, -1, SQLITE_STATIC);
+  rc = sqlite3_step (stmt);
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    goto fail;
+  store->file_id = sqlite3_last_insert_rowid (store->db);
+  return TRUE;
+
+fail:
+  store_fail (store, rc, "cannot record file", error);
+  sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  return FALSE;
+}
+
+static void
+bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text)
+{
+  if (text)
+    sqlite3_bind_text (stmt, i, text, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (stmt, i);
+}
+
+/* Runs a bound statement to completion and resets it. */
+static int
+step_reset (sqlite3_stmt *stmt)
+{
+  int rc = sqlite3_step (stmt);
+
+  sqlite3_reset (stmt);
+  sqlite3_clear_bindings (stmt);
+  return rc;
+}
+
+static gint64
+group_id (Store *store, const char *name, GError **error)
+{
+  gpointer id;
+  sqlite3_stmt *ins = store->stmts[STMT_INSERT_GROUP], *sel = store->stmts[STMT_SELECT_GROUP];
+  gint64 value = -1;
+  int rc;
+
+  if (g_hash_table_lookup_extended (store->group_ids, name, NULL, &id))
+    return GPOINTER_TO_SIZE (id);
+  sqlite3_bind_text (ins, 1, name, -1, SQLITE_STATIC);
+  if ((rc = step_reset (ins)) != SQLITE_DONE)
+    return store_fail (store, rc, "cannot record newsgroup", error), -1;
+  sqlite3_bind_text (sel, 1, name, -1, SQLITE_STATIC);
+  if (sqlite3_step (sel) == SQLITE_ROW)
+    value = sqlite3_column_int64 (sel, 0);
+  sqlite3_reset (sel);
+  sqlite3_clear_bindings (sel);
+  if (value >= 0)
+    g_hash_table_insert (store->group_ids, g_strdup (name), GSIZE_TO_POINTER (value));
+  return value;
+}
+
+static gboolean
+add_refs (Store *store, gint64 id, const char *kind, GPtrArray *ids, GError **error)
+{
+  sqlite3_stmt *stmt = store->stmts[STMT_INSERT_REF];
+
+  for (guint i = 0; ids && i < ids->len; i++)
+    {
+      int rc;
+
+      sqlite3_bind_int64 (stmt, 1, id);
+      sqlite3_bind_text (stmt, 2, kind, -1, SQLITE_STATIC);
+      sqlite3_bind_int (stmt, 3, (int) i);
+      sqlite3_bind_text (stmt, 4, g_ptr_array_index (ids, i), -1, SQLITE_STATIC);
+      if ((rc = step_reset (stmt)) != SQLITE_DONE)
+        return store_fail (store, rc, "cannot record reference", error);
+    }
+  return TRUE;
+}
+
+static gboolean
+add_groups (Store *store, gint64 id, GPtrArray *groups, GError **error)
+{
+  sqlite3_stmt *stmt = store->stmts[STMT_INSERT_MESSAGE_GROUP];
+
+  for (guint i = 0; groups && i < groups->len; i++)
+    {
+      gint64 gid = group_id (store, g_ptr_array_index (groups, i), error);
+      int rc;
+
+      if (gid < 0)
+        return FALSE;
+      sqlite3_bind_int64 (stmt, 1, id);
+      sqlite3_bind_int64 (stmt, 2, gid);
+      if ((rc = step_reset (stmt)) != SQLITE_DONE)
+        return store_fail (store, rc, "cannot record newsgroup", error);
+    }
+  return TRUE;
+}
+
+/* Adds one message of the current file, with its references and groups. */
+gboolean
+store_add_message (Store *store, const StoreMessage *m, GError **error)
+{
+  sqlite3_stmt *stmt = store->stmts[STMT_INSERT_MESSAGE];
+  const MailRecord *r = m->record;
+  g_autofree char *flags = mail_flags_to_string (r->flags);
+  gint64 id;
+  int rc;
+
+  g_return_val_if_fail (store->file_id > 0, FALSE);
+  sqlite3_bind_int64 (stmt, 1, store->file_id);
+  sqlite3_bind_int64 (stmt, 2, m->byte_offset);
+  sqlite3_bind_int64 (stmt, 3, m->byte_length);
+  sqlite3_bind_int64 (stmt, 4, m->line_no);
+  bind_text_or_null (stmt, 5, m->envelope);
+  bind_text_or_null (stmt, 6, r->message_id);
+  bind_text_or_null (stmt, 7, r->subject);
+  bind_text_or_null (stmt, 8, r->from_addr);
+  bind_text_or_null (stmt, 9, r->from_name);
+  bind_text_or_null (stmt, 10, r->date);
+  bind_text_or_null (stmt, 11, r->date_raw);
+  bind_text_or_null (stmt, 12, r->body ? r->body : "");
+  bind_text_or_null (stmt, 13, r->charset);
+  bind_text_or_null (stmt, 14, flags);
+  if ((rc = step_reset (stmt)) != SQLITE_DONE)
+    return store_fail (store, rc, "cannot record message", error);
+  id = sqlite3_last_insert_rowid (store->db);
+  return add_refs (store, id, "references", r->references, error) &&
+         add_refs (store, id, "in-reply-to", r->in_reply_to, error) &&
+         add_groups (store, id, r->newsgroups, error);
+}
+
+gboolean
+store_add_log (Store *store, const MboxLogEntry *e, const char *line_text, GError **error)
+{
+  sqlite3_stmt *stmt = store->stmts[STMT_INSERT_LOG];
+  g_autofree char *reason = mbox_reasons_to_string (e->reasons);
+  char shape[2] = { (char) e->shape, '\0' };
+  int rc;
+
+  sqlite3_bind_int64 (stmt, 1, store->file_id);
+  sqlite3_bind_int64 (stmt, 2, (gint64) e->line_no);
+  sqlite3_bind_int64 (stmt, 3, e->offset);
+  sqlite3_bind_text (stmt, 4, line_text, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 5, mbox_verdict_to_string (e->verdict), -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 6, reason, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 7, shape, -1, SQLITE_STATIC);
+  if ((rc = step_reset (stmt)) != SQLITE_DONE)
+    return store_fail (store, rc, "cannot record separator log", error);
+  return TRUE;
+}
+
+/* Completes the file's row and commits its transaction. */
+gboolean
+store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lines,
+                   GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  g_return_val_if_fail (store->file_id > 0, FALSE);
+  rc = sqlite3_prepare_v2 (store->db,
+                           "UPDATE files SET sha256 = ?1, messages = ?2, lines = ?3 WHERE id = ?4",
+                           -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_bind_text (stmt, 1, sha256, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (stmt, 2, messages);
+      sqlite3_bind_int64 (stmt, 3, lines);
+      sqlite3_bind_int64 (stmt, 4, store->file_id);
+      rc = sqlite3_step (stmt);
+      sqlite3_finalize (stmt);
+    }
+  if (rc != SQLITE_DONE || (rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+    {
+      store_fail (store, rc, "cannot commit", error);
+      store_abort_file (store);
+      return FALSE;
+    }
+  store->file_id = 0;
+  return TRUE;
+}
+
+/* Rolls the current file back: the database is as it was before
+ * store_begin_file(). */
+void
+store_abort_file (Store *store)
+{
+  if (sqlite3_get_autocommit (store->db) == 0)
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  /* Groups created in the transaction are gone again. */
+  g_hash_table_remove_all (store->group_ids);
+  store->file_id = 0;
+}
+
+/**
+ * store_foreach_log:
+ * @filter: (nullable): which rows
+ *
+ * Calls @func for each separator log row, by file and line.
+ */
+gboolean
+store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func,
+                   gpointer user_data, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  rc = sqlite3_prepare_v2 (store->db,
+                           "SELECT f.path, l.line_no, l.byte_offset, l.line_text, l.verdict,"
+                           " l.reason, l.shape FROM separator_log l JOIN files f ON f.id = l.file_id"
+                           " WHERE (?1 IS NULL OR l.verdict = ?1) AND (?2 IS NULL OR f.path = ?2)"
+                           " ORDER BY f.path, l.line_no",
+                           -1, &stmt, NULL);
+  if (rc != SQLITE_OK)
+    return store_fail (store, rc, "cannot read separator log", error);
+  bind_text_or_null (stmt, 1, filter ? filter->verdict : NULL);
+  bind_text_or_null (stmt, 2, filter ? filter->path : NULL);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      StoreLogRow row = {
+        (const char *) sqlite3_column_text (stmt, 0),
+        sqlite3_column_int64 (stmt, 1),
+        sqlite3_column_int64 (stmt, 2),
+        (const char *) sqlite3_column_text (stmt, 3),
+        (const char *) sqlite3_column_text (stmt, 4),
+        (const char *) sqlite3_column_text (stmt, 5),
+        (const char *) sqlite3_column_text (stmt, 6),
+      };
+      func (&row, user_data);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return store_fail (store, rc, "cannot read separator log", error);
+  return TRUE;
+}

@@ -1,0 +1,74 @@
+/* store.h — the SQLite database (the only module that sees sqlite3.h). */
+#pragma once
+
+#include <glib.h>
+
+#include "mail.h"
+#include "mbox.h"
+
+G_BEGIN_DECLS
+
+#define STORE_ERROR (store_error_quark ())
+GQuark store_error_quark (void);
+
+typedef enum {
+  STORE_ERROR_SQLITE,   /* SQLite said no */
+  STORE_ERROR_FOREIGN,  /* not a deja database */
+  STORE_ERROR_NEWER,    /* made by a newer deja */
+} StoreError;
+
+typedef struct _Store Store;
+
+typedef struct {
+  const char *path;      /* absolute */
+  gint64 size;           /* mbox text */
+  gint64 stored_size;    /* on disk */
+  gint64 mtime;
+  const char *compression;
+} StoreFileMeta;
+
+typedef struct {
+  gint64 byte_offset;
+  gint64 byte_length;
+  gint64 line_no;
+  const char *envelope;  /* UTF-8 or NULL */
+  const MailRecord *record;
+} StoreMessage;
+
+typedef struct {
+  const char *path;
+  gint64 line_no;
+  gint64 byte_offset;
+  const char *line_text;
+  const char *verdict;
+  const char *reason;
+  const char *shape;
+} StoreLogRow;
+
+typedef struct {
+  const char *verdict;   /* NULL for all */
+  const char *path;      /* NULL for all files */
+} StoreLogFilter;
+
+typedef void (*StoreLogFunc) (const StoreLogRow *row, gpointer user_data);
+
+Store *store_open (const char *path, GError **error);
+void store_close (Store *store);
+
+char *store_file_sha256 (Store *store, const char *path);
+char *store_path_with_sha256 (Store *store, const char *sha256);
+
+gboolean store_begin_file (Store *store, const StoreFileMeta *meta, GError **error);
+gboolean store_add_message (Store *store, const StoreMessage *message, GError **error);
+gboolean store_add_log (Store *store, const MboxLogEntry *entry, const char *line_text,
+                        GError **error);
+gboolean store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lines,
+                            GError **error);
+void store_abort_file (Store *store);
+
+gboolean store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func,
+                            gpointer user_data, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Store, store_close)
+
+G_END_DECLS

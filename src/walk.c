@@ -1,0 +1,96 @@
+/* walk.c — expanding directories into the files under them.
+ *
+ * A named file is always attempted (and its failure is an error).  Files
+ * found under a directory are attempted too, but one that turns out not to
+ * be an mbox is skipped with a note, since archive folders hold READMEs
+ * and indexes.  Hidden files and directories are ignored; the order is
+ * sorted so that ingests are reproducible.
+ */
+#include "walk.h"
+#include "deja.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void
+walk_item_free (gpointer data)
+{
+  WalkItem *item = data;
+
+  g_free (item->path);
+  g_free (item);
+}
+
+static void
+add_item (GPtrArray *items, const char *path, gboolean from_directory)
+{
+  WalkItem *item = g_new0 (WalkItem, 1);
+
+  item->path = g_strdup (path);
+  item->from_directory = from_directory;
+  g_ptr_array_add (items, item);
+}
+
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+walk_directory (GPtrArray *items, const char *dir, const char *verb, guint *n_errors)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GDir) d = g_dir_open (dir, 0, &error);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (d == NULL)
+    {
+      deja_error ("cannot %s '%s': %s", verb, dir, error->message);
+      (*n_errors)++;
+      return;
+    }
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (name[0] != '.')
+      g_ptr_array_add (names, g_build_filename (dir, name, NULL));
+  g_ptr_array_sort (names, compare_strings);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *path = g_ptr_array_index (names, i);
+      struct stat st;
+
+      if (lstat (path, &st) < 0)
+        continue;
+      if (S_ISDIR (st.st_mode))
+        walk_directory (items, path, verb, n_errors);
+      else if (S_ISREG (st.st_mode))
+        add_item (items, path, TRUE);
+    }
+}
+
+/**
+ * walk_paths:
+ * @paths: %NULL-terminated paths from the command line
+ * @verb: for error messages ("ingest", "scan")
+ * @n_errors: (inout): incremented for each path that cannot be read
+ *
+ * Returns: (transfer full) (element-type WalkItem): the files, in order
+ */
+GPtrArray *
+walk_paths (char **paths, const char *verb, guint *n_errors)
+{
+  GPtrArray *items = g_ptr_array_new_with_free_func (walk_item_free);
+
+  for (char **p = paths; *p; p++)
+    {
+      struct stat st;
+
+      if (stat (*p, &st) == 0 && S_ISDIR (st.st_mode))
+        walk_directory (items, *p, verb, n_errors);
+      else
+        add_item (items, *p, FALSE);   /* errors are reported when opened */
+    }
+  return items;
+}
