@@ -14,10 +14,27 @@
 #include <string.h>
 
 
+/* GMime's charset alias table needs g_mime_init(); it is reference
+ * counted, so callers that also initialise GMime are unaffected. */
+static void
+ensure_gmime (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done))
+    {
+      g_mime_init ();
+      g_once_init_leave (&done, 1);
+    }
+}
+
 static char *
 try_convert (const char *bytes, gsize len, const char *charset)
 {
-  const char *name = g_mime_charset_iconv_name (charset);
+  const char *name;
+
+  ensure_gmime ();
+  name = g_mime_charset_iconv_name (charset);
   gsize written = 0;
   char *out;
 

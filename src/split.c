@@ -26,13 +26,15 @@ split_line_text (const char *buf, const MboxLogEntry *e)
   return charset_to_utf8 (buf + e->offset, e->length, NULL, NULL);
 }
 
-/* Returns: (transfer full): "N messages, A accepted against context, …" */
+/* Returns: (transfer full): "N messages, A separators accepted against
+ * context, R envelope-shaped lines rejected, L lines where a liberal
+ * parser would split and deja does not" (L = rejected + body lines). */
 char *
 split_counts_describe (const SplitCounts *c)
 {
   return g_strdup_printf ("%" G_GUINT64_FORMAT " messages, %" G_GUINT64_FORMAT
                           " separators accepted against context, %" G_GUINT64_FORMAT
-                          " lines rejected, %" G_GUINT64_FORMAT
-                          " lines a liberal parser would split on",
-                          c->messages, c->accepted, c->rejected, c->accepted + c->rejected + c->body);
+                          " envelope-shaped lines rejected, %" G_GUINT64_FORMAT
+                          " lines where a liberal parser would split and deja does not",
+                          c->messages, c->accepted, c->rejected, c->rejected + c->body);
 }

@@ -171,6 +171,21 @@ store_open (const char *path, GError **error)
 
   store->path = g_strdup (path);
   store->group_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* Identify an existing file on a read-only connection first, so that
+   * a database deja refuses is never opened for writing. */
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      rc = sqlite3_open_v2 (path, &store->db, SQLITE_OPEN_READONLY, NULL);
+      if (rc != SQLITE_OK)
+        {
+          store_fail (store, rc, "cannot open database", error);
+          return NULL;
+        }
+      if (!check_identity (store, error))
+        return NULL;
+      sqlite3_close (store->db);
+      store->db = NULL;
+    }
   rc = sqlite3_open_v2 (path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
   if (rc != SQLITE_OK)
     {
@@ -179,8 +194,6 @@ store_open (const char *path, GError **error)
     }
   sqlite3_busy_timeout (store->db, 10000);
   sqlite3_extended_result_codes (store->db, 1);
-  if (!check_identity (store, error))
-    return NULL;
   if (!exec (store, "PRAGMA journal_mode = WAL", error) ||
       !exec (store, "PRAGMA synchronous = NORMAL", error) ||
       !exec (store, "PRAGMA foreign_keys = ON", error) ||

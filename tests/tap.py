@@ -1,0 +1,26 @@
+"""A minimal TAP producer for deja's Python tests (meson: protocol 'tap')."""
+import sys
+import traceback
+
+_tests = []
+
+
+def test(fn):
+    _tests.append(fn)
+    return fn
+
+
+def run():
+    print("1..%d" % len(_tests))
+    failed = 0
+    for i, fn in enumerate(_tests, 1):
+        try:
+            fn()
+            print("ok %d - %s" % (i, fn.__name__))
+        except Exception:
+            failed += 1
+            print("not ok %d - %s" % (i, fn.__name__))
+            for line in traceback.format_exc().splitlines():
+                print("# " + line)
+        sys.stdout.flush()
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,78 @@
+/* test-date.c — dates as old archives write them, as a table. */
+#include <glib.h>
+#include <string.h>
+
+#include "date.h"
+
+static const struct {
+  const char *in;
+  const char *iso;   /* NULL: unparseable */
+  DateFlags flags;
+} cases[] = {
+  { "Wed, 25 Jan 2017 21:37:37 +0100", "2017-01-25T20:37:37", 0 },
+  { "Wed, 25 Jan 2017 21:37:37 +0100 (CET)", "2017-01-25T20:37:37", 0 },
+  { "25 Jan 2017 21:37:37 -0000", "2017-01-25T21:37:37", 0 },
+  { "Wed, 1 Dec 2010 14:26:40 +0100", "2010-12-01T13:26:40", 0 },
+  { "Thu, 31 Dec 1998 23:30:00 -0500", "1999-01-01T04:30:00", 0 },
+  { "Mon, 17 Nov 97 10:20:30 EST", "1997-11-17T15:20:30", DATE_FLAG_TWO_DIGIT_YEAR },
+  { "17 Nov 49 10:20 GMT", "2049-11-17T10:20:00", DATE_FLAG_TWO_DIGIT_YEAR },
+  { "17 Nov 50 10:20 GMT", "1950-11-17T10:20:00", DATE_FLAG_TWO_DIGIT_YEAR },
+  { "Tue, 2 Jan 101 10:00:00 GMT", "2001-01-02T10:00:00", 0 },
+  { "Sat, 30 Mar 1996 10:00:00 MET DST", "1996-03-30T08:00:00", 0 },
+  { "Fri, 9 Jun 2006 00:44:16 -0700", "2006-06-09T07:44:16", 0 },
+  { "Wed Jan 25 21:37:37 2017", "2017-01-25T21:37:37", DATE_FLAG_NO_ZONE },
+  { "Wed Jan 25 21:37:37 PST 2017", "2017-01-26T05:37:37", 0 },
+  { "1997/11/17", "1997-11-17", DATE_FLAG_DAY_ONLY },
+  { "1997/11/17 10:20:30", "1997-11-17T10:20:30", DATE_FLAG_NO_ZONE },
+  { "1997-11-17", "1997-11-17", DATE_FLAG_DAY_ONLY },
+  { "2004-01-05T08:50:15Z", "2004-01-05T08:50:15", 0 },
+  { "2004-01-05T08:50:15+01:00", "2004-01-05T07:50:15", 0 },
+  { "17-Nov-1997 10:20:30 +0000", "1997-11-17T10:20:30", 0 },
+  { "Monday, 17-Nov-97 10:20:30 GMT", "1997-11-17T10:20:30", DATE_FLAG_TWO_DIGIT_YEAR },
+  { "Thu, 16 Jun 2016 22:14:41 -0400", "2016-06-17T02:14:41", 0 },
+  { "Wed, 25 Jan 2017 9:07 +0100", "2017-01-25T08:07:00", 0 },
+  { "Wed, 25 Jan 2017 21:37:37 +0100 XYZ", "2017-01-25T20:37:37", 0 },
+  { "Wed, 25 Jan 2017 21:37:37 SAST", "2017-01-25T21:37:37", DATE_FLAG_UNKNOWN_ZONE },
+  { "Wed, 25 Sept. 2017 21:37:37 GMT", "2017-09-25T21:37:37", 0 },
+  { "Wed, 25 Jan 2017 21:37:37 GMT+1", "2017-01-25T20:37:37", 0 },
+  { "Wed, 29 Feb 2012 12:00:00 +0000", "2012-02-29T12:00:00", 0 },
+  { "Wed, 31 Dec 2017 23:59:60 +0000", "2017-12-31T23:59:59", 0 },
+  { "  Wed,\n 25 Jan 2017\t21:37:37 +0100 ", "2017-01-25T20:37:37", 0 },
+  /* unparseable */
+  { "", NULL, 0 },
+  { "yesterday", NULL, 0 },
+  { "RANDOM_Wed, 20 Jan 2016 15:29:40 +0000", NULL, 0 },
+  { "Wed, 30 Feb 2017 21:37:37 +0100", NULL, 0 },
+  { "Wed, 25 Foo 2017 21:37:37 +0100", NULL, 0 },
+  { "Wed, 25 Jan 2017 25:37:37 +0100", NULL, 0 },
+  { "25 Jan", NULL, 0 },
+  { "12/11/1997", NULL, 0 },   /* day and month order unknowable */
+  { "Wed, 25 Jan 1850 21:37:37 +0100", NULL, 0 },
+};
+
+static void
+test_table (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      DateFlags flags;
+      g_autofree char *iso = date_to_iso8601 (cases[i].in, strlen (cases[i].in), &flags);
+
+      if (g_strcmp0 (iso, cases[i].iso) != 0)
+        g_error ("'%s': got %s, expected %s", cases[i].in, iso ? iso : "NULL",
+                 cases[i].iso ? cases[i].iso : "NULL");
+      if (iso && (flags & ~DATE_FLAG_TWO_DIGIT_YEAR & ~DATE_FLAG_DAY_ONLY) !=
+                   (cases[i].flags & ~DATE_FLAG_TWO_DIGIT_YEAR & ~DATE_FLAG_DAY_ONLY))
+        g_error ("'%s': flags %x, expected %x", cases[i].in, flags, cases[i].flags);
+      if (iso && (flags & DATE_FLAG_TWO_DIGIT_YEAR) != (cases[i].flags & DATE_FLAG_TWO_DIGIT_YEAR))
+        g_error ("'%s': two-digit-year flag wrong", cases[i].in);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/date/table", test_table);
+  return g_test_run ();
+}

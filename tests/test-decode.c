@@ -1,0 +1,203 @@
+/* test-decode.c — header decoding, identifiers and charsets, as tables. */
+#include <glib.h>
+#include <string.h>
+
+#include "charset.h"
+#include "mail.h"
+#include "msgid.h"
+#include "rfc2047.h"
+
+static const struct {
+  const char *raw;
+  const char *fallback;
+  const char *utf8;
+} words[] = {
+  /* gmime#133: GMime 3.2.13 gives "Hello" */
+  { "=?UTF-8?B?SGVsbG8=?= =?UTF-8?B?IHdvcmxk?=", NULL, "Hello world" },
+  /* a multi-byte character split across two words ("é" = C3 A9) */
+  { "=?UTF-8?B?Y2Fmw6k=?= =?UTF-8?Q?=C3?= =?UTF-8?Q?=A9?=", NULL, "caf\xc3\xa9\xc3\xa9" },
+  { "=?ISO8859-1?Q?a?=", NULL, "a" },
+  { "(=?ISO8859-1?Q?a?= b)", NULL, "(a b)" },
+  { "(=?ISO8859-1?Q?a?= =?ISO8859-1?Q?b?=)", NULL, "(ab)" },
+  { "(=?ISO8859-1?Q?a?=  =?ISO8859-1?Q?b?=)", NULL, "(ab)" },
+  { "(=?ISO8859-1?Q?a?=\n    =?ISO8859-1?Q?b?=)", NULL, "(ab)" },
+  { "(=?ISO8859-1?Q?a_b?=)", NULL, "(a b)" },
+  { "(=?ISO8859-1?Q?a?= =?ISO8859-2?Q?_b?=)", NULL, "(a b)" },
+  { "=?ISO8859-1?Q?Olle_J=E4rnefors?=", NULL, "Olle J\xc3\xa4rnefors" },
+  { "=?iso-8859-1?q?G=F6ran?= Lastname", NULL, "G\xc3\xb6ran Lastname" },
+  { "=?utf-8*en?q?caf=C3=A9?=", NULL, "caf\xc3\xa9" },
+  { "=?x-unknown?q?caf=E9?=", NULL, "caf\xc3\xa9" },   /* bad charset: windows-1252 */
+  /* raw 8-bit: UTF-8 kept, Latin-1 converted (GMime drops these) */
+  { "Caf\xc3\xa9 cr\xc3\xa8me", NULL, "Caf\xc3\xa9 cr\xc3\xa8me" },
+  { "Caf\xe9 cr\xe8me", NULL, "Caf\xc3\xa9 cr\xc3\xa8me" },
+  { "\xc4pfel", "iso-8859-1", "\xc3\x84pfel" },
+  { "Prix: 5 \x80", NULL, "Prix: 5 \xe2\x82\xac" },   /* windows-1252 euro */
+  { "=?UTF-8?B?broken", NULL, "=?UTF-8?B?broken" },
+  { "plain\ttext  here", NULL, "plain text  here" },
+  { "", NULL, "" },
+};
+
+static void
+test_rfc2047 (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (words); i++)
+    {
+      g_autofree char *got = rfc2047_decode (words[i].raw, strlen (words[i].raw), words[i].fallback);
+      if (strcmp (got, words[i].utf8) != 0)
+        g_error ("'%s': got '%s', expected '%s'", words[i].raw, got, words[i].utf8);
+      g_assert_true (g_utf8_validate (got, -1, NULL));
+    }
+}
+
+static const struct {
+  const char *raw;
+  const char *id;
+} ids[] = {
+  { "<abc@example.com>", "abc@example.com" },
+  { "  <abc@example.com>  ", "abc@example.com" },
+  { "<abc@example.com>#1/1", "abc@example.com" },
+  { "<abc@example.com#1/1>", "abc@example.com" },
+  { "<abc@googlegroups.com>#12/34", "abc@googlegroups.com" },
+  { "abc@example.com", "abc@example.com" },
+  { "<abc@exa\n mple.com>", "abc@example.com" },
+  { "<abc@example.com", "abc@example.com" },
+  { "<abc#1@example.com>", "abc#1@example.com" },
+  { "", NULL },
+  { "   ", NULL },
+  { "<>", NULL },
+};
+
+static void
+test_msgid (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *got = msgid_normalize (ids[i].raw, strlen (ids[i].raw));
+      if (g_strcmp0 (got, ids[i].id) != 0)
+        g_error ("'%s': got %s, expected %s", ids[i].raw, got ? got : "NULL",
+                 ids[i].id ? ids[i].id : "NULL");
+    }
+}
+
+static const struct {
+  const char *raw;
+  const char *joined;  /* ids joined by spaces */
+} lists[] = {
+  { "<a@x> <b@x>\n <c@x>", "a@x b@x c@x" },
+  { "<a@x><b@x>", "a@x b@x" },
+  { "<a@x> <a@x> <b@x>", "a@x b@x" },
+  { "Other person's message of \"Sat, 07 Apr 2007\" <200704070053.46646.other.person@example.com>",
+    "200704070053.46646.other.person@example.com" },
+  { "<200704070053.46646.other.person@example.com", "" },
+  { "<broken <a@x>", "a@x" },
+  { "a@x b@x", "a@x b@x" },
+  { "a@x\n b@x", "a@x b@x" },
+  { "<a@x>#1/1", "a@x" },
+  { "", "" },
+};
+
+static void
+test_lists (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (lists); i++)
+    {
+      g_autoptr (GPtrArray) got = msgid_parse_list (lists[i].raw, strlen (lists[i].raw));
+      g_autofree char *joined = NULL;
+
+      g_ptr_array_add (got, NULL);
+      joined = g_strjoinv (" ", (char **) got->pdata);
+      if (strcmp (joined, lists[i].joined) != 0)
+        g_error ("'%s': got '%s', expected '%s'", lists[i].raw, joined, lists[i].joined);
+    }
+}
+
+static void
+test_charset (void)
+{
+  gboolean guessed;
+  g_autofree char *a = charset_to_utf8 ("caf\xe9", 4, "iso-8859-1", &guessed);
+  g_autofree char *b = charset_to_utf8 ("caf\xc3\xa9", 5, "us-ascii", &guessed);
+  g_autofree char *c = charset_to_utf8 ("a\0b", 3, NULL, &guessed);
+  g_autofree char *d = charset_to_utf8 ("\x81\x8d", 2, NULL, &guessed);
+
+  g_assert_cmpstr (a, ==, "caf\xc3\xa9");
+  g_assert_cmpstr (b, ==, "caf\xc3\xa9");   /* declared wrong, bytes are UTF-8 */
+  g_assert_true (guessed);
+  g_assert_cmpstr (c, ==, "a\xef\xbf\xbd" "b");
+  g_assert_true (g_utf8_validate (d, -1, NULL));
+}
+
+/* A whole message through GMime: the fields deja stores. */
+static void
+test_message (void)
+{
+  static const char msg[] =
+    "From: =?UTF-8?B?SsO8cmdlbg==?= =?UTF-8?B?IE3DvGxsZXI=?= <Juergen@Example.COM>\n"
+    "Subject: =?UTF-8?B?SGVsbG8=?= =?UTF-8?B?IHdvcmxk?=\n"
+    "Date: Mon, 17 Nov 97 10:20:30 EST\n"
+    "Message-ID: <x1@example.com>#1/1\n"
+    "References: <r1@example.com>\n <r2@example.com>\n"
+    "In-Reply-To: <r2@example.com>\n"
+    "Newsgroups: comp.lang.c,Comp.Std.C\n"
+    "Content-Type: text/plain; charset=iso-8859-1\n"
+    "Content-Transfer-Encoding: quoted-printable\n"
+    "\n"
+    "Gr=FC=DFe\n";
+  g_autoptr (MailRecord) r = NULL;
+
+  mail_init ();
+  r = mail_record_parse (msg, sizeof msg - 1);
+  g_assert_cmpstr (r->from_name, ==, "J\xc3\xbcrgen M\xc3\xbcller");
+  g_assert_cmpstr (r->from_addr, ==, "juergen@example.com");
+  g_assert_cmpstr (r->subject, ==, "Hello world");
+  g_assert_cmpstr (r->date, ==, "1997-11-17T15:20:30");
+  g_assert_cmpstr (r->message_id, ==, "x1@example.com");
+  g_assert_cmpuint (r->references->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (r->references, 1), ==, "r2@example.com");
+  g_assert_cmpuint (r->in_reply_to->len, ==, 1);
+  g_assert_cmpuint (r->newsgroups->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (r->newsgroups, 1), ==, "comp.std.c");
+  g_assert_cmpstr (r->body, ==, "Gr\xc3\xbc\xc3\x9f" "e\n");
+  g_assert_cmpint (r->flags, ==, 0);
+}
+
+/* Broken mail is data: NULLs and flags, never a refusal. */
+static void
+test_broken_message (void)
+{
+  static const char msg[] =
+    "From: nobody\n"
+    "Date: RANDOM_Wed, 20 Jan 2016\n"
+    "Message-ID:\n"
+    "Subject: Caf\xe9\n"
+    "\n"
+    "body \xe9\n";
+  g_autoptr (MailRecord) r = NULL;
+  g_autofree char *flags = NULL;
+
+  mail_init ();
+  r = mail_record_parse (msg, sizeof msg - 1);
+  g_assert_null (r->message_id);
+  g_assert_null (r->date);
+  g_assert_cmpstr (r->date_raw, ==, "RANDOM_Wed, 20 Jan 2016");
+  g_assert_cmpstr (r->subject, ==, "Caf\xc3\xa9");
+  g_assert_cmpstr (r->body, ==, "body \xc3\xa9\n");
+  flags = mail_flags_to_string (r->flags);
+  g_assert_nonnull (strstr (flags, "no-message-id"));
+  g_assert_nonnull (strstr (flags, "bad-date"));
+  g_assert_nonnull (strstr (flags, "raw-8bit-headers"));
+  g_assert_nonnull (strstr (flags, "charset-guessed"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/decode/rfc2047", test_rfc2047);
+  g_test_add_func ("/decode/msgid", test_msgid);
+  g_test_add_func ("/decode/msgid-list", test_lists);
+  g_test_add_func ("/decode/charset", test_charset);
+  g_test_add_func ("/decode/message", test_message);
+  g_test_add_func ("/decode/broken-message", test_broken_message);
+  return g_test_run ();
+}
