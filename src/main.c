@@ -21,15 +21,22 @@ static const struct {
   { "log", cmd_log, "print the separator log of a database" },
 };
 
+/* Diagnostics go to stderr as "deja: message". */
+static void
+vreport (const char *fmt, va_list ap)
+{
+  fputs ("deja: ", stderr);
+  vfprintf (stderr, fmt, ap);
+  fputc ('\n', stderr);
+}
+
 void
 deja_error (const char *fmt, ...)
 {
   va_list ap;
 
   va_start (ap, fmt);
-  fputs ("deja: ", stderr);
-  vfprintf (stderr, fmt, ap);
-  fputc ('\n', stderr);
+  vreport (fmt, ap);
   va_end (ap);
 }
 
@@ -39,9 +46,7 @@ deja_note (const char *fmt, ...)
   va_list ap;
 
   va_start (ap, fmt);
-  fputs ("deja: ", stderr);
-  vfprintf (stderr, fmt, ap);
-  fputc ('\n', stderr);
+  vreport (fmt, ap);
   va_end (ap);
 }
 

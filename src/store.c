@@ -217,6 +217,24 @@ store_close (Store *store)
   g_free (store);
 }
 
+/* The first column of the first row of @sql, bound to (@text, @number),
+ * as a string; NULL when there is no row. */
+static char *
+query_text (Store *store, const char *sql, const char *text, gint64 number)
+{
+  sqlite3_stmt *stmt;
+  char *value = NULL;
+
+  if (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+    return NULL;
+  sqlite3_bind_text (stmt, 1, text, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 2, number);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    value = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_finalize (stmt);
+  return value;
+}
+
 /**
  * store_file_sha256:
  * @path: an absolute path
@@ -227,17 +245,7 @@ store_close (Store *store)
 char *
 store_file_sha256 (Store *store, const char *path)
 {
-  sqlite3_stmt *stmt;
-  char *sha256 = NULL;
-
-  if (sqlite3_prepare_v2 (store->db, "SELECT sha256 FROM files WHERE path = ?1",
-                          -1, &stmt, NULL) != SQLITE_OK)
-    return NULL;
-  sqlite3_bind_text (stmt, 1, path, -1, SQLITE_STATIC);
-  if (sqlite3_step (stmt) == SQLITE_ROW)
-    sha256 = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
-  sqlite3_finalize (stmt);
-  return sha256;
+  return query_text (store, "SELECT sha256 FROM files WHERE path = ?1 AND ?2 = ?2", path, 0);
 }
 
 /**
@@ -249,18 +257,8 @@ store_file_sha256 (Store *store, const char *path)
 char *
 store_path_with_sha256 (Store *store, const char *sha256)
 {
-  sqlite3_stmt *stmt;
-  char *path = NULL;
-
-  if (sqlite3_prepare_v2 (store->db, "SELECT path FROM files WHERE sha256 = ?1 AND id != ?2",
-                          -1, &stmt, NULL) != SQLITE_OK)
-    return NULL;
-  sqlite3_bind_text (stmt, 1, sha256, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (stmt, 2, store->file_id);
-  if (sqlite3_step (stmt) == SQLITE_ROW)
-    path = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
-  sqlite3_finalize (stmt);
-  return path;
+  return query_text (store, "SELECT path FROM files WHERE sha256 = ?1 AND id != ?2",
+                     sha256, store->file_id);
 }
 
 /**
