@@ -28,6 +28,48 @@ ensure_gmime (void)
     }
 }
 
+static void
+close_converter (gpointer cd)
+{
+  if (cd != (gpointer) -1)
+    g_iconv_close ((GIConv) cd);
+}
+
+/* Converters are kept open per thread, by charset name: opening one loads
+ * (and closing the last one unloads) a gconv module, which costs more than
+ * converting a message. */
+static GIConv
+converter_for (const char *name)
+{
+  static GPrivate cache_key = G_PRIVATE_INIT ((GDestroyNotify) g_hash_table_unref);
+  GHashTable *cache = g_private_get (&cache_key);
+  gpointer cd;
+
+  if (cache == NULL)
+    {
+      cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, close_converter);
+      g_private_set (&cache_key, cache);
+    }
+  if (!g_hash_table_lookup_extended (cache, name, NULL, &cd))
+    {
+      cd = (gpointer) g_iconv_open ("UTF-8", name);
+      g_hash_table_insert (cache, g_strdup (name), cd);
+    }
+  return (GIConv) cd;
+}
+
+/* Converts all of @bytes from @name, or returns NULL. */
+static char *
+convert_from (const char *bytes, gsize len, const char *name)
+{
+  GIConv cd = converter_for (name);
+
+  if (cd == (GIConv) -1)
+    return NULL;
+  g_iconv (cd, NULL, NULL, NULL, NULL);      /* reset any shift state */
+  return g_convert_with_iconv (bytes, len, cd, NULL, NULL, NULL);
+}
+
 static char *
 try_convert (const char *bytes, gsize len, const char *charset)
 {
@@ -35,15 +77,11 @@ try_convert (const char *bytes, gsize len, const char *charset)
 
   ensure_gmime ();
   name = g_mime_charset_iconv_name (charset);
-  gsize written = 0;
-  char *out;
-
   if (name == NULL)
     return NULL;
   if (g_ascii_strcasecmp (name, "UTF-8") == 0)
     return g_utf8_validate_len (bytes, len, NULL) ? g_strndup (bytes, len) : NULL;
-  out = g_convert (bytes, len, "UTF-8", name, NULL, &written, NULL);
-  return out;
+  return convert_from (bytes, len, name);
 }
 
 static gboolean
@@ -53,6 +91,23 @@ is_ascii (const char *bytes, gsize len)
     if ((guchar) bytes[i] >= 0x80)
       return FALSE;
   return TRUE;
+}
+
+/* ISO-2022-*, UTF-7 and HZ spell non-ASCII text with ASCII bytes, so
+ * ASCII-only input in these charsets still needs converting. */
+static gboolean
+is_seven_bit_encoding (const char *charset)
+{
+  static const char *const prefixes[] = { "iso-2022", "iso2022", "utf-7", "utf7", "hz", "x-utf-7" };
+
+  if (charset == NULL)
+    return FALSE;
+  while (g_ascii_isspace (*charset) || *charset == '"')
+    charset++;
+  for (gsize i = 0; i < G_N_ELEMENTS (prefixes); i++)
+    if (g_ascii_strncasecmp (charset, prefixes[i], strlen (prefixes[i])) == 0)
+      return TRUE;
+  return FALSE;
 }
 
 /* Drops an RFC 2231 language suffix ("utf-8*en") and surrounding quotes. */
@@ -83,9 +138,9 @@ convert_any (const char *bytes, gsize len, const char *charset, gboolean *fallba
   if (g_utf8_validate_len (bytes, len, NULL))
     return g_strndup (bytes, len);
   *fallback = TRUE;
-  out = g_convert (bytes, len, "UTF-8", "WINDOWS-1252", NULL, NULL, NULL);
+  out = convert_from (bytes, len, "WINDOWS-1252");
   if (out == NULL)
-    out = g_convert (bytes, len, "UTF-8", "ISO-8859-1", NULL, NULL, NULL);
+    out = convert_from (bytes, len, "ISO-8859-1");
   g_assert (out != NULL);
   return out;
 }
@@ -142,7 +197,7 @@ charset_to_utf8 (const char *bytes, gsize len, const char *charset, gboolean *gu
           copy[i] = '\x1a';
       bytes = copy;
     }
-  if (is_ascii (bytes, len))
+  if (is_ascii (bytes, len) && !is_seven_bit_encoding (charset))
     out = g_strndup (bytes, len);
   else
     out = convert_any (bytes, len, charset, &fallback);

@@ -127,6 +127,29 @@ test_charset (void)
   g_assert_true (g_utf8_validate (d, -1, NULL));
 }
 
+/* Converters are cached per thread: a failed or stateful conversion must
+ * not leave state behind for the next message in the same charset. */
+static void
+test_charset_reuse (void)
+{
+  /* "日本" in ISO-2022-JP: ESC $ B, two JIS characters, ESC ( B */
+  static const char jis[] = "\x1b$BF|K\\\x1b(B";
+  static const char truncated[] = "\x1b$BF|K";    /* ends in the JIS shift */
+
+  for (int round = 0; round < 2; round++)
+    {
+      gboolean guessed;
+      g_autofree char *a = charset_to_utf8 (jis, strlen (jis), "iso-2022-jp", &guessed);
+      g_autofree char *b = charset_to_utf8 (truncated, strlen (truncated), "iso-2022-jp", NULL);
+      g_autofree char *c = charset_to_utf8 ("\xe9t\xe9", 3, "iso-8859-1", NULL);
+
+      g_assert_cmpstr (a, ==, "\xe6\x97\xa5\xe6\x9c\xac");
+      g_assert_false (guessed);
+      g_assert_true (g_utf8_validate (b, -1, NULL));
+      g_assert_cmpstr (c, ==, "\xc3\xa9t\xc3\xa9");
+    }
+}
+
 /* A whole message through GMime: the fields deja stores. */
 static void
 test_message (void)
@@ -197,6 +220,7 @@ main (int argc, char **argv)
   g_test_add_func ("/decode/msgid", test_msgid);
   g_test_add_func ("/decode/msgid-list", test_lists);
   g_test_add_func ("/decode/charset", test_charset);
+  g_test_add_func ("/decode/charset-reuse", test_charset_reuse);
   g_test_add_func ("/decode/message", test_message);
   g_test_add_func ("/decode/broken-message", test_broken_message);
   return g_test_run ();
