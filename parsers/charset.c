@@ -3,16 +3,18 @@
  * Declared charsets in old mail are often wrong or missing, and a
  * conversion error must not lose a message.  The order is: the declared
  * charset (through GMime's alias table, which knows "iso8859-1",
- * "x-unknown", "latin1" and friends); UTF-8 if the bytes are valid UTF-8;
- * windows-1252 (what undeclared 8-bit Western mail almost always is);
- * ISO-8859-1, which maps every byte and so always succeeds.  The result
- * never holds NUL or invalid UTF-8: it is safe to store as SQLite TEXT.
+ * "x-unknown", "latin1" and friends) when the bytes fit it; UTF-8 if the
+ * bytes are valid UTF-8; what uchardet detects; windows-1252 (what
+ * undeclared 8-bit Western mail almost always is); ISO-8859-1, which maps
+ * every byte and so always succeeds.  The result never holds NUL or
+ * invalid UTF-8: it is safe to store as SQLite TEXT.  See
+ * charset_to_utf8() for the details.
  */
 #include "charset.h"
 
 #include <gmime/gmime.h>
+#include <uchardet/uchardet.h>
 #include <string.h>
-
 
 /* GMime's charset alias table needs g_mime_init(); it is reference
  * counted, so callers that also initialise GMime are unaffected. */
@@ -70,20 +72,6 @@ convert_from (const char *bytes, gsize len, const char *name)
   return g_convert_with_iconv (bytes, len, cd, NULL, NULL, NULL);
 }
 
-static char *
-try_convert (const char *bytes, gsize len, const char *charset)
-{
-  const char *name;
-
-  ensure_gmime ();
-  name = g_mime_charset_iconv_name (charset);
-  if (name == NULL)
-    return NULL;
-  if (g_ascii_strcasecmp (name, "UTF-8") == 0)
-    return g_utf8_validate_len (bytes, len, NULL) ? g_strndup (bytes, len) : NULL;
-  return convert_from (bytes, len, name);
-}
-
 static gboolean
 is_ascii (const char *bytes, gsize len)
 {
@@ -122,26 +110,160 @@ clean_charset_name (const char *charset)
   return name;
 }
 
-static char *
-convert_any (const char *bytes, gsize len, const char *charset, gboolean *fallback)
+/* The name recorded for a charset: lower case, Windows code pages by
+ * their MIME names ("cp1252" is "windows-1252"). */
+static const char *
+canonical_name (const char *name)
 {
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+  g_autofree char *windows = NULL;
+
+  if (g_str_has_prefix (lower, "cp125") && strlen (lower) == 6)
+    return g_intern_string (windows = g_strconcat ("windows-", lower + 2, NULL));
+  return g_intern_string (lower);
+}
+
+/* ISO-8859-1 and US-ASCII labels are read as windows-1252, as browsers
+ * do (WHATWG Encoding): its printable 0x80-0x9F (curly quotes, dashes,
+ * the euro sign) are what such bytes meant in mail from Windows mailers;
+ * the C1 controls they would be in Latin-1 never were. */
+static const char *
+effective_name (const char *iconv_name)
+{
+  if (g_ascii_strcasecmp (iconv_name, "iso-8859-1") == 0 ||
+      g_ascii_strcasecmp (iconv_name, "us-ascii") == 0)
+    return "windows-1252";
+  return iconv_name;
+}
+
+/* Latin-script results of the detector: on short text it picks among
+ * them almost at random, so they count only with enough evidence. */
+static gboolean
+is_latin_family (const char *name)
+{
+  static const char *const latin[] = {
+    "iso-8859-1", "iso-8859-2", "iso-8859-3", "iso-8859-4", "iso-8859-9", "iso-8859-10",
+    "iso-8859-13", "iso-8859-15", "iso-8859-16", "windows-1250", "windows-1252",
+    "windows-1254", "windows-1257", "ibm852", "ibm865", "mac-centraleurope",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (latin); i++)
+    if (g_ascii_strcasecmp (name, latin[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gsize
+count_8bit (const char *bytes, gsize len)
+{
+  gsize n = 0;
+
+  for (gsize i = 0; i < len; i++)
+    n += (guchar) bytes[i] >= 0x80;
+  return n;
+}
+
+#define DETECT_LATIN_MIN_8BIT 16
+
+static void
+free_detector (gpointer ud)
+{
+  uchardet_delete ((uchardet_t) ud);
+}
+
+/* What uchardet makes of @bytes, or NULL when it has no useful answer. */
+static const char *
+detect (const char *bytes, gsize len)
+{
+  static GPrivate key = G_PRIVATE_INIT (free_detector);
+  uchardet_t ud = g_private_get (&key);
+  const char *found;
+
+  if (ud == NULL)
+    {
+      ud = uchardet_new ();
+      g_private_set (&key, ud);
+    }
+  uchardet_reset (ud);
+  if (uchardet_handle_data (ud, bytes, len) != 0)
+    return NULL;
+  uchardet_data_end (ud);
+  found = uchardet_get_charset (ud);
+  if (found == NULL || *found == '\0' || g_ascii_strcasecmp (found, "ascii") == 0 ||
+      g_ascii_strcasecmp (found, "utf-8") == 0)
+    return NULL;
+  if (is_latin_family (found) && count_8bit (bytes, len) < DETECT_LATIN_MIN_8BIT)
+    return NULL;
+  return canonical_name (found);
+}
+
+/* Tries the declared charset; NULL when it is unknown or wrong for the
+ * bytes (which are not pure ASCII). */
+static char *
+convert_declared (const char *bytes, gsize len, const char *charset, CharsetResult *result)
+{
+  g_autofree char *clean = clean_charset_name (charset);
+  const char *name;
+  char *out;
+
+  ensure_gmime ();
+  if ((name = g_mime_charset_iconv_name (clean)) == NULL)
+    return NULL;
+  if (g_ascii_strcasecmp (name, "UTF-8") == 0)
+    {
+      if (!g_utf8_validate_len (bytes, len, NULL))
+        return NULL;
+      result->used = "utf-8";
+      return g_strndup (bytes, len);
+    }
+  /* Valid UTF-8 with 8-bit bytes is UTF-8 whatever the label says:
+   * Latin text is practically never valid UTF-8 by chance. */
+  if (!is_seven_bit_encoding (name) && g_utf8_validate_len (bytes, len, NULL))
+    return NULL;
+  name = effective_name (name);
+  if ((out = convert_from (bytes, len, name)) != NULL)
+    result->used = canonical_name (name);
+  return out;
+}
+
+static char *
+convert_undeclared (const char *bytes, gsize len, CharsetResult *result)
+{
+  const char *detected;
   char *out = NULL;
 
-  if (charset != NULL && *charset != '\0')
-    {
-      g_autofree char *name = clean_charset_name (charset);
-      out = try_convert (bytes, len, name);
-    }
-  if (out != NULL)
-    return out;
-  *fallback = charset != NULL && *charset != '\0';
   if (g_utf8_validate_len (bytes, len, NULL))
-    return g_strndup (bytes, len);
-  *fallback = TRUE;
-  out = convert_from (bytes, len, "WINDOWS-1252");
-  if (out == NULL)
-    out = convert_from (bytes, len, "ISO-8859-1");
+    {
+      result->used = "utf-8";
+      return g_strndup (bytes, len);
+    }
+  if ((detected = detect (bytes, len)) != NULL && (out = convert_from (bytes, len, effective_name (detected))) != NULL)
+    {
+      result->used = canonical_name (effective_name (detected));
+      return out;
+    }
+  result->used = "windows-1252";
+  if ((out = convert_from (bytes, len, "WINDOWS-1252")) == NULL)
+    {
+      result->used = "iso-8859-1";
+      out = convert_from (bytes, len, "ISO-8859-1");
+    }
   g_assert (out != NULL);
+  return out;
+}
+
+static char *
+convert_any (const char *bytes, gsize len, const char *charset, CharsetResult *result)
+{
+  gboolean declared = charset != NULL && *charset != '\0';
+  char *out = NULL;
+
+  if (declared && (out = convert_declared (bytes, len, charset, result)) != NULL)
+    return out;
+  out = convert_undeclared (bytes, len, result);
+  /* Undeclared UTF-8 is what mail has become; other undeclared text and
+   * every overruled declaration is a guess. */
+  result->guessed = declared || strcmp (result->used, "utf-8") != 0;
   return out;
 }
 
@@ -170,20 +292,30 @@ replace_sub (char *text)
  * @bytes: (array length=len): text in some charset; may hold NUL bytes
  * @len: its length
  * @charset: (nullable): the declared charset, if any
- * @guessed: (out) (optional): set to %TRUE when the declared charset was
- *   absent, unknown or wrong for these bytes and a fallback was used
+ * @result: (out) (optional): the charset used, and whether it was guessed
+ *
+ * Converts @bytes to UTF-8, never failing.  The declared charset is used
+ * when the bytes are valid in it (ISO-8859-1 and US-ASCII read as
+ * windows-1252; valid UTF-8 overrules any 8-bit label).  Otherwise: UTF-8
+ * if valid, then the charset uchardet detects (a Latin-script answer only
+ * with at least 16 8-bit bytes of evidence), then windows-1252, then
+ * ISO-8859-1, which maps every byte.  result->guessed is %TRUE when a
+ * declared charset was overruled, or undeclared 8-bit text was not UTF-8.
+ * Pure ASCII is "us-ascii", except in 7-bit encodings (ISO-2022-JP…).
  *
  * Returns: (transfer full): valid UTF-8 without NUL bytes
  */
 char *
-charset_to_utf8 (const char *bytes, gsize len, const char *charset, gboolean *guessed)
+charset_to_utf8 (const char *bytes, gsize len, const char *charset, CharsetResult *result)
 {
   g_autofree char *copy = NULL;
+  CharsetResult local = { "us-ascii", FALSE };
   char *out = NULL;
-  gboolean fallback = FALSE, has_nul = len > 0 && memchr (bytes, '\0', len) != NULL;
+  gboolean has_nul = len > 0 && memchr (bytes, '\0', len) != NULL;
 
-  if (guessed)
-    *guessed = FALSE;
+  if (result == NULL)
+    result = &local;
+  *result = local;
   if (len == 0)
     return g_strdup ("");
   if (has_nul)
@@ -200,9 +332,7 @@ charset_to_utf8 (const char *bytes, gsize len, const char *charset, gboolean *gu
   if (is_ascii (bytes, len) && !is_seven_bit_encoding (charset))
     out = g_strndup (bytes, len);
   else
-    out = convert_any (bytes, len, charset, &fallback);
-  if (guessed)
-    *guessed = fallback;
+    out = convert_any (bytes, len, charset, result);
   if (has_nul)
     out = replace_sub (out);
   return charset_sanitize_utf8 (out);

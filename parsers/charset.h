@@ -5,7 +5,12 @@
 
 G_BEGIN_DECLS
 
-char *charset_to_utf8 (const char *bytes, gsize len, const char *charset, gboolean *guessed);
+typedef struct {
+  const char *used;    /* lower-case charset name (static, interned) */
+  gboolean guessed;    /* the declaration was absent, unknown or wrong */
+} CharsetResult;
+
+char *charset_to_utf8 (const char *bytes, gsize len, const char *charset, CharsetResult *result);
 char *charset_sanitize_utf8 (char *text);
 
 G_END_DECLS

@@ -12,7 +12,9 @@
 #include "charset.h"
 #include "date.h"
 #include "msgid.h"
+#include "quote.h"
 #include "rfc2047.h"
+#include "text.h"
 
 #include <gmime/gmime.h>
 #include <string.h>
@@ -35,6 +37,7 @@ mail_init (void)
       static const char *fallback[] = { "UTF-8", "windows-1252", NULL };
 
       g_mime_init ();
+      text_init ();
       parser_options = g_mime_parser_options_new ();
       g_mime_parser_options_set_address_compliance_mode (parser_options, GMIME_RFC_COMPLIANCE_LOOSE);
       g_mime_parser_options_set_rfc2047_compliance_mode (parser_options, GMIME_RFC_COMPLIANCE_LOOSE);
@@ -57,7 +60,9 @@ mail_record_free (MailRecord *r)
   g_free (r->date);
   g_free (r->date_raw);
   g_free (r->body);
+  g_free (r->own_text);
   g_free (r->charset);
+  g_clear_pointer (&r->attachments, g_ptr_array_unref);
   g_clear_pointer (&r->references, g_ptr_array_unref);
   g_clear_pointer (&r->in_reply_to, g_ptr_array_unref);
   g_clear_pointer (&r->newsgroups, g_ptr_array_unref);
@@ -70,7 +75,7 @@ mail_flags_to_string (MailFlags flags)
   static const char *const names[] = {
     "no-headers", "no-message-id", "no-date", "bad-date", "date-no-zone",
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
-    "no-text", "charset-guessed",
+    "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
   };
   GString *out;
 
@@ -87,20 +92,15 @@ mail_flags_to_string (MailFlags flags)
   return g_string_free (out, FALSE);
 }
 
-/* The raw value of the first header called @name, or NULL. */
-static const char *
-raw_header (GMimeHeaderList *headers, const char *name)
+static MailFlags
+text_flags (TextFlags t)
 {
-  int n = g_mime_header_list_get_count (headers);
-
-  for (int i = 0; i < n; i++)
-    {
-      GMimeHeader *h = g_mime_header_list_get_header_at (headers, i);
-
-      if (g_ascii_strcasecmp (g_mime_header_get_name (h), name) == 0)
-        return g_mime_header_get_raw_value (h);
-    }
-  return NULL;
+  return (t & TEXT_FLAG_NO_TEXT ? MAIL_FLAG_NO_TEXT : 0) |
+         (t & TEXT_FLAG_CHARSET_GUESSED ? MAIL_FLAG_CHARSET_GUESSED : 0) |
+         (t & TEXT_FLAG_HTML ? MAIL_FLAG_HTML : 0) |
+         (t & TEXT_FLAG_EMBEDDED ? MAIL_FLAG_EMBEDDED : 0) |
+         (t & TEXT_FLAG_UUENCODE ? MAIL_FLAG_UUENCODE : 0) |
+         (t & TEXT_FLAG_YENC ? MAIL_FLAG_YENC : 0);
 }
 
 static gboolean
@@ -314,10 +314,8 @@ split_newsgroups (const char *raw)
   return groups;
 }
 
-/* The first text/plain part that is not an attachment, else the first
- * text part of any subtype.  message/rfc822 parts are not entered: the
- * text of a forwarded message is not the author's (a later stage walks
- * the whole tree for full text extraction). */
+/* The first text part that is not an attachment; message/rfc822 parts
+ * are not entered.  Its charset is the best hint for raw 8-bit headers. */
 static GMimePart *
 find_text_part (GMimeObject *object, gboolean plain_only)
 {
@@ -349,48 +347,22 @@ find_text_part (GMimeObject *object, gboolean plain_only)
   return NULL;
 }
 
-/* Removes CRs that end lines (quoted CRLF inside base64 bodies). */
-static void
-strip_cr (GByteArray *bytes)
-{
-  guint w = 0;
-
-  for (guint i = 0; i < bytes->len; i++)
-    if (!(bytes->data[i] == '\r' && i + 1 < bytes->len && bytes->data[i + 1] == '\n'))
-      bytes->data[w++] = bytes->data[i];
-  g_byte_array_set_size (bytes, w);
-}
-
 static void
 decode_body (MailRecord *r, GMimeMessage *message)
 {
-  GMimeObject *root = g_mime_message_get_mime_part (message);
-  GMimePart *part = NULL;
-  GMimeDataWrapper *content;
-  g_autoptr (GMimeStream) mem = NULL;
-  GByteArray *bytes;
-  const char *charset;
-  gboolean guessed = FALSE;
+  MailText text;
+  OwnText own;
 
-  if (root != NULL)
-    part = find_text_part (root, TRUE);
-  if (part == NULL && root != NULL)
-    part = find_text_part (root, FALSE);
-  if (part == NULL || (content = g_mime_part_get_content (part)) == NULL)
-    {
-      r->flags |= MAIL_FLAG_NO_TEXT;
-      r->body = g_strdup ("");
-      return;
-    }
-  mem = g_mime_stream_mem_new ();
-  g_mime_data_wrapper_write_to_stream (content, mem);
-  bytes = g_mime_stream_mem_get_byte_array (GMIME_STREAM_MEM (mem));
-  strip_cr (bytes);
-  charset = g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset");
-  r->body = charset_to_utf8 ((const char *) bytes->data, bytes->len, charset, &guessed);
-  r->charset = g_strdup (charset ? charset : guessed ? "windows-1252" : "us-ascii");
-  if (guessed)
-    r->flags |= MAIL_FLAG_CHARSET_GUESSED;
+  mail_text_extract (message, &text);
+  quote_own_text (text.own->str, &own);
+  r->body = g_string_free (g_steal_pointer (&text.body), FALSE);
+  r->own_text = own.text;
+  r->quoted_lines = own.quoted_lines;
+  r->own_lines = own.own_lines;
+  r->charset = g_strdup (text.charset);
+  r->attachments = g_steal_pointer (&text.attachments);
+  r->flags |= text_flags (text.flags);
+  mail_text_clear (&text);
 }
 
 static void
@@ -409,24 +381,24 @@ decode_headers (MailRecord *r, GMimeMessage *message, const char *fallback)
         r->flags |= MAIL_FLAG_RAW_8BIT_HEADERS;
     }
 
-  raw = raw_header (headers, "Message-ID");
+  raw = text_raw_header (GMIME_OBJECT (message), "Message-ID");
   r->message_id = raw ? msgid_normalize (raw, strlen (raw)) : NULL;
   if (r->message_id && !g_utf8_validate (r->message_id, -1, NULL))
     r->message_id = charset_sanitize_utf8 (r->message_id);
   if (r->message_id == NULL)
     r->flags |= MAIL_FLAG_NO_MESSAGE_ID;
 
-  raw = raw_header (headers, "Subject");
+  raw = text_raw_header (GMIME_OBJECT (message), "Subject");
   r->subject = raw ? rfc2047_decode (raw, strlen (raw), fallback) : NULL;
 
-  decode_from (r, raw_header (headers, "From"), fallback);
-  decode_date (r, raw_header (headers, "Date"));
+  decode_from (r, text_raw_header (GMIME_OBJECT (message), "From"), fallback);
+  decode_date (r, text_raw_header (GMIME_OBJECT (message), "Date"));
 
-  raw = raw_header (headers, "References");
+  raw = text_raw_header (GMIME_OBJECT (message), "References");
   r->references = raw ? msgid_parse_list (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
-  raw = raw_header (headers, "In-Reply-To");
+  raw = text_raw_header (GMIME_OBJECT (message), "In-Reply-To");
   r->in_reply_to = raw ? msgid_parse_list (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
-  r->newsgroups = split_newsgroups (raw_header (headers, "Newsgroups"));
+  r->newsgroups = split_newsgroups (text_raw_header (GMIME_OBJECT (message), "Newsgroups"));
 }
 
 /* A header charset hint: the body's declared charset, which is what a
@@ -468,6 +440,8 @@ mail_record_parse (const char *data, gsize len)
       r->flags = MAIL_FLAG_NO_HEADERS | MAIL_FLAG_NO_MESSAGE_ID | MAIL_FLAG_NO_DATE |
                  MAIL_FLAG_NO_FROM;
       r->body = charset_to_utf8 (data, len, NULL, NULL);
+      r->own_text = g_strdup ("");
+      r->attachments = g_ptr_array_new_with_free_func ((GDestroyNotify) text_attachment_free);
       r->references = g_ptr_array_new_with_free_func (g_free);
       r->in_reply_to = g_ptr_array_new_with_free_func (g_free);
       r->newsgroups = g_ptr_array_new_with_free_func (g_free);

@@ -18,6 +18,10 @@ typedef enum {
   MAIL_FLAG_RAW_8BIT_HEADERS = 1 << 8,  /* header bytes outside encoded words */
   MAIL_FLAG_NO_TEXT          = 1 << 9,  /* no text part */
   MAIL_FLAG_CHARSET_GUESSED  = 1 << 10, /* declared charset absent or wrong */
+  MAIL_FLAG_HTML             = 1 << 11, /* some text came from HTML */
+  MAIL_FLAG_EMBEDDED         = 1 << 12, /* message/rfc822 or digest parts */
+  MAIL_FLAG_UUENCODE         = 1 << 13, /* uuencoded data left out of the text */
+  MAIL_FLAG_YENC             = 1 << 14, /* yEnc data left out of the text */
 } MailFlags;
 
 typedef struct {
@@ -28,7 +32,11 @@ typedef struct {
   char *date;            /* ISO 8601 UTC, or NULL */
   char *date_raw;        /* the Date header as written (UTF-8) */
   char *body;            /* decoded text, UTF-8 */
-  char *charset;         /* charset the body was read in */
+  char *own_text;        /* body without quotes, attributions, signature */
+  guint quoted_lines;
+  guint own_lines;
+  char *charset;         /* charset the first text part was read in */
+  GPtrArray *attachments; /* (element-type TextAttachment) */
   GPtrArray *references; /* (element-type utf8) */
   GPtrArray *in_reply_to;
   GPtrArray *newsgroups; /* lower-case group names */

@@ -111,18 +111,61 @@ test_lists (void)
     }
 }
 
+/* Bytes, declared charset → text, charset used, guessed. */
+static const struct {
+  const char *bytes;
+  const char *declared;
+  const char *text;
+  const char *used;
+  gboolean guessed;
+} charset_cases[] = {
+  { "caf\xe9", "iso-8859-1", "caf\xc3\xa9", "windows-1252", FALSE },
+  { "\x93quoted\x94", "iso-8859-1", "\xe2\x80\x9cquoted\xe2\x80\x9d", "windows-1252", FALSE },
+  { "caf\xc3\xa9", "us-ascii", "caf\xc3\xa9", "utf-8", TRUE },       /* label wrong: UTF-8 */
+  { "caf\xc3\xa9", "iso-8859-1", "caf\xc3\xa9", "utf-8", TRUE },
+  { "caf\xc3\xa9", NULL, "caf\xc3\xa9", "utf-8", FALSE },            /* undeclared UTF-8 */
+  { "caf\xe9", NULL, "caf\xc3\xa9", "windows-1252", TRUE },           /* too short to detect */
+  { "caf\xe9", "utf-8", "caf\xc3\xa9", "windows-1252", TRUE },        /* invalid in label */
+  { "caf\xe9", "x-unknown", "caf\xc3\xa9", "windows-1252", TRUE },
+  { "plain", "utf-8", "plain", "us-ascii", FALSE },
+  /* Russian in windows-1251 and KOI8-R, undeclared: uchardet's job */
+  { "\xcf\xf0\xe8\xe2\xe5\xf2, \xea\xe0\xea \xe4\xe5\xeb\xe0? \xdd\xf2\xee \xf2\xe5\xf1\xf2 "
+    "\xed\xe0 \xf0\xf3\xf1\xf1\xea\xee\xec \xff\xe7\xfb\xea\xe5.", NULL,
+    "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82, \xd0\xba\xd0\xb0\xd0\xba "
+    "\xd0\xb4\xd0\xb5\xd0\xbb\xd0\xb0? \xd0\xad\xd1\x82\xd0\xbe \xd1\x82\xd0\xb5\xd1\x81\xd1\x82 "
+    "\xd0\xbd\xd0\xb0 \xd1\x80\xd1\x83\xd1\x81\xd1\x81\xd0\xba\xd0\xbe\xd0\xbc "
+    "\xd1\x8f\xd0\xb7\xd1\x8b\xd0\xba\xd0\xb5.", "windows-1251", TRUE },
+  { "\xf0\xd2\xc9\xd7\xc5\xd4, \xcb\xc1\xcb \xc4\xc5\xcc\xc1? \xfc\xd4\xcf \xd4\xc5\xd3\xd4 "
+    "\xce\xc1 \xd2\xd5\xd3\xd3\xcb\xcf\xcd \xd1\xda\xd9\xcb\xc5.", NULL,
+    "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82, \xd0\xba\xd0\xb0\xd0\xba "
+    "\xd0\xb4\xd0\xb5\xd0\xbb\xd0\xb0? \xd0\xad\xd1\x82\xd0\xbe \xd1\x82\xd0\xb5\xd1\x81\xd1\x82 "
+    "\xd0\xbd\xd0\xb0 \xd1\x80\xd1\x83\xd1\x81\xd1\x81\xd0\xba\xd0\xbe\xd0\xbc "
+    "\xd1\x8f\xd0\xb7\xd1\x8b\xd0\xba\xd0\xb5.", "koi8-r", TRUE },
+};
+
 static void
 test_charset (void)
 {
-  gboolean guessed;
-  g_autofree char *a = charset_to_utf8 ("caf\xe9", 4, "iso-8859-1", &guessed);
-  g_autofree char *b = charset_to_utf8 ("caf\xc3\xa9", 5, "us-ascii", &guessed);
-  g_autofree char *c = charset_to_utf8 ("a\0b", 3, NULL, &guessed);
-  g_autofree char *d = charset_to_utf8 ("\x81\x8d", 2, NULL, &guessed);
+  for (gsize i = 0; i < G_N_ELEMENTS (charset_cases); i++)
+    {
+      CharsetResult cs;
+      g_autofree char *out = charset_to_utf8 (charset_cases[i].bytes, strlen (charset_cases[i].bytes),
+                                              charset_cases[i].declared, &cs);
 
-  g_assert_cmpstr (a, ==, "caf\xc3\xa9");
-  g_assert_cmpstr (b, ==, "caf\xc3\xa9");   /* declared wrong, bytes are UTF-8 */
-  g_assert_true (guessed);
+      if (g_strcmp0 (out, charset_cases[i].text) != 0 || g_strcmp0 (cs.used, charset_cases[i].used) != 0 ||
+          cs.guessed != charset_cases[i].guessed)
+        g_error ("case %zu: got '%s' (%s, guessed %d), expected '%s' (%s, guessed %d)", i, out,
+                 cs.used, cs.guessed, charset_cases[i].text, charset_cases[i].used,
+                 charset_cases[i].guessed);
+    }
+}
+
+static void
+test_charset_nul (void)
+{
+  g_autofree char *c = charset_to_utf8 ("a\0b", 3, NULL, NULL);
+  g_autofree char *d = charset_to_utf8 ("\x81\x8d", 2, NULL, NULL);
+
   g_assert_cmpstr (c, ==, "a\xef\xbf\xbd" "b");
   g_assert_true (g_utf8_validate (d, -1, NULL));
 }
@@ -138,13 +181,14 @@ test_charset_reuse (void)
 
   for (int round = 0; round < 2; round++)
     {
-      gboolean guessed;
-      g_autofree char *a = charset_to_utf8 (jis, strlen (jis), "iso-2022-jp", &guessed);
+      CharsetResult cs;
+      g_autofree char *a = charset_to_utf8 (jis, strlen (jis), "iso-2022-jp", &cs);
       g_autofree char *b = charset_to_utf8 (truncated, strlen (truncated), "iso-2022-jp", NULL);
       g_autofree char *c = charset_to_utf8 ("\xe9t\xe9", 3, "iso-8859-1", NULL);
 
       g_assert_cmpstr (a, ==, "\xe6\x97\xa5\xe6\x9c\xac");
-      g_assert_false (guessed);
+      g_assert_cmpstr (cs.used, ==, "iso-2022-jp");
+      g_assert_false (cs.guessed);
       g_assert_true (g_utf8_validate (b, -1, NULL));
       g_assert_cmpstr (c, ==, "\xc3\xa9t\xc3\xa9");
     }
@@ -220,6 +264,7 @@ main (int argc, char **argv)
   g_test_add_func ("/decode/msgid", test_msgid);
   g_test_add_func ("/decode/msgid-list", test_lists);
   g_test_add_func ("/decode/charset", test_charset);
+  g_test_add_func ("/decode/charset-nul", test_charset_nul);
   g_test_add_func ("/decode/charset-reuse", test_charset_reuse);
   g_test_add_func ("/decode/message", test_message);
   g_test_add_func ("/decode/broken-message", test_broken_message);

@@ -1,0 +1,353 @@
+/* text.c — a message's text, from its MIME tree.
+ *
+ * The walk keeps what a reader of the message reads:
+ *   - text/plain parts (and other inline text: patches, enriched text);
+ *     in multipart/alternative, text/plain is preferred, then HTML;
+ *   - text/html through html.c, when there is no plain alternative;
+ *   - message/rfc822 parts and multipart/digest members, introduced by
+ *     their From/Date/Subject; their text goes into the body but not into
+ *     the message's own text (a forwarded message is not its sender's);
+ *   - everything else (attachments, images, signatures, and uuencoded
+ *     or yEnc data inside text) is left out and listed as an attachment.
+ * Transfer encodings are undone by GMime; charsets by charset.c.
+ */
+#include "text.h"
+#include "charset.h"
+#include "html.h"
+#include "rfc2047.h"
+
+#include <string.h>
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GMimeStream, g_object_unref)
+
+#define MAX_DEPTH 32   /* nesting deeper than this is hostile, not mail */
+
+typedef struct {
+  MailText *text;
+  gboolean embedded;   /* inside a message/rfc822 part */
+  guint depth;
+} Walk;
+
+TextAttachment *
+text_attachment_new (const char *content_type, const char *filename, gint64 size,
+                     const char *encoding)
+{
+  TextAttachment *a = g_new0 (TextAttachment, 1);
+
+  a->content_type = g_ascii_strdown (content_type, -1);
+  a->filename = filename ? charset_to_utf8 (filename, strlen (filename), NULL, NULL) : NULL;
+  a->size = size;
+  a->encoding = encoding;
+  return a;
+}
+
+void
+text_attachment_free (TextAttachment *a)
+{
+  if (a == NULL)
+    return;
+  g_free (a->content_type);
+  g_free (a->filename);
+  g_free (a);
+}
+
+void
+text_init (void)
+{
+  html_init ();
+}
+
+void
+mail_text_clear (MailText *text)
+{
+  if (text->body)
+    g_string_free (text->body, TRUE);
+  if (text->own)
+    g_string_free (text->own, TRUE);
+  g_clear_pointer (&text->attachments, g_ptr_array_unref);
+  memset (text, 0, sizeof *text);
+}
+
+static char *
+type_string (GMimeObject *object)
+{
+  GMimeContentType *ct = g_mime_object_get_content_type (object);
+
+  if (ct == NULL)
+    return g_strdup ("text/plain");
+  return g_strdup_printf ("%s/%s", g_mime_content_type_get_media_type (ct),
+                          g_mime_content_type_get_media_subtype (ct));
+}
+
+static gboolean
+is_type (GMimeObject *object, const char *type, const char *subtype)
+{
+  GMimeContentType *ct = g_mime_object_get_content_type (object);
+
+  return ct != NULL && g_mime_content_type_is_type (ct, type, subtype);
+}
+
+static gboolean
+is_attachment (GMimeObject *object)
+{
+  const char *disposition = g_mime_object_get_disposition (object);
+
+  return disposition != NULL && g_ascii_strcasecmp (disposition, "attachment") == 0;
+}
+
+/* Text types that are data rather than prose. */
+static gboolean
+is_data_text (GMimeObject *object)
+{
+  static const char *const data[] = { "x-vcard", "vcard", "calendar", "x-vcalendar",
+                                      "directory", "rtf", "csv", "xml" };
+  GMimeContentType *ct = g_mime_object_get_content_type (object);
+  const char *sub = ct ? g_mime_content_type_get_media_subtype (ct) : NULL;
+
+  for (gsize i = 0; sub && i < G_N_ELEMENTS (data); i++)
+    if (g_ascii_strcasecmp (sub, data[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The part's content, transfer encoding undone, CRLF made LF. */
+static GByteArray *
+part_bytes (GMimePart *part)
+{
+  GMimeDataWrapper *content = g_mime_part_get_content (part);
+  g_autoptr (GMimeStream) mem = g_mime_stream_mem_new ();
+  GByteArray *bytes = g_byte_array_new ();
+  guint w = 0;
+
+  if (content == NULL)
+    return bytes;
+  g_mime_stream_mem_set_owner (GMIME_STREAM_MEM (mem), FALSE);
+  g_mime_stream_mem_set_byte_array (GMIME_STREAM_MEM (mem), bytes);
+  g_mime_data_wrapper_write_to_stream (content, mem);
+  for (guint i = 0; i < bytes->len; i++)
+    if (!(bytes->data[i] == '\r' && i + 1 < bytes->len && bytes->data[i + 1] == '\n'))
+      bytes->data[w++] = bytes->data[i];
+  g_byte_array_set_size (bytes, w);
+  return bytes;
+}
+
+static void
+add_attachment (Walk *w, GMimeObject *object)
+{
+  g_autofree char *type = type_string (object);
+  const char *name = GMIME_IS_PART (object) ? g_mime_part_get_filename (GMIME_PART (object)) : NULL;
+  gint64 size = 0;
+
+  if (GMIME_IS_PART (object))
+    {
+      GByteArray *bytes = part_bytes (GMIME_PART (object));
+      size = bytes->len;
+      g_byte_array_unref (bytes);
+    }
+  g_ptr_array_add (w->text->attachments, text_attachment_new (type, name, size, "mime"));
+}
+
+/* Appends @s as a paragraph of the body (and of the own text). */
+static void
+append_text (Walk *w, const char *s)
+{
+  GString *targets[2] = { w->text->body, w->embedded ? NULL : w->text->own };
+
+  for (int i = 0; i < 2; i++)
+    {
+      GString *t = targets[i];
+
+      if (t == NULL || *s == '\0')
+        continue;
+      if (t->len > 0 && t->str[t->len - 1] != '\n')
+        g_string_append_c (t, '\n');
+      if (t->len > 0)
+        g_string_append_c (t, '\n');
+      g_string_append (t, s);
+    }
+}
+
+static void
+add_text_part (Walk *w, GMimePart *part)
+{
+  GMimeObject *object = GMIME_OBJECT (part);
+  GByteArray *bytes = part_bytes (part);
+  const char *declared = g_mime_object_get_content_type_parameter (object, "charset");
+  gboolean html = is_type (object, "text", "html");
+  GString *raw = g_string_new_len ((const char *) bytes->data, bytes->len);
+  g_autofree char *utf8 = NULL;
+  CharsetResult cs;
+
+  g_byte_array_unref (bytes);
+  /* Binaries go before charset detection, which they would mislead. */
+  if (!html)
+    w->text->flags |= binary_strip (raw, w->text->attachments);
+  utf8 = charset_to_utf8 (raw->str, raw->len, declared, &cs);
+  g_string_free (raw, TRUE);
+  if (w->text->charset == NULL)
+    w->text->charset = cs.used;
+  if (cs.guessed)
+    w->text->flags |= TEXT_FLAG_CHARSET_GUESSED;
+  if (html)
+    {
+      g_autofree char *plain = html_to_text (utf8, strlen (utf8));
+      append_text (w, plain);
+      w->text->flags |= TEXT_FLAG_HTML;
+    }
+  else
+    append_text (w, utf8);
+  w->text->flags &= ~TEXT_FLAG_NO_TEXT;
+}
+
+static void walk (Walk *w, GMimeObject *object);
+
+/* In multipart/alternative: text/plain, else a part holding it, else HTML,
+ * else the last (richest) part. */
+static GMimeObject *
+best_alternative (GMimeMultipart *mp)
+{
+  int n = g_mime_multipart_get_count (mp);
+  GMimeObject *html = NULL, *nested = NULL;
+
+  for (int i = 0; i < n; i++)
+    {
+      GMimeObject *part = g_mime_multipart_get_part (mp, i);
+
+      if (is_type (part, "text", "plain"))
+        return part;
+      if (html == NULL && is_type (part, "text", "html"))
+        html = part;
+      if (nested == NULL && GMIME_IS_MULTIPART (part))
+        nested = part;
+    }
+  if (nested != NULL)
+    return nested;
+  if (html != NULL)
+    return html;
+  return n > 0 ? g_mime_multipart_get_part (mp, n - 1) : NULL;
+}
+
+static void
+walk_multipart (Walk *w, GMimeMultipart *mp)
+{
+  GMimeObject *object = GMIME_OBJECT (mp);
+  int n = g_mime_multipart_get_count (mp);
+
+  if (is_type (object, "multipart", "alternative"))
+    {
+      GMimeObject *best = best_alternative (mp);
+      if (best)
+        walk (w, best);
+      return;
+    }
+  if (is_type (object, "multipart", "signed") && n > 0)
+    {
+      walk (w, g_mime_multipart_get_part (mp, 0));
+      for (int i = 1; i < n; i++)
+        add_attachment (w, g_mime_multipart_get_part (mp, i));
+      return;
+    }
+  for (int i = 0; i < n; i++)
+    walk (w, g_mime_multipart_get_part (mp, i));
+}
+
+/**
+ * text_raw_header:
+ * @object: a message or part
+ * @name: a header name
+ *
+ * Returns: (transfer none) (nullable): the raw (undecoded, unfolded as
+ *   written) value of the first header called @name
+ */
+const char *
+text_raw_header (GMimeObject *object, const char *name)
+{
+  GMimeHeaderList *list = g_mime_object_get_header_list (object);
+  int n = list ? g_mime_header_list_get_count (list) : 0;
+
+  for (int i = 0; i < n; i++)
+    {
+      GMimeHeader *h = g_mime_header_list_get_header_at (list, i);
+
+      if (g_ascii_strcasecmp (g_mime_header_get_name (h), name) == 0)
+        return g_mime_header_get_raw_value (h);
+    }
+  return NULL;
+}
+
+static char *
+header_text (GMimeObject *object, const char *name)
+{
+  const char *raw = text_raw_header (object, name);
+
+  return raw ? rfc2047_decode (raw, strlen (raw), NULL) : NULL;
+}
+
+/* An embedded message: a short header, then its text (not "own"). */
+static void
+walk_message_part (Walk *w, GMimeMessagePart *mp)
+{
+  GMimeMessage *message = g_mime_message_part_get_message (mp);
+  static const char *const shown[] = { "From", "Date", "Subject" };
+  GString *intro = g_string_new ("----- Embedded message -----\n");
+  gboolean embedded = w->embedded;
+
+  w->text->flags |= TEXT_FLAG_EMBEDDED;
+  if (message == NULL)
+    {
+      g_string_free (intro, TRUE);
+      return;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (shown); i++)
+    {
+      g_autofree char *value = header_text (GMIME_OBJECT (message), shown[i]);
+      if (value)
+        g_string_append_printf (intro, "%s: %s\n", shown[i], g_strstrip (value));
+    }
+  w->embedded = TRUE;
+  append_text (w, intro->str);
+  g_string_free (intro, TRUE);
+  if (g_mime_message_get_mime_part (message))
+    walk (w, g_mime_message_get_mime_part (message));
+  w->embedded = embedded;
+}
+
+static void
+walk (Walk *w, GMimeObject *object)
+{
+  if (w->depth >= MAX_DEPTH)
+    return;
+  w->depth++;
+  if (GMIME_IS_MULTIPART (object))
+    walk_multipart (w, GMIME_MULTIPART (object));
+  else if (GMIME_IS_MESSAGE_PART (object) && !is_attachment (object))
+    walk_message_part (w, GMIME_MESSAGE_PART (object));
+  else if (GMIME_IS_PART (object) && !is_attachment (object) && !is_data_text (object) &&
+           (g_mime_object_get_content_type (object) == NULL || is_type (object, "text", "*")))
+    add_text_part (w, GMIME_PART (object));
+  else
+    add_attachment (w, object);
+  w->depth--;
+}
+
+/**
+ * mail_text_extract:
+ * @message: a parsed message
+ * @text: (out caller-allocates): its text; free with mail_text_clear()
+ *
+ * Walks @message's MIME tree (see the file comment).
+ */
+void
+mail_text_extract (GMimeMessage *message, MailText *text)
+{
+  GMimeObject *root = g_mime_message_get_mime_part (message);
+  Walk w = { text, FALSE, 0 };
+
+  text->body = g_string_new (NULL);
+  text->own = g_string_new (NULL);
+  text->attachments = g_ptr_array_new_with_free_func ((GDestroyNotify) text_attachment_free);
+  text->charset = NULL;
+  text->flags = TEXT_FLAG_NO_TEXT;
+  if (root != NULL)
+    walk (&w, root);
+}

@@ -1,0 +1,205 @@
+/* test-text.c — text extraction: fixtures/text/ and tables.
+ *
+ * Each fixtures/text/<case>.mbox has a <case>.expect beside it: for every
+ * message, its charset, flags, line counts, attachments, then its body
+ * and own text between markers.  DEJA_UPDATE_EXPECT=1 rewrites the
+ * .expect files from the current output (review the diff before
+ * committing it).
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "html.h"
+#include "mail.h"
+#include "mbox.h"
+#include "quote.h"
+#include "text.h"
+
+static void
+dump_record (GString *out, const MailRecord *r)
+{
+  g_autofree char *flags = mail_flags_to_string (r->flags);
+
+  g_string_append_printf (out, "=== message\nsubject %s\nfrom %s <%s>\ndate %s\n", r->subject,
+                          r->from_name, r->from_addr, r->date);
+  g_string_append_printf (out, "charset %s\nflags %s\nquoted_lines %u\nown_lines %u\n",
+                          r->charset, flags ? flags : "", r->quoted_lines, r->own_lines);
+  for (guint i = 0; i < r->attachments->len; i++)
+    {
+      TextAttachment *a = g_ptr_array_index (r->attachments, i);
+      g_string_append_printf (out, "attachment %s %s %" G_GINT64_FORMAT " %s\n", a->content_type,
+                              a->filename ? a->filename : "-", a->size, a->encoding);
+    }
+  g_string_append_printf (out, "--- body\n%s\n--- own_text\n%s\n", r->body, r->own_text);
+}
+
+static void
+extract_file (const char *path, GString *out)
+{
+  g_autofree char *data = NULL;
+  gsize len;
+  g_autoptr (MboxSplitter) s = NULL;
+  MboxSpan span;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  s = mbox_splitter_new (data, len, MBOX_SPLIT_NONE);
+  while (mbox_splitter_next (s, &span, NULL))
+    {
+      g_autoptr (GBytes) bytes = mbox_span_extract (data, &span);
+      gsize n;
+      const char *text = g_bytes_get_data (bytes, &n);
+      g_autoptr (MailRecord) r = mail_record_parse (text ? text : "", n);
+
+      g_assert_true (g_utf8_validate (r->body, -1, NULL));
+      g_assert_true (g_utf8_validate (r->own_text, -1, NULL));
+      dump_record (out, r);
+    }
+}
+
+static void
+test_fixture (gconstpointer data)
+{
+  const char *mbox = data;
+  g_autofree char *base = g_strndup (mbox, strlen (mbox) - strlen (".mbox"));
+  g_autofree char *expect_path = g_strconcat (base, ".expect", NULL);
+  g_autofree char *expected = NULL;
+  g_autoptr (GString) actual = g_string_new (NULL);
+
+  extract_file (mbox, actual);
+  if (g_getenv ("DEJA_UPDATE_EXPECT"))
+    g_assert_true (g_file_set_contents (expect_path, actual->str, -1, NULL));
+  g_assert_true (g_file_get_contents (expect_path, &expected, NULL, NULL));
+  g_assert_cmpstr (actual->str, ==, expected);
+}
+
+/* HTML → text. */
+static const struct {
+  const char *html;
+  const char *text;
+} html_cases[] = {
+  { "<p>One</p><p>Two</p>", "One\n\nTwo\n" },
+  { "a<br>b<br/>c", "a\nb\nc\n" },
+  { "  lots   of\n\n  space  ", "lots of space\n" },
+  { "<ul><li>x<li>y</ul>after", "* x\n* y\n\nafter\n" },
+  { "<pre>  keep\n    this</pre>", "  keep\n    this\n" },
+  { "<div>On Monday, Ann wrote:<blockquote>Hi <b>there</b><br>you</blockquote></div>Reply",
+    "On Monday, Ann wrote:\n\n> Hi there\n> you\n\nReply\n" },
+  { "<table><tr><td>a<td>b</tr><tr><td>c<td>d</table>", "a\tb\nc\td\n" },
+  { "<head><title>T</title><style>x{}</style></head><script>bad()</script>ok &amp; &eacute;",
+    "ok & \xc3\xa9\n" },
+  { "<p>unclosed <b>bold <i>italic", "unclosed bold italic\n" },
+  { "", "" },
+};
+
+static void
+test_html (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (html_cases); i++)
+    {
+      g_autofree char *text = html_to_text (html_cases[i].html, strlen (html_cases[i].html));
+      if (strcmp (text, html_cases[i].text) != 0)
+        g_error ("html case %zu: got '%s', expected '%s'", i, text, html_cases[i].text);
+    }
+}
+
+/* Body → own text, quoted lines, own lines. */
+static const struct {
+  const char *body;
+  const char *own;
+  guint quoted;
+  guint own_lines;
+} quote_cases[] = {
+  { "Hello\n", "Hello\n", 0, 1 },
+  { "Bob wrote:\n> hi\n\nYes.\n", "Yes.\n", 1, 1 },
+  { "On Mon, 3 Mar 2003, Bob Smith\n<bob@example.org> wrote:\n>> deep\n> shallow\nMine.\n", "Mine.\n", 2, 1 },
+  { "In article <x@y>, bob@z (Bob) writes:\n|> old\n:-) smiley stays\n", ":-) smiley stays\n", 1, 1 },
+  { "I agree.\nBob wrote:\n> text\n", "I agree.\n", 1, 1 },
+  { "Text\n\n-- \nSig line\n", "Text\n", 0, 1 },
+  { "Text\n--\nSig\n", "Text\n", 0, 1 },
+  { "Text\n--\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n", "Text\n--\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n", 0, 13 },
+  { "Top\n\n-----Original Message-----\nFrom: x\n\nold text\n", "Top\n", 3, 1 },
+  { "a\n- Hide quoted text -\n> q\n- Show quoted text -\nb\n", "a\nb\n", 1, 2 },
+  { "The list is as follows:\n> not an attribution, still quoted\n",
+    "The list is as follows:\n", 1, 1 },
+  { "\n\nFirst\n\n\n\nSecond\n\n", "First\n\nSecond\n", 0, 2 },
+  { "JS> supercite\nok\n", "ok\n", 1, 1 },
+  { "", "", 0, 0 },
+};
+
+static void
+test_quote (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (quote_cases); i++)
+    {
+      OwnText own;
+
+      quote_own_text (quote_cases[i].body, &own);
+      if (strcmp (own.text, quote_cases[i].own) != 0 || own.quoted_lines != quote_cases[i].quoted ||
+          own.own_lines != quote_cases[i].own_lines)
+        g_error ("quote case %zu: got '%s' (%u quoted, %u own), expected '%s' (%u, %u)", i,
+                 own.text, own.quoted_lines, own.own_lines, quote_cases[i].own,
+                 quote_cases[i].quoted, quote_cases[i].own_lines);
+      g_free (own.text);
+    }
+}
+
+/* Text → text without binaries, and what was found. */
+static void
+test_binary (void)
+{
+  /* Ten full uuencoded lines without "begin": a later part of a split post. */
+  g_autoptr (GString) bare = g_string_new ("part 2 of 3\n");
+  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func ((GDestroyNotify) text_attachment_free);
+  g_autoptr (GString) prose = g_string_new ("MAKE NO MISTAKE\nbegin 644\nend\n");
+  TextFlags flags;
+
+  for (int i = 0; i < 10; i++)
+    g_string_append (bare, "M5&AE('%U:6-K(&)R;W=N(&9O>\"!J=6UP<R!O=F5R('1H92!L87IY(&1O9R$A\n");
+  g_string_append (bare, "thanks\n");
+  flags = binary_strip (bare, found);
+  g_assert_cmpstr (bare->str, ==, "part 2 of 3\nthanks\n");
+  g_assert_cmpint (flags, ==, TEXT_FLAG_UUENCODE);
+  g_assert_cmpuint (found->len, ==, 1);
+  g_assert_cmpint (((TextAttachment *) found->pdata[0])->size, ==, 450);
+
+  /* Prose that merely looks like it is left alone. */
+  flags = binary_strip (prose, found);
+  g_assert_cmpstr (prose->str, ==, "MAKE NO MISTAKE\nbegin 644\nend\n");
+  g_assert_cmpint (flags, ==, 0);
+}
+
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr (GDir) d = NULL;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  g_test_init (&argc, &argv, NULL);
+  mail_init ();
+  g_test_add_func ("/text/html", test_html);
+  g_test_add_func ("/text/quote", test_quote);
+  g_test_add_func ("/text/binary", test_binary);
+  dir = g_test_build_filename (G_TEST_DIST, "text", NULL);
+  d = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (name, ".mbox"))
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  g_assert_cmpuint (names->len, >=, 9);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *n = g_ptr_array_index (names, i);
+      g_autofree char *test = g_strdup_printf ("/text/%.*s", (int) strlen (n) - 5, n);
+      g_test_add_data_func_full (test, g_build_filename (dir, n, NULL), test_fixture, g_free);
+    }
+  return g_test_run ();
+}
