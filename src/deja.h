@@ -13,10 +13,18 @@ G_BEGIN_DECLS
 int cmd_ingest (int argc, char **argv);
 int cmd_scan (int argc, char **argv);
 int cmd_log (int argc, char **argv);
+int cmd_search (int argc, char **argv);
+int cmd_export (int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 void deja_note (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, int *status);
+
+/* cli.c */
+typedef struct _Store Store;
+Store *deja_open_existing_store (const char *path);
+gboolean deja_valid_date (const char *s);
+int deja_check_dates (GOptionContext *context, const char *since, const char *until);
 
 G_END_DECLS

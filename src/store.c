@@ -1,8 +1,8 @@
-/* store.c — deja's SQLite database.
+/* store.c — deja's SQLite database: opening, migrating, ingesting.
  *
- * Only this file includes sqlite3.h: every SQLite return code becomes a
- * GError here (store_fail()), and every statement binds its values (no
- * SQL is ever built from data).  The schema lives in schema/NNN-*.sql and is
+ * Only store*.c include sqlite3.h (reads are in store-query.c): every
+ * SQLite return code becomes a GError (_store_fail()), and every statement
+ * binds its values (no SQL is ever built from data).  The schema lives in schema/NNN-*.sql and is
  * applied in order; PRAGMA user_version holds the version and
  * PRAGMA application_id marks the file as deja's, so that deja refuses a
  * database made by another program or by a newer deja instead of
@@ -15,10 +15,10 @@
  * writes every page twice (log, then checkpoint); measured on a 256 MiB
  * archive, ingest took 9.6 s with WAL and 6.2 s without.
  */
-#include "store.h"
+#include "store-private.h"
 #include "schema.h"
+#include "text.h"
 
-#include <sqlite3.h>
 #include <string.h>
 
 #define DEJA_APPLICATION_ID 0x64656a61 /* "deja" */
@@ -26,21 +26,12 @@
 
 G_DEFINE_QUARK (store-error-quark, store_error)
 
-enum {
-  STMT_INSERT_MESSAGE,
-  STMT_INSERT_REF,
-  STMT_INSERT_GROUP,
-  STMT_SELECT_GROUP,
-  STMT_INSERT_MESSAGE_GROUP,
-  STMT_INSERT_LOG,
-  N_STMTS
-};
-
 static const char *const stmt_sql[N_STMTS] = {
   [STMT_INSERT_MESSAGE] =
     "INSERT INTO messages (file_id, byte_offset, byte_length, line_no, envelope,"
-    " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags,"
+    " own_text, quoted_lines, own_lines, attachment_count)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
   [STMT_INSERT_REF] =
     "INSERT OR IGNORE INTO refs (message_id, kind, position, ref) VALUES (?1, ?2, ?3, ?4)",
   [STMT_INSERT_GROUP] = "INSERT OR IGNORE INTO newsgroups (name) VALUES (?1)",
@@ -50,18 +41,24 @@ static const char *const stmt_sql[N_STMTS] = {
   [STMT_INSERT_LOG] =
     "INSERT INTO separator_log (file_id, line_no, byte_offset, line_text, verdict, reason, shape)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+  [STMT_INSERT_ATTACHMENT] =
+    "INSERT INTO attachments (message_id, position, content_type, filename, size, encoding)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+  /* messages_fts has external content: rows leave the index by being
+   * "deleted" with the values they were indexed with, before the
+   * messages themselves go; a new file's rows go in in one statement. */
+  [STMT_FTS_DELETE_FILE] =
+    "INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
+    " SELECT 'delete', m.id, m.subject, m.own_text FROM messages m"
+    " JOIN files f ON f.id = m.file_id WHERE f.path = ?1",
+  [STMT_FTS_INSERT_FILE] =
+    "INSERT INTO messages_fts (rowid, subject, own_text)"
+    " SELECT id, subject, own_text FROM messages WHERE file_id = ?1",
 };
 
-struct _Store {
-  sqlite3 *db;
-  char *path;
-  sqlite3_stmt *stmts[N_STMTS];
-  gint64 file_id;          /* of the file being ingested, or 0 */
-  GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
-};
 
-static gboolean
-store_fail (Store *store, int rc, const char *what, GError **error)
+gboolean
+_store_fail (Store *store, int rc, const char *what, GError **error)
 {
   g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s: %s", what,
                store->db ? sqlite3_errmsg (store->db) : sqlite3_errstr (rc));
@@ -73,7 +70,7 @@ exec (Store *store, const char *sql, GError **error)
 {
   int rc = sqlite3_exec (store->db, sql, NULL, NULL, NULL);
 
-  return rc == SQLITE_OK ? TRUE : store_fail (store, rc, "database error", error);
+  return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "database error", error);
 }
 
 static gint64
@@ -99,7 +96,7 @@ check_identity (Store *store, GError **error)
   gint64 tables = query_int (store, "SELECT count(*) FROM sqlite_schema");
 
   if (tables < 0)
-    return store_fail (store, SQLITE_NOTADB, "cannot read database", error);
+    return _store_fail (store, SQLITE_NOTADB, "cannot read database", error);
   if (app != DEJA_APPLICATION_ID && (tables > 0 || version != 0))
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_FOREIGN,
@@ -152,7 +149,7 @@ prepare_all (Store *store, GError **error)
       int rc = sqlite3_prepare_v3 (store->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
                                    &store->stmts[i], NULL);
       if (rc != SQLITE_OK)
-        return store_fail (store, rc, "cannot prepare statement", error);
+        return _store_fail (store, rc, "cannot prepare statement", error);
     }
   return TRUE;
 }
@@ -181,7 +178,7 @@ store_open (const char *path, GError **error)
       rc = sqlite3_open_v2 (path, &store->db, SQLITE_OPEN_READONLY, NULL);
       if (rc != SQLITE_OK)
         {
-          store_fail (store, rc, "cannot open database", error);
+          _store_fail (store, rc, "cannot open database", error);
           return NULL;
         }
       if (!check_identity (store, error))
@@ -192,7 +189,7 @@ store_open (const char *path, GError **error)
   rc = sqlite3_open_v2 (path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
   if (rc != SQLITE_OK)
     {
-      store_fail (store, rc, "cannot open database", error);
+      _store_fail (store, rc, "cannot open database", error);
       return NULL;
     }
   sqlite3_busy_timeout (store->db, 10000);
@@ -264,6 +261,26 @@ store_path_with_sha256 (Store *store, const char *sha256)
                      sha256, store->file_id);
 }
 
+void
+_store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text)
+{
+  if (text)
+    sqlite3_bind_text (stmt, i, text, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (stmt, i);
+}
+
+/* Runs a bound statement to completion and resets it. */
+static int
+step_reset (sqlite3_stmt *stmt)
+{
+  int rc = sqlite3_step (stmt);
+
+  sqlite3_reset (stmt);
+  sqlite3_clear_bindings (stmt);
+  return rc;
+}
+
 /**
  * store_begin_file:
  *
@@ -280,6 +297,9 @@ store_begin_file (Store *store, const StoreFileMeta *meta, GError **error)
   g_return_val_if_fail (store->file_id == 0, FALSE);
   if (!exec (store, "BEGIN IMMEDIATE", error))
     return FALSE;
+  sqlite3_bind_text (store->stmts[STMT_FTS_DELETE_FILE], 1, meta->path, -1, SQLITE_STATIC);
+  if ((rc = step_reset (store->stmts[STMT_FTS_DELETE_FILE])) != SQLITE_DONE)
+    goto fail;
   rc = sqlite3_prepare_v2 (store->db, "DELETE FROM files WHERE path = ?1", -1, &stmt, NULL);
   if (rc == SQLITE_OK)
     {
@@ -311,29 +331,9 @@ store_begin_file (Store *store, const StoreFileMeta *meta, GError **error)
   return TRUE;
 
 fail:
-  store_fail (store, rc, "cannot record file", error);
+  _store_fail (store, rc, "cannot record file", error);
   sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
   return FALSE;
-}
-
-static void
-bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text)
-{
-  if (text)
-    sqlite3_bind_text (stmt, i, text, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (stmt, i);
-}
-
-/* Runs a bound statement to completion and resets it. */
-static int
-step_reset (sqlite3_stmt *stmt)
-{
-  int rc = sqlite3_step (stmt);
-
-  sqlite3_reset (stmt);
-  sqlite3_clear_bindings (stmt);
-  return rc;
 }
 
 static gint64
@@ -348,7 +348,7 @@ group_id (Store *store, const char *name, GError **error)
     return GPOINTER_TO_SIZE (id);
   sqlite3_bind_text (ins, 1, name, -1, SQLITE_STATIC);
   if ((rc = step_reset (ins)) != SQLITE_DONE)
-    return store_fail (store, rc, "cannot record newsgroup", error), -1;
+    return _store_fail (store, rc, "cannot record newsgroup", error), -1;
   sqlite3_bind_text (sel, 1, name, -1, SQLITE_STATIC);
   if (sqlite3_step (sel) == SQLITE_ROW)
     value = sqlite3_column_int64 (sel, 0);
@@ -373,7 +373,7 @@ add_refs (Store *store, gint64 id, const char *kind, GPtrArray *ids, GError **er
       sqlite3_bind_int (stmt, 3, (int) i);
       sqlite3_bind_text (stmt, 4, g_ptr_array_index (ids, i), -1, SQLITE_STATIC);
       if ((rc = step_reset (stmt)) != SQLITE_DONE)
-        return store_fail (store, rc, "cannot record reference", error);
+        return _store_fail (store, rc, "cannot record reference", error);
     }
   return TRUE;
 }
@@ -393,12 +393,35 @@ add_groups (Store *store, gint64 id, GPtrArray *groups, GError **error)
       sqlite3_bind_int64 (stmt, 1, id);
       sqlite3_bind_int64 (stmt, 2, gid);
       if ((rc = step_reset (stmt)) != SQLITE_DONE)
-        return store_fail (store, rc, "cannot record newsgroup", error);
+        return _store_fail (store, rc, "cannot record newsgroup", error);
     }
   return TRUE;
 }
 
-/* Adds one message of the current file, with its references and groups. */
+static gboolean
+add_attachments (Store *store, gint64 id, GPtrArray *attachments, GError **error)
+{
+  sqlite3_stmt *stmt = store->stmts[STMT_INSERT_ATTACHMENT];
+
+  for (guint i = 0; attachments && i < attachments->len; i++)
+    {
+      const TextAttachment *a = g_ptr_array_index (attachments, i);
+      int rc;
+
+      sqlite3_bind_int64 (stmt, 1, id);
+      sqlite3_bind_int (stmt, 2, (int) i);
+      sqlite3_bind_text (stmt, 3, a->content_type, -1, SQLITE_STATIC);
+      _store_bind_text_or_null (stmt, 4, a->filename);
+      sqlite3_bind_int64 (stmt, 5, a->size);
+      sqlite3_bind_text (stmt, 6, a->encoding, -1, SQLITE_STATIC);
+      if ((rc = step_reset (stmt)) != SQLITE_DONE)
+        return _store_fail (store, rc, "cannot record attachment", error);
+    }
+  return TRUE;
+}
+
+/* Adds one message of the current file, with its attachments, references
+ * and groups. */
 gboolean
 store_add_message (Store *store, const StoreMessage *m, GError **error)
 {
@@ -413,20 +436,25 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   sqlite3_bind_int64 (stmt, 2, m->byte_offset);
   sqlite3_bind_int64 (stmt, 3, m->byte_length);
   sqlite3_bind_int64 (stmt, 4, m->line_no);
-  bind_text_or_null (stmt, 5, m->envelope);
-  bind_text_or_null (stmt, 6, r->message_id);
-  bind_text_or_null (stmt, 7, r->subject);
-  bind_text_or_null (stmt, 8, r->from_addr);
-  bind_text_or_null (stmt, 9, r->from_name);
-  bind_text_or_null (stmt, 10, r->date);
-  bind_text_or_null (stmt, 11, r->date_raw);
-  bind_text_or_null (stmt, 12, r->body ? r->body : "");
-  bind_text_or_null (stmt, 13, r->charset);
-  bind_text_or_null (stmt, 14, flags);
+  _store_bind_text_or_null (stmt, 5, m->envelope);
+  _store_bind_text_or_null (stmt, 6, r->message_id);
+  _store_bind_text_or_null (stmt, 7, r->subject);
+  _store_bind_text_or_null (stmt, 8, r->from_addr);
+  _store_bind_text_or_null (stmt, 9, r->from_name);
+  _store_bind_text_or_null (stmt, 10, r->date);
+  _store_bind_text_or_null (stmt, 11, r->date_raw);
+  _store_bind_text_or_null (stmt, 12, r->body ? r->body : "");
+  _store_bind_text_or_null (stmt, 13, r->charset);
+  _store_bind_text_or_null (stmt, 14, flags);
+  _store_bind_text_or_null (stmt, 15, r->own_text);
+  sqlite3_bind_int64 (stmt, 16, r->quoted_lines);
+  sqlite3_bind_int64 (stmt, 17, r->own_lines);
+  sqlite3_bind_int64 (stmt, 18, r->attachments ? r->attachments->len : 0);
   if ((rc = step_reset (stmt)) != SQLITE_DONE)
-    return store_fail (store, rc, "cannot record message", error);
+    return _store_fail (store, rc, "cannot record message", error);
   id = sqlite3_last_insert_rowid (store->db);
-  return add_refs (store, id, "references", r->references, error) &&
+  return add_attachments (store, id, r->attachments, error) &&
+         add_refs (store, id, "references", r->references, error) &&
          add_refs (store, id, "in-reply-to", r->in_reply_to, error) &&
          add_groups (store, id, r->newsgroups, error);
 }
@@ -447,7 +475,7 @@ store_add_log (Store *store, const MboxLogEntry *e, const char *line_text, GErro
   sqlite3_bind_text (stmt, 6, reason, -1, SQLITE_STATIC);
   sqlite3_bind_text (stmt, 7, shape, -1, SQLITE_STATIC);
   if ((rc = step_reset (stmt)) != SQLITE_DONE)
-    return store_fail (store, rc, "cannot record separator log", error);
+    return _store_fail (store, rc, "cannot record separator log", error);
   return TRUE;
 }
 
@@ -460,9 +488,12 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
   int rc;
 
   g_return_val_if_fail (store->file_id > 0, FALSE);
-  rc = sqlite3_prepare_v2 (store->db,
-                           "UPDATE files SET sha256 = ?1, messages = ?2, lines = ?3 WHERE id = ?4",
-                           -1, &stmt, NULL);
+  sqlite3_bind_int64 (store->stmts[STMT_FTS_INSERT_FILE], 1, store->file_id);
+  rc = step_reset (store->stmts[STMT_FTS_INSERT_FILE]);
+  if (rc == SQLITE_DONE)
+    rc = sqlite3_prepare_v2 (store->db,
+                             "UPDATE files SET sha256 = ?1, messages = ?2, lines = ?3 WHERE id = ?4",
+                             -1, &stmt, NULL);
   if (rc == SQLITE_OK)
     {
       sqlite3_bind_text (stmt, 1, sha256, -1, SQLITE_STATIC);
@@ -474,7 +505,7 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
     }
   if (rc != SQLITE_DONE || (rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
     {
-      store_fail (store, rc, "cannot commit", error);
+      _store_fail (store, rc, "cannot commit", error);
       store_abort_file (store);
       return FALSE;
     }
@@ -492,46 +523,4 @@ store_abort_file (Store *store)
   /* Groups created in the transaction are gone again. */
   g_hash_table_remove_all (store->group_ids);
   store->file_id = 0;
-}
-
-/**
- * store_foreach_log:
- * @filter: (nullable): which rows
- *
- * Calls @func for each separator log row, by file and line.
- */
-gboolean
-store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func,
-                   gpointer user_data, GError **error)
-{
-  sqlite3_stmt *stmt;
-  int rc;
-
-  rc = sqlite3_prepare_v2 (store->db,
-                           "SELECT f.path, l.line_no, l.byte_offset, l.line_text, l.verdict,"
-                           " l.reason, l.shape FROM separator_log l JOIN files f ON f.id = l.file_id"
-                           " WHERE (?1 IS NULL OR l.verdict = ?1) AND (?2 IS NULL OR f.path = ?2)"
-                           " ORDER BY f.path, l.line_no",
-                           -1, &stmt, NULL);
-  if (rc != SQLITE_OK)
-    return store_fail (store, rc, "cannot read separator log", error);
-  bind_text_or_null (stmt, 1, filter ? filter->verdict : NULL);
-  bind_text_or_null (stmt, 2, filter ? filter->path : NULL);
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      StoreLogRow row = {
-        (const char *) sqlite3_column_text (stmt, 0),
-        sqlite3_column_int64 (stmt, 1),
-        sqlite3_column_int64 (stmt, 2),
-        (const char *) sqlite3_column_text (stmt, 3),
-        (const char *) sqlite3_column_text (stmt, 4),
-        (const char *) sqlite3_column_text (stmt, 5),
-        (const char *) sqlite3_column_text (stmt, 6),
-      };
-      func (&row, user_data);
-    }
-  sqlite3_finalize (stmt);
-  if (rc != SQLITE_DONE)
-    return store_fail (store, rc, "cannot read separator log", error);
-  return TRUE;
 }

@@ -13,6 +13,7 @@ GQuark store_error_quark (void);
 
 typedef enum {
   STORE_ERROR_SQLITE,   /* SQLite said no */
+  STORE_ERROR_QUERY,    /* the user's search query is malformed */
   STORE_ERROR_FOREIGN,  /* not a deja database */
   STORE_ERROR_NEWER,    /* made by a newer deja */
 } StoreError;
@@ -52,6 +53,24 @@ typedef struct {
 
 typedef void (*StoreLogFunc) (const StoreLogRow *row, gpointer user_data);
 
+/* Which messages a search or an export covers; NULL members do not filter. */
+typedef struct {
+  const char *match;     /* FTS5 query over subject and own text */
+  const char *group;     /* newsgroup name, or a glob ("comp.lang.*") */
+  const char *since;     /* ISO 8601 date or prefix, inclusive */
+  const char *until;     /* ISO 8601 date or prefix, inclusive */
+  gint64 limit;          /* 0: no limit */
+} StoreFilter;
+
+/* One value of a result row: text is NULL for SQL NULL. */
+typedef struct {
+  const char *name;
+  const char *text;
+  gboolean number;
+} StoreValue;
+
+typedef gboolean (*StoreRowFunc) (const StoreValue *values, guint n, gpointer user_data);
+
 Store *store_open (const char *path, GError **error);
 void store_close (Store *store);
 
@@ -68,6 +87,14 @@ void store_abort_file (Store *store);
 
 gboolean store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func,
                             gpointer user_data, GError **error);
+
+gboolean store_search (Store *store, const StoreFilter *filter, const char *mark_open,
+                       const char *mark_close, StoreRowFunc func, gpointer user_data,
+                       GError **error);
+const char *const *store_export_fields (void);
+const char *const *store_export_default_fields (void);
+gboolean store_export (Store *store, const StoreFilter *filter, const char *const *fields,
+                       StoreRowFunc func, gpointer user_data, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Store, store_close)
 

@@ -1,0 +1,49 @@
+/* cli.c — what the read commands (log, search, export) share. */
+#include "deja.h"
+#include "store.h"
+
+#include <string.h>
+
+/* Opens an existing database, or says why not (naming it). */
+Store *
+deja_open_existing_store (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  Store *store;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      deja_error ("cannot open database '%s': no such file", path);
+      return NULL;
+    }
+  if ((store = store_open (path, &error)) == NULL)
+    deja_error ("cannot open database '%s': %s", path, error->message);
+  return store;
+}
+
+/* YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (a prefix of how
+ * messages.date is written, so that comparisons are by text). */
+gboolean
+deja_valid_date (const char *s)
+{
+  static const char pattern[] = "dddd-dd-ddTdd:dd:dd";
+  gsize n = strlen (s);
+
+  if (n != 4 && n != 7 && n != 10 && n != 19)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    if (pattern[i] == 'd' ? !g_ascii_isdigit (s[i]) : s[i] != pattern[i])
+      return FALSE;
+  return TRUE;
+}
+
+/* Checks --since/--until; returns 0 or the usage error status. */
+int
+deja_check_dates (GOptionContext *context, const char *since, const char *until)
+{
+  if (since && !deja_valid_date (since))
+    return deja_usage_error (context, "--since '%s' is not a date (YYYY, YYYY-MM, YYYY-MM-DD)", since);
+  if (until && !deja_valid_date (until))
+    return deja_usage_error (context, "--until '%s' is not a date (YYYY, YYYY-MM, YYYY-MM-DD)", until);
+  return 0;
+}

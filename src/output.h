@@ -1,0 +1,19 @@
+/* output.h — writing results: field escaping, and files that appear whole. */
+#pragma once
+
+#include <glib.h>
+#include <stdio.h>
+
+G_BEGIN_DECLS
+
+void output_csv_field (GString *out, const char *text);
+void output_tsv_field (GString *out, const char *text);
+void output_json_string (GString *out, const char *text);
+
+typedef struct _Output Output;
+
+Output *output_open (const char *path, GError **error);
+FILE *output_stream (Output *output);
+gboolean output_close (Output *output, gboolean commit, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,34 @@
+/* store-private.h — what store.c and store-query.c share. */
+#pragma once
+
+#include "store.h"
+
+#include <sqlite3.h>
+
+G_BEGIN_DECLS
+
+enum {
+  STMT_INSERT_MESSAGE,
+  STMT_INSERT_REF,
+  STMT_INSERT_GROUP,
+  STMT_SELECT_GROUP,
+  STMT_INSERT_MESSAGE_GROUP,
+  STMT_INSERT_LOG,
+  STMT_INSERT_ATTACHMENT,
+  STMT_FTS_DELETE_FILE,
+  STMT_FTS_INSERT_FILE,
+  N_STMTS
+};
+
+struct _Store {
+  sqlite3 *db;
+  char *path;
+  sqlite3_stmt *stmts[N_STMTS];
+  gint64 file_id;          /* of the file being ingested, or 0 */
+  GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
+};
+
+gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
+void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);
+
+G_END_DECLS

@@ -1,0 +1,255 @@
+/* store-query.c — reading the database: separator log, search, export.
+ *
+ * Every statement is a constant or assembled from constant fragments
+ * (export fields come from a fixed table); values are always bound.
+ */
+#include "store-private.h"
+
+#include <string.h>
+
+/**
+ * store_foreach_log:
+ * @filter: (nullable): which rows
+ *
+ * Calls @func for each separator log row, by file and line.
+ */
+gboolean
+store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func,
+                   gpointer user_data, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  rc = sqlite3_prepare_v2 (store->db,
+                           "SELECT f.path, l.line_no, l.byte_offset, l.line_text, l.verdict,"
+                           " l.reason, l.shape FROM separator_log l JOIN files f ON f.id = l.file_id"
+                           " WHERE (?1 IS NULL OR l.verdict = ?1) AND (?2 IS NULL OR f.path = ?2)"
+                           " ORDER BY f.path, l.line_no",
+                           -1, &stmt, NULL);
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read separator log", error);
+  _store_bind_text_or_null (stmt, 1, filter ? filter->verdict : NULL);
+  _store_bind_text_or_null (stmt, 2, filter ? filter->path : NULL);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      StoreLogRow row = {
+        (const char *) sqlite3_column_text (stmt, 0),
+        sqlite3_column_int64 (stmt, 1),
+        sqlite3_column_int64 (stmt, 2),
+        (const char *) sqlite3_column_text (stmt, 3),
+        (const char *) sqlite3_column_text (stmt, 4),
+        (const char *) sqlite3_column_text (stmt, 5),
+        (const char *) sqlite3_column_text (stmt, 6),
+      };
+      func (&row, user_data);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot read separator log", error);
+  return TRUE;
+}
+
+/* The filter's conditions on messages m; parameters :group, :since,
+ * :until and :match. */
+#define FILTER_SQL \
+  " (:group IS NULL OR EXISTS (SELECT 1 FROM message_newsgroups mg" \
+  "   JOIN newsgroups g ON g.id = mg.newsgroup_id" \
+  "   WHERE mg.message_id = m.id AND g.name GLOB :group))" \
+  " AND (:since IS NULL OR m.date >= :since)" \
+  " AND (:until IS NULL OR substr(m.date, 1, length(:until)) <= :until)"
+
+static void
+bind_named (sqlite3_stmt *stmt, const char *name, const char *text)
+{
+  int i = sqlite3_bind_parameter_index (stmt, name);
+
+  if (i > 0)
+    _store_bind_text_or_null (stmt, i, text);
+}
+
+static void
+bind_filter (sqlite3_stmt *stmt, const StoreFilter *filter)
+{
+  int i = sqlite3_bind_parameter_index (stmt, ":limit");
+
+  bind_named (stmt, ":match", filter->match);
+  bind_named (stmt, ":group", filter->group);
+  bind_named (stmt, ":since", filter->since);
+  bind_named (stmt, ":until", filter->until);
+  if (i > 0)
+    sqlite3_bind_int64 (stmt, i, filter->limit > 0 ? filter->limit : -1);
+}
+
+/* Steps @stmt, handing each row to @func (which may stop the walk). */
+static gboolean
+run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer user_data,
+          const char *what, GError **error)
+{
+  int n = sqlite3_column_count (stmt), rc;
+  g_autofree StoreValue *values = g_new0 (StoreValue, n);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+  /* Copies: a statement may be re-prepared by its first step (bound GLOB
+   * patterns do that), which frees the names it gave out. */
+  for (int i = 0; i < n; i++)
+    {
+      g_ptr_array_add (names, g_strdup (sqlite3_column_name (stmt, i)));
+      values[i].name = g_ptr_array_index (names, i);
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      for (int i = 0; i < n; i++)
+        {
+          values[i].text = (const char *) sqlite3_column_text (stmt, i);
+          values[i].number = sqlite3_column_type (stmt, i) == SQLITE_INTEGER ||
+                             sqlite3_column_type (stmt, i) == SQLITE_FLOAT;
+        }
+      if (!func (values, n, user_data))
+        {
+          rc = SQLITE_DONE;
+          break;
+        }
+    }
+  if (rc != SQLITE_DONE)
+    {
+      /* FTS5 reports query syntax errors when the statement runs. */
+      const char *msg = sqlite3_errmsg (store->db);
+      if (strstr (msg, "fts5") || strstr (msg, "no such column"))
+        g_set_error (error, STORE_ERROR, STORE_ERROR_QUERY, "bad search query: %s", msg);
+      else
+        _store_fail (store, rc, what, error);
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE;
+}
+
+/**
+ * store_search:
+ * @filter: filter->match is required
+ * @mark_open, @mark_close: what surrounds each hit in the snippet
+ *
+ * Calls @func for each matching message, best match first (FTS5's bm25
+ * rank), with columns id, date, from_name, from_addr, subject, snippet,
+ * file, byte_offset.
+ */
+gboolean
+store_search (Store *store, const StoreFilter *filter, const char *mark_open,
+              const char *mark_close, StoreRowFunc func, gpointer user_data, GError **error)
+{
+  static const char sql[] =
+    "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
+    " snippet(messages_fts, -1, :open, :close, '…', 16) AS snippet,"
+    " f.path AS file, m.byte_offset"
+    " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+    " JOIN files f ON f.id = m.file_id"
+    " WHERE messages_fts MATCH :match AND" FILTER_SQL
+    " ORDER BY rank LIMIT :limit";
+  sqlite3_stmt *stmt;
+  int rc;
+
+  g_return_val_if_fail (filter->match != NULL, FALSE);
+  if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
+    return _store_fail (store, rc, "cannot search", error);
+  bind_filter (stmt, filter);
+  bind_named (stmt, ":open", mark_open);
+  bind_named (stmt, ":close", mark_close);
+  return run_rows (store, stmt, func, user_data, "cannot search", error);
+}
+
+/* Export fields: name and SQL expression over messages m and files f. */
+static const struct {
+  const char *name;
+  const char *sql;
+} export_fields[] = {
+  { "id", "m.id" },
+  { "file", "f.path" },
+  { "byte_offset", "m.byte_offset" },
+  { "byte_length", "m.byte_length" },
+  { "line_no", "m.line_no" },
+  { "message_id", "m.message_id" },
+  { "date", "m.date" },
+  { "date_raw", "m.date_raw" },
+  { "from_addr", "m.from_addr" },
+  { "from_name", "m.from_name" },
+  { "subject", "m.subject" },
+  { "newsgroups", "(SELECT group_concat(name, ',') FROM (SELECT g.name FROM message_newsgroups mg"
+                  " JOIN newsgroups g ON g.id = mg.newsgroup_id WHERE mg.message_id = m.id"
+                  " ORDER BY g.name))" },
+  { "in_reply_to", "(SELECT ref FROM refs WHERE message_id = m.id AND kind = 'in-reply-to'"
+                   " ORDER BY position LIMIT 1)" },
+  { "references", "(SELECT group_concat(ref, ' ') FROM (SELECT ref FROM refs"
+                  " WHERE message_id = m.id AND kind = 'references' ORDER BY position))" },
+  { "thread_id", "m.thread_id" },
+  { "parent_id", "m.parent_id" },
+  { "charset", "m.charset" },
+  { "flags", "m.flags" },
+  { "quoted_lines", "m.quoted_lines" },
+  { "own_lines", "m.own_lines" },
+  { "attachment_count", "m.attachment_count" },
+  { "body", "m.body" },
+  { "own_text", "m.own_text" },
+};
+
+const char *const *
+store_export_fields (void)
+{
+  static const char *names[G_N_ELEMENTS (export_fields) + 1];
+
+  if (names[0] == NULL)
+    for (gsize i = 0; i < G_N_ELEMENTS (export_fields); i++)
+      names[i] = export_fields[i].name;
+  return names;
+}
+
+const char *const *
+store_export_default_fields (void)
+{
+  static const char *const names[] = {
+    "id", "file", "byte_offset", "message_id", "date", "from_addr", "from_name", "subject",
+    "newsgroups", "in_reply_to", "thread_id", "parent_id", "quoted_lines", "own_lines",
+    "body", "own_text", NULL,
+  };
+  return names;
+}
+
+static const char *
+export_field_sql (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (export_fields); i++)
+    if (strcmp (export_fields[i].name, name) == 0)
+      return export_fields[i].sql;
+  return NULL;
+}
+
+/**
+ * store_export:
+ * @fields: names from store_export_fields(); unknown names are a
+ *   programming error (check them first)
+ *
+ * Calls @func for each message the filter selects, in archive order
+ * (messages.id), with the given fields.
+ */
+gboolean
+store_export (Store *store, const StoreFilter *filter, const char *const *fields,
+              StoreRowFunc func, gpointer user_data, GError **error)
+{
+  g_autoptr (GString) sql = g_string_new ("SELECT ");
+  sqlite3_stmt *stmt;
+  int rc;
+
+  for (gsize i = 0; fields[i]; i++)
+    {
+      const char *expr = export_field_sql (fields[i]);
+
+      g_return_val_if_fail (expr != NULL, FALSE);
+      g_string_append_printf (sql, "%s%s AS \"%s\"", i ? ", " : "", expr, fields[i]);
+    }
+  g_string_append (sql, " FROM messages m JOIN files f ON f.id = m.file_id WHERE"
+                        " (:match IS NULL OR m.id IN (SELECT rowid FROM messages_fts"
+                        "  WHERE messages_fts MATCH :match)) AND" FILTER_SQL
+                        " ORDER BY m.id LIMIT :limit");
+  if ((rc = sqlite3_prepare_v2 (store->db, sql->str, -1, &stmt, NULL)) != SQLITE_OK)
+    return _store_fail (store, rc, "cannot export", error);
+  bind_filter (stmt, filter);
+  return run_rows (store, stmt, func, user_data, "cannot export", error);
+}
