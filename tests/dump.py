@@ -35,8 +35,12 @@ def dump(db_path):
             " FROM messages m JOIN files f ON f.id = m.file_id ORDER BY f.path, m.byte_offset"):
         mid, path = row[0], os.path.basename(row[1].decode())
         out.append("message\t%s:%s\t" % (path, row[2]) + "\t".join(text(v) for v in row[3:]))
-        body = db.execute("SELECT body FROM messages WHERE id = ?", (mid,)).fetchone()[0]
+        body, own, quoted, own_lines, attachments = db.execute(
+            "SELECT body, own_text, quoted_lines, own_lines, attachment_count FROM messages"
+            " WHERE id = ?", (mid,)).fetchone()
         out.append("body\t" + text(body))
+        out.append("own\t%s quoted, %s own lines, %d attachments\t%s" % (
+            quoted, own_lines, attachments, text(own)))
     for row in db.execute(
             "SELECT f.path, l.line_no, l.byte_offset, l.verdict, l.reason, l.shape, l.line_text"
             " FROM separator_log l JOIN files f ON f.id = l.file_id ORDER BY f.path, l.line_no"):
