@@ -30,7 +30,7 @@ Input *input_open (const char *path, GError **error);
 void input_release (Input *input, goffset upto);
 void input_free (Input *input);
 gboolean input_is_gzip_path (const char *path);
-char *input_sha256 (Input *input);
+char *input_sha256 (const Input *input);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Input, input_free)
 

@@ -6,6 +6,7 @@
  * they were pushed.  Batches keep the cost of locking per message small.
  */
 #include "parse.h"
+#include "charset.h"
 
 struct _ParsePool {
   GThreadPool *threads;
@@ -29,7 +30,11 @@ parse_batch_free (ParseBatch *batch)
   if (batch == NULL)
     return;
   for (guint i = 0; i < batch->items->len; i++)
-    mail_record_free (g_array_index (batch->items, ParseItem, i).record);
+    {
+      ParseItem *item = &g_array_index (batch->items, ParseItem, i);
+      mail_record_free (item->record);
+      g_free (item->envelope);
+    }
   g_array_unref (batch->items);
   g_free (batch);
 }
@@ -48,6 +53,9 @@ decode_batch (gpointer data, gpointer user_data)
       const char *text = g_bytes_get_data (bytes, &len);
 
       item->record = mail_record_parse (text ? text : "", len);
+      if (item->span.envelope_length)
+        item->envelope = charset_to_utf8 (pool->buf + item->span.offset,
+                                          item->span.envelope_length, NULL, NULL);
     }
   g_mutex_lock (&pool->lock);
   batch->done = TRUE;

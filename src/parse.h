@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 typedef struct {
   MboxSpan span;
   MailRecord *record;      /* set by a worker */
+  char *envelope;          /* the envelope line as UTF-8 (or NULL), set by a worker */
 } ParseItem;
 
 typedef struct {
