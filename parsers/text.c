@@ -115,14 +115,14 @@ static GByteArray *
 part_bytes (GMimePart *part)
 {
   GMimeDataWrapper *content = g_mime_part_get_content (part);
-  g_autoptr (GMimeStream) mem = g_mime_stream_mem_new ();
   GByteArray *bytes = g_byte_array_new ();
+  g_autoptr (GMimeStream) mem = NULL;
   guint w = 0;
 
   if (content == NULL)
     return bytes;
+  mem = g_mime_stream_mem_new_with_byte_array (bytes);
   g_mime_stream_mem_set_owner (GMIME_STREAM_MEM (mem), FALSE);
-  g_mime_stream_mem_set_byte_array (GMIME_STREAM_MEM (mem), bytes);
   g_mime_data_wrapper_write_to_stream (content, mem);
   for (guint i = 0; i < bytes->len; i++)
     if (!(bytes->data[i] == '\r' && i + 1 < bytes->len && bytes->data[i + 1] == '\n'))

@@ -26,24 +26,6 @@ csv_row (Writer *w, const StoreValue *v, guint n, gboolean header)
   g_string_append (w->line, "\r\n");   /* RFC 4180 */
 }
 
-static void
-jsonl_row (Writer *w, const StoreValue *v, guint n)
-{
-  g_string_append_c (w->line, '{');
-  for (guint i = 0; i < n; i++)
-    {
-      if (i)
-        g_string_append (w->line, ", ");
-      output_json_string (w->line, v[i].name);
-      g_string_append (w->line, ": ");
-      if (v[i].number && v[i].text)
-        g_string_append (w->line, v[i].text);
-      else
-        output_json_string (w->line, v[i].text);
-    }
-  g_string_append (w->line, "}\n");
-}
-
 static gboolean
 write_row (const StoreValue *v, guint n, gpointer user_data)
 {
@@ -53,7 +35,10 @@ write_row (const StoreValue *v, guint n, gpointer user_data)
   if (w->csv)
     csv_row (w, v, n, FALSE);
   else
-    jsonl_row (w, v, n);
+    {
+      output_json_object (w->line, v, n);
+      g_string_append_c (w->line, '\n');
+    }
   w->failed = fwrite (w->line->str, 1, w->line->len, w->stream) != w->line->len;
   w->rows++;
   return !w->failed;

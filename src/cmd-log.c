@@ -1,5 +1,6 @@
 /* cmd-log.c — deja log --db DB: the separator log, for review. */
 #include "deja.h"
+#include "output.h"
 #include "store.h"
 
 #include <stdio.h>
@@ -12,37 +13,24 @@ print_text (const StoreLogRow *row, gpointer user_data)
           row->reason, row->shape, row->line_text);
 }
 
-/* TSV: tabs and newlines in fields are escaped as \t and \n. */
-static void
-print_field (const char *s, gboolean last)
-{
-  for (; *s; s++)
-    {
-      if (*s == '\t')
-        fputs ("\\t", stdout);
-      else if (*s == '\n')
-        fputs ("\\n", stdout);
-      else if (*s == '\\')
-        fputs ("\\\\", stdout);
-      else
-        putchar (*s);
-    }
-  putchar (last ? '\n' : '\t');
-}
-
+/* TSV: tabs, newlines and backslashes in fields are escaped (output.c). */
 static void
 print_tsv (const StoreLogRow *row, gpointer user_data)
 {
-  g_autofree char *line = g_strdup_printf ("%" G_GINT64_FORMAT, row->line_no);
+  g_autoptr (GString) line = g_string_new (NULL);
+  const char *fields[] = { row->path, NULL, NULL, row->verdict, row->reason, row->shape,
+                           row->line_text };
+  g_autofree char *line_no = g_strdup_printf ("%" G_GINT64_FORMAT, row->line_no);
   g_autofree char *offset = g_strdup_printf ("%" G_GINT64_FORMAT, row->byte_offset);
 
-  print_field (row->path, FALSE);
-  print_field (line, FALSE);
-  print_field (offset, FALSE);
-  print_field (row->verdict, FALSE);
-  print_field (row->reason, FALSE);
-  print_field (row->shape, FALSE);
-  print_field (row->line_text, TRUE);
+  fields[1] = line_no;
+  fields[2] = offset;
+  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      output_tsv_field (line, fields[i]);
+      g_string_append_c (line, i + 1 < G_N_ELEMENTS (fields) ? '\t' : '\n');
+    }
+  fputs (line->str, stdout);
 }
 
 int
@@ -87,17 +75,8 @@ cmd_log (int argc, char **argv)
     }
   else if (format)
     return deja_usage_error (context, "--format must be text or tsv");
-  if (!g_file_test (db, G_FILE_TEST_EXISTS))
-    {
-      deja_error ("cannot open database '%s': no such file", db);
-      return DEJA_EXIT_FAILED;
-    }
-  store = store_open (db, &error);
-  if (store == NULL)
-    {
-      deja_error ("cannot open database '%s': %s", db, error->message);
-      return DEJA_EXIT_FAILED;
-    }
+  if ((store = deja_open_existing_store (db)) == NULL)
+    return DEJA_EXIT_FAILED;
   filter.verdict = verdict;
   if (file)
     filter.path = abs = g_canonicalize_filename (file, NULL);

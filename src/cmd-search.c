@@ -83,16 +83,8 @@ row_tsv (Printer *p, const StoreValue *v, guint n)
 static void
 row_json (Printer *p, const StoreValue *v, guint n)
 {
-  g_string_append (p->line, p->rows == 0 ? "[\n  {" : ",\n  {");
-  for (guint i = 0; i < n; i++)
-    {
-      g_string_append_printf (p->line, "%s\"%s\": ", i ? ", " : "", v[i].name);
-      if (v[i].number && v[i].text)
-        g_string_append (p->line, v[i].text);
-      else
-        output_json_string (p->line, v[i].text);
-    }
-  g_string_append_c (p->line, '}');
+  g_string_append (p->line, p->rows == 0 ? "[\n  " : ",\n  ");
+  output_json_object (p->line, v, n);
 }
 
 static gboolean

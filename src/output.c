@@ -80,6 +80,25 @@ output_json_string (GString *out, const char *text)
   g_string_append_c (out, '"');
 }
 
+/* A result row as one JSON object: numbers as numbers, NULL as null. */
+void
+output_json_object (GString *out, const StoreValue *values, guint n)
+{
+  g_string_append_c (out, '{');
+  for (guint i = 0; i < n; i++)
+    {
+      if (i)
+        g_string_append (out, ", ");
+      output_json_string (out, values[i].name);
+      g_string_append (out, ": ");
+      if (values[i].number && values[i].text)
+        g_string_append (out, values[i].text);
+      else
+        output_json_string (out, values[i].text);
+    }
+  g_string_append_c (out, '}');
+}
+
 struct _Output {
   FILE *stream;
   char *path;       /* NULL for stdout */

@@ -4,11 +4,14 @@
 #include <glib.h>
 #include <stdio.h>
 
+#include "store.h"
+
 G_BEGIN_DECLS
 
 void output_csv_field (GString *out, const char *text);
 void output_tsv_field (GString *out, const char *text);
 void output_json_string (GString *out, const char *text);
+void output_json_object (GString *out, const StoreValue *values, guint n);
 
 typedef struct _Output Output;
 

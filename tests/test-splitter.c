@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "mbox.h"
 
 typedef struct {
@@ -81,12 +82,6 @@ read_expect (const char *path)
   return g_string_free (out, FALSE);
 }
 
-static gint
-compare_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 static void
 test_fixture (gconstpointer data)
 {
@@ -103,25 +98,7 @@ test_fixture (gconstpointer data)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *dir = NULL;
-  g_autoptr (GDir) d = NULL;
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
   g_test_init (&argc, &argv, NULL);
-  dir = g_test_build_filename (G_TEST_DIST, "from", NULL);
-  d = g_dir_open (dir, 0, NULL);
-  g_assert_nonnull (d);
-  while ((name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (name, ".mbox"))
-      g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, compare_names);
-  g_assert_cmpuint (names->len, >=, 10);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *n = g_ptr_array_index (names, i);
-      g_autofree char *test = g_strdup_printf ("/splitter/%.*s", (int) strlen (n) - 5, n);
-      g_test_add_data_func_full (test, g_build_filename (dir, n, NULL), test_fixture, g_free);
-    }
+  g_assert_cmpuint (fixture_tests_add ("from", "/splitter", test_fixture), >=, 10);
   return g_test_run ();
 }

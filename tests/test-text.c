@@ -11,6 +11,7 @@
 
 #include "html.h"
 #include "mail.h"
+#include "fixtures.h"
 #include "mbox.h"
 #include "quote.h"
 #include "text.h"
@@ -168,38 +169,14 @@ test_binary (void)
   g_assert_cmpint (flags, ==, 0);
 }
 
-static gint
-compare_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 int
 main (int argc, char **argv)
 {
-  g_autofree char *dir = NULL;
-  g_autoptr (GDir) d = NULL;
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
   g_test_init (&argc, &argv, NULL);
   mail_init ();
   g_test_add_func ("/text/html", test_html);
   g_test_add_func ("/text/quote", test_quote);
   g_test_add_func ("/text/binary", test_binary);
-  dir = g_test_build_filename (G_TEST_DIST, "text", NULL);
-  d = g_dir_open (dir, 0, NULL);
-  g_assert_nonnull (d);
-  while ((name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (name, ".mbox"))
-      g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, compare_names);
-  g_assert_cmpuint (names->len, >=, 9);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *n = g_ptr_array_index (names, i);
-      g_autofree char *test = g_strdup_printf ("/text/%.*s", (int) strlen (n) - 5, n);
-      g_test_add_data_func_full (test, g_build_filename (dir, n, NULL), test_fixture, g_free);
-    }
+  g_assert_cmpuint (fixture_tests_add ("text", "/text", test_fixture), >=, 9);
   return g_test_run ();
 }
