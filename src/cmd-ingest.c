@@ -1,6 +1,7 @@
 /* cmd-ingest.c — deja ingest --db DB PATH... */
 #include "deja.h"
 #include "ingest.h"
+#include "threads.h"
 #include "walk.h"
 
 #include <stdio.h>
@@ -19,6 +20,24 @@ report (const char *path, const IngestResult *r)
                path, r->duplicate_of);
   else
     deja_note ("ingested '%s': %s", path, counts);
+}
+
+/* Threads span files: after any change, they are computed again. */
+static gboolean
+rethread (Store *store, const char *db)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *summary = NULL;
+  ThreadCounts counts;
+
+  if (!threads_rebuild (store, FALSE, &counts, &error))
+    {
+      deja_error ("cannot thread '%s': %s", db, error->message);
+      return FALSE;
+    }
+  summary = threads_describe (&counts);
+  deja_note ("threaded '%s': %s", db, summary);
+  return TRUE;
 }
 
 int
@@ -42,12 +61,14 @@ cmd_ingest (int argc, char **argv)
   g_autoptr (Store) store = NULL;
   g_autoptr (GPtrArray) items = NULL;
   IngestOptions options = { 0 };
-  guint failures = 0;
+  guint failures = 0, stored = 0;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "Each PATH is an mbox file (plain or gzip) or a directory of them.  Each file is one\n"
     "transaction: a file that fails leaves the database as it was, and the others still go in.\n"
+    "When any file was stored, threads are computed again over the whole database at the end\n"
+    "(see 'deja thread').\n"
     "Exit status: 0 when every file went in, 1 when any failed, 2 on usage errors.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
@@ -74,7 +95,10 @@ cmd_ingest (int argc, char **argv)
 
       g_clear_error (&error);
       if (ingest_file (store, item->path, &options, &result, &error))
-        report (item->path, &result);
+        {
+          report (item->path, &result);
+          stored += !result.unchanged && !result.empty && !result.duplicate_of;
+        }
       else if (item->from_directory && g_error_matches (error, MBOX_ERROR, MBOX_ERROR_NOT_MBOX))
         deja_note ("skipping '%s': %s", item->path, error->message);
       else
@@ -84,5 +108,7 @@ cmd_ingest (int argc, char **argv)
         }
       ingest_result_clear (&result);
     }
+  if (stored > 0 && !rethread (store, db))
+    failures++;
   return failures ? DEJA_EXIT_FAILED : DEJA_EXIT_OK;
 }

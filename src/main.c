@@ -22,6 +22,8 @@ static const struct {
   { "ingest", cmd_ingest, "split, decode and store mbox files in a database" },
   { "scan", cmd_scan, "split mbox files and report what the splitter judged; store nothing" },
   { "log", cmd_log, "print the separator log of a database" },
+  { "thread", cmd_thread, "rebuild threads from References and In-Reply-To" },
+  { "network", cmd_network, "export the reply network (GraphML, GML, Pajek, CSV, GEXF) and its statistics" },
   { "search", cmd_search, "full-text search of the authors' own words" },
   { "export", cmd_export, "write messages and their text as CSV or JSON Lines" },
 };

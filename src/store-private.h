@@ -30,5 +30,9 @@ struct _Store {
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
 void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);
+gboolean _store_register_functions (Store *store, GError **error);
+void _store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text);
+gboolean _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer user_data,
+                          const char *what, GError **error);
 
 G_END_DECLS

@@ -58,8 +58,8 @@ store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func
   " AND (:since IS NULL OR m.date >= :since)" \
   " AND (:until IS NULL OR substr(m.date, 1, length(:until)) <= :until)"
 
-static void
-bind_named (sqlite3_stmt *stmt, const char *name, const char *text)
+void
+_store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text)
 {
   int i = sqlite3_bind_parameter_index (stmt, name);
 
@@ -72,17 +72,17 @@ bind_filter (sqlite3_stmt *stmt, const StoreFilter *filter)
 {
   int i = sqlite3_bind_parameter_index (stmt, ":limit");
 
-  bind_named (stmt, ":match", filter->match);
-  bind_named (stmt, ":group", filter->group);
-  bind_named (stmt, ":since", filter->since);
-  bind_named (stmt, ":until", filter->until);
+  _store_bind_named (stmt, ":match", filter->match);
+  _store_bind_named (stmt, ":group", filter->group);
+  _store_bind_named (stmt, ":since", filter->since);
+  _store_bind_named (stmt, ":until", filter->until);
   if (i > 0)
     sqlite3_bind_int64 (stmt, i, filter->limit > 0 ? filter->limit : -1);
 }
 
 /* Steps @stmt, handing each row to @func (which may stop the walk). */
-static gboolean
-run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer user_data,
+gboolean
+_store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer user_data,
           const char *what, GError **error)
 {
   int n = sqlite3_column_count (stmt), rc;
@@ -151,9 +151,9 @@ store_search (Store *store, const StoreFilter *filter, const char *mark_open,
   if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot search", error);
   bind_filter (stmt, filter);
-  bind_named (stmt, ":open", mark_open);
-  bind_named (stmt, ":close", mark_close);
-  return run_rows (store, stmt, func, user_data, "cannot search", error);
+  _store_bind_named (stmt, ":open", mark_open);
+  _store_bind_named (stmt, ":close", mark_close);
+  return _store_run_rows (store, stmt, func, user_data, "cannot search", error);
 }
 
 /* Export fields: name and SQL expression over messages m and files f. */
@@ -251,5 +251,42 @@ store_export (Store *store, const StoreFilter *filter, const char *const *fields
   if ((rc = sqlite3_prepare_v2 (store->db, sql->str, -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot export", error);
   bind_filter (stmt, filter);
-  return run_rows (store, stmt, func, user_data, "cannot export", error);
+  return _store_run_rows (store, stmt, func, user_data, "cannot export", error);
+}
+
+/* Threading diagnostics, each with what a reader needs to find the message. */
+static const char *const report_sql[] = {
+  [STORE_REPORT_ORPHANS] =
+    "SELECT m.id, f.path AS file, m.byte_offset, m.message_id, m.missing_parent, m.date"
+    " FROM messages m JOIN files f ON f.id = m.file_id"
+    " WHERE m.missing_parent IS NOT NULL ORDER BY m.id",
+  [STORE_REPORT_CYCLES] =
+    "SELECT m.id, f.path AS file, m.byte_offset, m.message_id, m.subject"
+    " FROM messages m JOIN files f ON f.id = m.file_id"
+    " WHERE ',' || m.thread_flags || ',' LIKE '%,cycle-broken,%' ORDER BY m.id",
+  [STORE_REPORT_TIME_TRAVEL] =
+    "SELECT m.id, m.message_id, m.date, p.id AS parent_id, p.date AS parent_date"
+    " FROM messages m JOIN messages p ON p.id = m.parent_id"
+    " WHERE ',' || m.thread_flags || ',' LIKE '%,time-travel,%' ORDER BY m.id",
+  [STORE_REPORT_CONFLICTS] =
+    "SELECT m.id, f.path AS file, m.byte_offset, m.message_id, m.duplicate_of,"
+    " cf.path AS canonical_file FROM messages m JOIN files f ON f.id = m.file_id"
+    " JOIN messages c ON c.id = m.duplicate_of JOIN files cf ON cf.id = c.file_id"
+    " WHERE ',' || m.thread_flags || ',' LIKE '%,conflicting-duplicate,%' ORDER BY m.id",
+  [STORE_REPORT_PLACEHOLDERS] =
+    "SELECT message_id, thread_id, children FROM thread_placeholders"
+    " ORDER BY children DESC, message_id",
+};
+
+gboolean
+store_thread_report (Store *store, StoreReport kind, StoreRowFunc func, gpointer user_data,
+                     GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  g_return_val_if_fail (kind < G_N_ELEMENTS (report_sql), FALSE);
+  if ((rc = sqlite3_prepare_v2 (store->db, report_sql[kind], -1, &stmt, NULL)) != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read the threading report", error);
+  return _store_run_rows (store, stmt, func, user_data, "cannot read the threading report", error);
 }

@@ -5,6 +5,7 @@
 
 #include "mail.h"
 #include "mbox.h"
+#include "thread.h"
 
 G_BEGIN_DECLS
 
@@ -95,6 +96,45 @@ const char *const *store_export_fields (void);
 const char *const *store_export_default_fields (void);
 gboolean store_export (Store *store, const StoreFilter *filter, const char *const *fields,
                        StoreRowFunc func, gpointer user_data, GError **error);
+
+/* Threading's input: every message, in archive order. */
+typedef struct {
+  GArray *inputs;          /* of ThreadInput */
+  GArray *ids;             /* of gint64: messages.id of each input */
+  GStringChunk *strings;
+} StoreThreadData;
+
+gboolean store_load_thread_data (Store *store, StoreThreadData *data, GError **error);
+void store_thread_data_clear (StoreThreadData *data);
+gboolean store_save_threads (Store *store, const StoreThreadData *data, const ThreadResult *result,
+                             GError **error);
+
+typedef enum {
+  STORE_REPORT_ORPHANS,
+  STORE_REPORT_CYCLES,
+  STORE_REPORT_TIME_TRAVEL,
+  STORE_REPORT_CONFLICTS,
+  STORE_REPORT_PLACEHOLDERS,
+} StoreReport;
+
+gboolean store_thread_report (Store *store, StoreReport kind, StoreRowFunc func, gpointer user_data,
+                              GError **error);
+
+/* The rows a network is built from (store-network.c). */
+typedef enum {
+  STORE_NET_AUTHORS,     /* from_addr, from_name, messages, first_date, last_date */
+  STORE_NET_REPLIES,     /* source, target, date: one row per reply */
+  STORE_NET_THREADS,     /* thread_id, author, date: one row per author and thread */
+  STORE_NET_GROUPS,      /* author, newsgroup, messages, first_date, last_date */
+} StoreNetQuery;
+
+typedef struct {
+  const char *const *groups;   /* globs; a message posted to any of them counts */
+  const char *since, *until;
+} StoreNetFilter;
+
+gboolean store_network_rows (Store *store, StoreNetQuery query, const StoreNetFilter *filter,
+                             StoreRowFunc func, gpointer user_data, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Store, store_close)
 

@@ -1,0 +1,403 @@
+/* thread.c — threads from References and In-Reply-To, after Jamie
+ * Zawinski's algorithm (https://www.jwz.org/doc/threading.html).
+ *
+ * Every Message-ID, seen or only referenced, gets a container.  Each
+ * message's reference chain links its containers parent to child (the
+ * last reference is the parent; an In-Reply-To not in References is
+ * appended, and stands alone when References is absent); a message's own
+ * chain overrides links made by others, and a link that would close a
+ * loop is dropped (the message is flagged).  A container whose message is
+ * missing is a placeholder: the thread holds together through it, and the
+ * messages under it record the missing Message-ID instead of a parent.
+ *
+ * Later copies of a Message-ID are duplicates of the first (archive
+ * order), flagged as conflicting when their content differs; they take
+ * the first copy's thread and no place in the tree.  Everything here is
+ * deterministic: inputs are visited in archive order and ties are broken
+ * by date, then by position.
+ */
+#include "thread.h"
+
+#include <string.h>
+
+typedef struct {
+  gint64 msg;          /* input index, or -1 for a placeholder */
+  const char *id;      /* Message-ID, or NULL */
+  gint64 parent;       /* container index, or -1 */
+  gint64 root;         /* filled late: root container */
+  gint64 depth;
+} Container;
+
+typedef struct {
+  GArray *c;           /* of Container */
+  GHashTable *by_id;   /* Message-ID -> container index + 1 */
+} Forest;
+
+static gint64
+new_container (Forest *f, gint64 msg, const char *id)
+{
+  Container c = { msg, id, -1, -1, -1 };
+
+  g_array_append_val (f->c, c);
+  if (id)
+    g_hash_table_insert (f->by_id, (gpointer) id, GSIZE_TO_POINTER (f->c->len));
+  return f->c->len - 1;
+}
+
+static gint64
+container_for (Forest *f, const char *id)
+{
+  gpointer found = g_hash_table_lookup (f->by_id, id);
+
+  return found ? (gint64) GPOINTER_TO_SIZE (found) - 1 : new_container (f, -1, id);
+}
+
+#define C(f, i) (&g_array_index ((f)->c, Container, (i)))
+
+/* Would making @parent the parent of @child close a loop? */
+static gboolean
+would_loop (Forest *f, gint64 child, gint64 parent)
+{
+  for (gint64 p = parent; p >= 0; p = C (f, p)->parent)
+    if (p == child)
+      return TRUE;
+  return FALSE;
+}
+
+/* The reference chain: References, then In-Reply-To's first id when
+ * References does not hold it. */
+static GPtrArray *
+chain_of (const ThreadInput *m)
+{
+  GPtrArray *chain = g_ptr_array_new ();
+  const char *irt = m->in_reply_to && m->in_reply_to->len ? m->in_reply_to->pdata[0] : NULL;
+
+  for (guint i = 0; m->references && i < m->references->len; i++)
+    g_ptr_array_add (chain, m->references->pdata[i]);
+  if (irt)
+    {
+      gboolean present = FALSE;
+      for (guint i = 0; i < chain->len && !present; i++)
+        present = strcmp (chain->pdata[i], irt) == 0;
+      if (!present)
+        g_ptr_array_add (chain, (gpointer) irt);
+    }
+  return chain;
+}
+
+/* Step 1: a container per Message-ID; later copies are duplicates. */
+static void
+place_messages (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, gint64 *own)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      ThreadOutput *o = &r->out[i];
+      gint64 c;
+
+      *o = (ThreadOutput) { -1, -1, -1, NULL, 0 };
+      if (in[i].message_id == NULL)
+        {
+          own[i] = new_container (f, i, NULL);
+          continue;
+        }
+      c = container_for (f, in[i].message_id);
+      if (C (f, c)->msg >= 0)
+        {
+          o->duplicate_of = C (f, c)->msg;
+          o->flags |= THREAD_FLAG_DUPLICATE;
+          if (in[i].content != in[o->duplicate_of].content)
+            o->flags |= THREAD_FLAG_CONFLICT;
+          own[i] = -1;
+          continue;
+        }
+      C (f, c)->msg = i;
+      own[i] = c;
+    }
+}
+
+/* Step 2: link each message's reference chain, then the message itself. */
+static void
+link_chains (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, const gint64 *own)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr (GPtrArray) chain = NULL;
+      gint64 prev = -1;
+
+      if (own[i] < 0)
+        continue;
+      chain = chain_of (&in[i]);
+      for (guint k = 0; k < chain->len; k++)
+        {
+          gint64 rc;
+
+          if (in[i].message_id && strcmp (chain->pdata[k], in[i].message_id) == 0)
+            continue;   /* a message that cites itself */
+          rc = container_for (f, chain->pdata[k]);
+          if (prev >= 0 && rc != prev && C (f, rc)->parent < 0 && !would_loop (f, rc, prev))
+            C (f, rc)->parent = prev;
+          prev = rc;
+        }
+      if (prev < 0)
+        continue;
+      if (would_loop (f, own[i], prev))
+        r->out[i].flags |= THREAD_FLAG_CYCLE;
+      else
+        C (f, own[i])->parent = prev;
+    }
+}
+
+/* Root and depth of every container, iteratively (threads can be deep). */
+static void
+find_roots (Forest *f)
+{
+  g_autoptr (GArray) path = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (gint64 i = 0; i < (gint64) f->c->len; i++)
+    {
+      gint64 p = i, root, depth;
+
+      g_array_set_size (path, 0);
+      while (C (f, p)->root < 0 && C (f, p)->parent >= 0)
+        {
+          g_array_append_val (path, p);
+          p = C (f, p)->parent;
+        }
+      if (C (f, p)->root < 0)
+        {
+          C (f, p)->root = p;
+          C (f, p)->depth = 0;
+        }
+      root = C (f, p)->root;
+      depth = C (f, p)->depth;
+      for (gint64 k = (gint64) path->len - 1; k >= 0; k--)
+        {
+          Container *c = C (f, g_array_index (path, gint64, k));
+          c->root = root;
+          c->depth = ++depth;
+        }
+    }
+}
+
+/* Dates compare as text; a day-only date compares by its day. */
+static int
+compare_dates (const char *a, const char *b)
+{
+  gsize n;
+
+  if (a == NULL || b == NULL)
+    return a ? -1 : b ? 1 : 0;
+  n = MIN (strlen (a), strlen (b));
+  return strncmp (a, b, n);
+}
+
+/* Is message @a a better thread root than @b: shallower, earlier, first? */
+static gboolean
+better_root (Forest *f, const ThreadInput *in, const gint64 *own, gint64 a, gint64 b)
+{
+  gint64 da = C (f, own[a])->depth, db = C (f, own[b])->depth;
+  int d;
+
+  if (da != db)
+    return da < db;
+  d = compare_dates (in[a].date, in[b].date);
+  return d != 0 ? d < 0 : a < b;
+}
+
+/* Step 3: parents, threads, placeholders, time travel. */
+static void
+resolve (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, const gint64 *own)
+{
+  g_autofree gint64 *best = g_new (gint64, f->c->len);   /* root container -> message */
+  g_autofree guint *children = g_new0 (guint, f->c->len);
+
+  for (gsize k = 0; k < f->c->len; k++)
+    best[k] = -1;
+  for (gsize i = 0; i < n; i++)
+    {
+      gint64 root;
+
+      if (own[i] < 0)
+        continue;
+      root = C (f, own[i])->root;
+      if (best[root] < 0 || better_root (f, in, own, i, best[root]))
+        best[root] = i;
+    }
+  for (gsize k = 0; k < f->c->len; k++)
+    if (C (f, k)->parent >= 0)
+      children[C (f, k)->parent]++;
+  for (gsize i = 0; i < n; i++)
+    {
+      ThreadOutput *o = &r->out[i];
+      gint64 p;
+
+      if (own[i] < 0)
+        continue;
+      o->thread = best[C (f, own[i])->root];
+      if ((p = C (f, own[i])->parent) < 0)
+        continue;
+      if (C (f, p)->msg >= 0)
+        {
+          o->parent = C (f, p)->msg;
+          if (compare_dates (in[i].date, in[o->parent].date) < 0 && in[i].date && in[o->parent].date)
+            o->flags |= THREAD_FLAG_TIME_TRAVEL;
+        }
+      else
+        {
+          o->missing_parent = C (f, p)->id;
+          o->flags |= THREAD_FLAG_ORPHAN;
+        }
+    }
+  for (gsize k = 0; k < f->c->len; k++)
+    if (C (f, k)->msg < 0 && children[k] > 0 && best[C (f, k)->root] >= 0)
+      {
+        ThreadPlaceholder ph = { C (f, k)->id, best[C (f, k)->root], children[k] };
+        g_array_append_val (r->placeholders, ph);
+      }
+}
+
+/**
+ * thread_subject_key:
+ *
+ * Returns: (transfer full) (nullable): @subject without "Re:", "Fwd:",
+ *   "AW:", "[list]" prefixes and white space, case-folded; NULL when
+ *   nothing is left
+ */
+char *
+thread_subject_key (const char *subject)
+{
+  static const char *const prefixes[] = { "re:", "fwd:", "fw:", "aw:", "sv:", "vs:", "antw:" };
+  g_autofree char *folded = NULL;
+  const char *s;
+  gboolean again = TRUE;
+
+  if (subject == NULL)
+    return NULL;
+  folded = g_utf8_casefold (subject, -1);
+  s = folded;
+  while (again)
+    {
+      again = FALSE;
+      while (g_ascii_isspace (*s))
+        s++;
+      for (gsize i = 0; i < G_N_ELEMENTS (prefixes); i++)
+        if (g_str_has_prefix (s, prefixes[i]))
+          s += strlen (prefixes[i]), again = TRUE;
+      if (*s == '[' && strchr (s, ']'))
+        s = strchr (s, ']') + 1, again = TRUE;
+    }
+  return *s ? g_strstrip (g_strdup (s)) : NULL;
+}
+
+/* Optional: threads whose roots share a subject become one thread. */
+static void
+join_by_subject (const ThreadInput *in, gsize n, ThreadResult *r)
+{
+  g_autoptr (GHashTable) first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree gint64 *merged = g_new (gint64, n);
+
+  for (gsize i = 0; i < n; i++)
+    merged[i] = -1;
+  for (gsize i = 0; i < n; i++)   /* roots, in archive order */
+    {
+      char *key;
+      gpointer to;
+
+      if (r->out[i].thread != (gint64) i || (key = thread_subject_key (in[i].subject)) == NULL)
+        continue;
+      if (g_hash_table_lookup_extended (first, key, NULL, &to))
+        {
+          merged[i] = GPOINTER_TO_SIZE (to);
+          g_free (key);
+        }
+      else
+        g_hash_table_insert (first, key, GSIZE_TO_POINTER (i));
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      gint64 t = r->out[i].thread;
+      if (t >= 0 && merged[t] >= 0)
+        {
+          r->out[i].thread = merged[t];
+          r->out[i].flags |= THREAD_FLAG_SUBJECT;
+        }
+    }
+}
+
+static void
+count (gsize n, ThreadResult *r)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      ThreadOutput *o = &r->out[i];
+
+      if (o->duplicate_of >= 0)
+        {
+          o->thread = r->out[o->duplicate_of].thread;
+          r->counts.duplicates++;
+          r->counts.conflicts += (o->flags & THREAD_FLAG_CONFLICT) != 0;
+          continue;
+        }
+      r->counts.threads += o->thread == (gint64) i;
+      r->counts.orphans += (o->flags & THREAD_FLAG_ORPHAN) != 0;
+      r->counts.cycles += (o->flags & THREAD_FLAG_CYCLE) != 0;
+      r->counts.time_travel += (o->flags & THREAD_FLAG_TIME_TRAVEL) != 0;
+      r->counts.subject_joins += (o->flags & THREAD_FLAG_SUBJECT) != 0;
+    }
+}
+
+/**
+ * thread_compute:
+ * @in: (array length=n): the messages, in archive order
+ * @by_subject: also join threads whose roots share a subject
+ * @result: (out caller-allocates): free with thread_result_clear()
+ */
+void
+thread_compute (const ThreadInput *in, gsize n, gboolean by_subject, ThreadResult *result)
+{
+  Forest f = { g_array_sized_new (FALSE, FALSE, sizeof (Container), n + n / 2),
+               g_hash_table_new (g_str_hash, g_str_equal) };
+  g_autofree gint64 *own = g_new (gint64, n);
+
+  memset (result, 0, sizeof *result);
+  result->out = g_new0 (ThreadOutput, n);
+  result->placeholders = g_array_new (FALSE, FALSE, sizeof (ThreadPlaceholder));
+  place_messages (&f, in, n, result, own);
+  link_chains (&f, in, n, result, own);
+  find_roots (&f);
+  resolve (&f, in, n, result, own);
+  if (by_subject)
+    join_by_subject (in, n, result);
+  count (n, result);
+  g_array_unref (f.c);
+  g_hash_table_unref (f.by_id);
+}
+
+void
+thread_result_clear (ThreadResult *result)
+{
+  g_free (result->out);
+  g_clear_pointer (&result->placeholders, g_array_unref);
+  memset (result, 0, sizeof *result);
+}
+
+char *
+thread_flags_to_string (ThreadFlags flags)
+{
+  static const char *const names[] = {
+    "orphan", "cycle-broken", "time-travel", "duplicate", "conflicting-duplicate", "subject-joined",
+  };
+  GString *out;
+
+  if (flags == 0)
+    return NULL;
+  out = g_string_new (NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    if (flags & (1u << i))
+      {
+        if (out->len)
+          g_string_append_c (out, ',');
+        g_string_append (out, names[i]);
+      }
+  return g_string_free (out, FALSE);
+}

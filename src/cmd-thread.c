@@ -1,0 +1,105 @@
+/* cmd-thread.c — deja thread --db DB: (re)compute threads, and report. */
+#include "deja.h"
+#include "output.h"
+#include "threads.h"
+
+#include <stdio.h>
+
+static gboolean
+print_row (const StoreValue *v, guint n, gpointer user_data)
+{
+  g_autoptr (GString) line = g_string_new ("  ");
+
+  for (guint i = 0; i < n; i++)
+    {
+      output_tsv_field (line, v[i].text ? v[i].text : "NULL");
+      g_string_append_c (line, i + 1 < n ? '\t' : '\n');
+    }
+  fputs (line->str, stdout);
+  (*(guint64 *) user_data)++;
+  return TRUE;
+}
+
+static gboolean
+print_section (Store *store, StoreReport kind, const char *title, const char *columns,
+               GError **error)
+{
+  guint64 rows = 0;
+
+  printf ("%s\n  %s\n", title, columns);
+  if (!store_thread_report (store, kind, print_row, &rows, error))
+    return FALSE;
+  if (rows == 0)
+    printf ("  (none)\n");
+  putchar ('\n');
+  return TRUE;
+}
+
+/* Counts, then every case, so that a researcher can cite and check them. */
+static gboolean
+print_report (Store *store, const ThreadCounts *c, GError **error)
+{
+  g_autofree char *summary = threads_describe (c);
+
+  printf ("threading: %s\n\n", summary);
+  return print_section (store, STORE_REPORT_ORPHANS, "replies whose parent is not in the archive:",
+                        "id\tfile\tbyte_offset\tmessage_id\tmissing_parent\tdate", error) &&
+         print_section (store, STORE_REPORT_PLACEHOLDERS,
+                        "missing messages that hold threads together:",
+                        "message_id\tthread_id\tchildren", error) &&
+         print_section (store, STORE_REPORT_CYCLES, "reference cycles broken (the link this message's References made was dropped):",
+                        "id\tfile\tbyte_offset\tmessage_id\tsubject", error) &&
+         print_section (store, STORE_REPORT_TIME_TRAVEL, "replies dated before their parent:",
+                        "id\tmessage_id\tdate\tparent_id\tparent_date", error) &&
+         print_section (store, STORE_REPORT_CONFLICTS,
+                        "duplicate Message-IDs with different content (the first copy is canonical):",
+                        "id\tfile\tbyte_offset\tmessage_id\tduplicate_of\tcanonical_file", error);
+}
+
+int
+cmd_thread (int argc, char **argv)
+{
+  g_autofree char *db = NULL;
+  gboolean by_subject = FALSE, report = FALSE;
+  int status;
+  GOptionEntry entries[] = {
+    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
+    { "subject", 0, 0, G_OPTION_ARG_NONE, &by_subject,
+      "also join threads whose first messages share a subject (Re: and [list] tags aside)", NULL },
+    { "report", 0, 0, G_OPTION_ARG_NONE, &report,
+      "print the diagnostics: counts, then every orphan, placeholder, cycle, time-travelling reply and conflicting duplicate", NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("— rebuild threads from References and In-Reply-To");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Store) store = NULL;
+  ThreadCounts counts;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Sets thread_id (the id of the thread's first message) and parent_id for every message,\n"
+    "across all files; marks later copies of a Message-ID in duplicate_of and merges their\n"
+    "newsgroups into the first copy; records parents that are not in the archive in\n"
+    "missing_parent and thread_placeholders.  deja ingest runs this at its end.  See\n"
+    "docs/threads.md.");
+  if (!deja_parse_options (context, &argc, &argv, &status))
+    return status;
+  if (db == NULL)
+    return deja_usage_error (context, "--db is required");
+  if (argc > 1)
+    return deja_usage_error (context, "unexpected argument '%s'", argv[1]);
+  if ((store = deja_open_existing_store (db)) == NULL)
+    return DEJA_EXIT_FAILED;
+  if (!threads_rebuild (store, by_subject, &counts, &error) ||
+      (report && !print_report (store, &counts, &error)))
+    {
+      deja_error ("cannot thread '%s': %s", db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  if (!report)
+    {
+      g_autofree char *summary = threads_describe (&counts);
+      deja_note ("threaded '%s': %s", db, summary);
+    }
+  return DEJA_EXIT_OK;
+}

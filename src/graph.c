@@ -1,0 +1,317 @@
+/* graph.c — igraph: GraphML, GML and Pajek files, metrics and statistics.
+ *
+ * The only file that includes igraph.h.  igraph reports errors through a
+ * global handler; deja's handler records the reason (per thread), frees
+ * igraph's partial allocations and lets the call return its error code,
+ * which graph_fail() turns into a GError.  Vertex and edge attributes go
+ * through igraph's C attribute handler, so the writers emit them: vertex
+ * address, name, messages, first_date, last_date (and type for group
+ * networks, and the metrics with --with-metrics); edge weight,
+ * first_date, last_date.
+ */
+#include "graph.h"
+
+#include <igraph/igraph.h>
+#include <string.h>
+
+#define GRAPH_ERROR (graph_error_quark ())
+static G_DEFINE_QUARK (deja-graph-error-quark, graph_error)
+
+/* Exact betweenness is O(V·E); beyond this many vertices, only paths of
+ * length up to BETWEENNESS_CUTOFF count. */
+#define BETWEENNESS_EXACT_MAX 20000
+#define BETWEENNESS_CUTOFF 4
+
+static GPrivate last_reason = G_PRIVATE_INIT (g_free);
+
+static void
+record_error (const char *reason, const char *file, int line, igraph_error_t err)
+{
+  g_private_replace (&last_reason, g_strdup_printf ("%s (%s)", reason, igraph_strerror (err)));
+  IGRAPH_FINALLY_FREE ();
+}
+
+static void
+graph_init (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done))
+    {
+      igraph_set_error_handler (record_error);
+      igraph_set_warning_handler (igraph_warning_handler_ignore);
+      igraph_set_attribute_table (&igraph_cattribute_table);
+      g_once_init_leave (&done, 1);
+    }
+}
+
+static gboolean
+graph_fail (igraph_error_t err, const char *what, GError **error)
+{
+  const char *reason = g_private_get (&last_reason);
+
+  g_set_error (error, GRAPH_ERROR, err, "%s: %s", what, reason ? reason : igraph_strerror (err));
+  return FALSE;
+}
+
+#define TRY(call, what) do { igraph_error_t e_ = (call); if (e_ != IGRAPH_SUCCESS) return graph_fail (e_, what, error); } while (0)
+
+static const char *
+or_empty (const char *s)
+{
+  return s ? s : "";
+}
+
+static igraph_error_t
+set_vertex_attributes (igraph_t *g, const Network *net)
+{
+  for (guint i = 0; i < net->vertices->len; i++)
+    {
+      const NetVertex *v = g_ptr_array_index (net->vertices, i);
+
+      IGRAPH_CHECK (SETVAS (g, "address", i, v->address));
+      IGRAPH_CHECK (SETVAS (g, "name", i, or_empty (v->name)));
+      IGRAPH_CHECK (SETVAN (g, "messages", i, (igraph_real_t) v->messages));
+      IGRAPH_CHECK (SETVAS (g, "first_date", i, or_empty (v->first_date)));
+      IGRAPH_CHECK (SETVAS (g, "last_date", i, or_empty (v->last_date)));
+      if (net->kind == NETWORK_GROUP)
+        IGRAPH_CHECK (SETVAS (g, "type", i, v->is_group ? "group" : "author"));
+      if (net->has_metrics)
+        {
+          IGRAPH_CHECK (SETVAN (g, "in_degree", i, v->in_degree));
+          IGRAPH_CHECK (SETVAN (g, "out_degree", i, v->out_degree));
+          IGRAPH_CHECK (SETVAN (g, "strength", i, v->strength));
+          IGRAPH_CHECK (SETVAN (g, "betweenness", i, v->betweenness));
+          IGRAPH_CHECK (SETVAN (g, "community", i, (igraph_real_t) v->community));
+        }
+    }
+  return IGRAPH_SUCCESS;
+}
+
+static igraph_error_t
+set_edge_attributes (igraph_t *g, const Network *net)
+{
+  for (guint i = 0; i < net->edges->len; i++)
+    {
+      const NetEdge *e = g_ptr_array_index (net->edges, i);
+
+      IGRAPH_CHECK (SETEAN (g, "weight", i, (igraph_real_t) e->weight));
+      IGRAPH_CHECK (SETEAS (g, "first_date", i, or_empty (e->first_date)));
+      IGRAPH_CHECK (SETEAS (g, "last_date", i, or_empty (e->last_date)));
+    }
+  return IGRAPH_SUCCESS;
+}
+
+/* Builds @g from @net (with attributes when @attributes). */
+static gboolean
+build (igraph_t *g, const Network *net, gboolean attributes, GError **error)
+{
+  igraph_vector_int_t edges;
+  igraph_error_t err;
+
+  graph_init ();
+  TRY (igraph_vector_int_init (&edges, 2 * (igraph_integer_t) net->edges->len), "cannot build the graph");
+  for (guint i = 0; i < net->edges->len; i++)
+    {
+      const NetEdge *e = g_ptr_array_index (net->edges, i);
+      VECTOR (edges)[2 * i] = e->from;
+      VECTOR (edges)[2 * i + 1] = e->to;
+    }
+  err = igraph_empty (g, net->vertices->len, net->directed);
+  if (err == IGRAPH_SUCCESS && (err = igraph_add_edges (g, &edges, NULL)) == IGRAPH_SUCCESS && attributes)
+    {
+      err = set_vertex_attributes (g, net);
+      if (err == IGRAPH_SUCCESS)
+        err = set_edge_attributes (g, net);
+    }
+  igraph_vector_int_destroy (&edges);
+  if (err != IGRAPH_SUCCESS)
+    {
+      igraph_destroy (g);
+      return graph_fail (err, "cannot build the graph", error);
+    }
+  return TRUE;
+}
+
+/**
+ * graph_write:
+ *
+ * Writes @net to @out in an igraph format.  Pajek labels vertices with
+ * their address (the "id" attribute Pajek readers show).
+ */
+gboolean
+graph_write (const Network *net, GraphFormat format, FILE *out, GError **error)
+{
+  igraph_t g;
+  igraph_error_t err;
+
+  if (!build (&g, net, TRUE, error))
+    return FALSE;
+  switch (format)
+    {
+    case GRAPH_GRAPHML:
+      err = igraph_write_graph_graphml (&g, out, TRUE);   /* v_ and e_ key ids: first_date is both */
+      break;
+    case GRAPH_GML:
+      err = igraph_write_graph_gml (&g, out, IGRAPH_WRITE_GML_DEFAULT_SW, NULL, "deja " PACKAGE_VERSION);
+      break;
+    case GRAPH_PAJEK:
+    default:
+      err = IGRAPH_SUCCESS;
+      for (guint i = 0; i < net->vertices->len && err == IGRAPH_SUCCESS; i++)
+        err = SETVAS (&g, "id", i, ((const NetVertex *) g_ptr_array_index (net->vertices, i))->address);
+      if (err == IGRAPH_SUCCESS)
+        err = igraph_write_graph_pajek (&g, out);
+      break;
+    }
+  igraph_destroy (&g);
+  return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot write the graph", error);
+}
+
+static gboolean
+weights_of (const Network *net, igraph_vector_t *w, GError **error)
+{
+  TRY (igraph_vector_init (w, net->edges->len), "cannot read weights");
+  for (guint i = 0; i < net->edges->len; i++)
+    VECTOR (*w)[i] = ((const NetEdge *) g_ptr_array_index (net->edges, i))->weight;
+  return TRUE;
+}
+
+static gboolean
+degrees (igraph_t *g, Network *net, const igraph_vector_t *w, GError **error)
+{
+  igraph_vector_t in, out, all;
+
+  TRY (igraph_vector_init (&in, 0), "cannot compute degrees");
+  igraph_vector_init (&out, 0);
+  igraph_vector_init (&all, 0);
+  if (igraph_strength (g, &in, igraph_vss_all (), IGRAPH_IN, TRUE, NULL) != IGRAPH_SUCCESS ||
+      igraph_strength (g, &out, igraph_vss_all (), IGRAPH_OUT, TRUE, NULL) != IGRAPH_SUCCESS ||
+      igraph_strength (g, &all, igraph_vss_all (), IGRAPH_ALL, TRUE, w) != IGRAPH_SUCCESS)
+    {
+      igraph_vector_destroy (&in), igraph_vector_destroy (&out), igraph_vector_destroy (&all);
+      return graph_fail (IGRAPH_FAILURE, "cannot compute degrees", error);
+    }
+  for (guint i = 0; i < net->vertices->len; i++)
+    {
+      NetVertex *v = g_ptr_array_index (net->vertices, i);
+      v->in_degree = VECTOR (in)[i];
+      v->out_degree = VECTOR (out)[i];
+      v->strength = VECTOR (all)[i];
+    }
+  igraph_vector_destroy (&in), igraph_vector_destroy (&out), igraph_vector_destroy (&all);
+  return TRUE;
+}
+
+static gboolean
+betweenness (igraph_t *g, Network *net, GraphStats *stats, GError **error)
+{
+  igraph_vector_t b;
+  igraph_error_t err;
+
+  stats->betweenness_exact = net->vertices->len <= BETWEENNESS_EXACT_MAX;
+  TRY (igraph_vector_init (&b, 0), "cannot compute betweenness");
+  err = igraph_betweenness_cutoff (g, &b, igraph_vss_all (), net->directed, NULL,
+                                   stats->betweenness_exact ? -1 : BETWEENNESS_CUTOFF);
+  for (guint i = 0; err == IGRAPH_SUCCESS && i < net->vertices->len; i++)
+    ((NetVertex *) g_ptr_array_index (net->vertices, i))->betweenness = VECTOR (b)[i];
+  igraph_vector_destroy (&b);
+  return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot compute betweenness", error);
+}
+
+static gboolean
+components (igraph_t *g, igraph_connectedness_t mode, gint64 *count, gint64 *largest,
+            GError **error)
+{
+  igraph_vector_int_t membership, sizes;
+  igraph_integer_t n = 0;
+  igraph_error_t err;
+
+  TRY (igraph_vector_int_init (&membership, 0), "cannot compute components");
+  igraph_vector_int_init (&sizes, 0);
+  err = igraph_connected_components (g, &membership, &sizes, &n, mode);
+  *count = n;
+  *largest = err == IGRAPH_SUCCESS && n > 0 ? igraph_vector_int_max (&sizes) : 0;
+  igraph_vector_int_destroy (&membership);
+  igraph_vector_int_destroy (&sizes);
+  return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot compute components", error);
+}
+
+/* Louvain (multilevel) on the undirected projection: reply counts in both
+ * directions between two authors add up. */
+static gboolean
+communities (const Network *net, GraphStats *stats, GError **error)
+{
+  igraph_t u;
+  igraph_vector_t w;
+  igraph_vector_int_t membership;
+  igraph_attribute_combination_t comb;
+  igraph_error_t err;
+
+  if (!build (&u, net, FALSE, error))
+    return FALSE;
+  for (guint i = 0; i < net->edges->len; i++)
+    SETEAN (&u, "weight", i, ((const NetEdge *) g_ptr_array_index (net->edges, i))->weight);
+  igraph_attribute_combination (&comb, "weight", IGRAPH_ATTRIBUTE_COMBINE_SUM,
+                                "", IGRAPH_ATTRIBUTE_COMBINE_IGNORE, IGRAPH_NO_MORE_ATTRIBUTES);
+  err = net->directed ? igraph_to_undirected (&u, IGRAPH_TO_UNDIRECTED_COLLAPSE, &comb) : IGRAPH_SUCCESS;
+  igraph_attribute_combination_destroy (&comb);
+  igraph_vector_init (&w, 0);
+  igraph_vector_int_init (&membership, 0);
+  if (err == IGRAPH_SUCCESS)
+    err = EANV (&u, "weight", &w);
+  if (err == IGRAPH_SUCCESS && igraph_ecount (&u) > 0)
+    err = igraph_community_multilevel (&u, &w, 1.0, &membership, NULL, NULL);
+  if (err == IGRAPH_SUCCESS && igraph_ecount (&u) > 0)
+    err = igraph_modularity (&u, &membership, &w, 1.0, FALSE, &stats->modularity);
+  if (err == IGRAPH_SUCCESS)
+    {
+      stats->communities = igraph_ecount (&u) > 0 ? igraph_vector_int_max (&membership) + 1 : igraph_vcount (&u);
+      for (guint i = 0; i < net->vertices->len; i++)
+        ((NetVertex *) g_ptr_array_index (net->vertices, i))->community =
+          igraph_ecount (&u) > 0 ? VECTOR (membership)[i] : (gint64) i;
+    }
+  igraph_vector_destroy (&w);
+  igraph_vector_int_destroy (&membership);
+  igraph_destroy (&u);
+  return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot detect communities", error);
+}
+
+/**
+ * graph_compute_metrics:
+ * @stats: (out caller-allocates)
+ *
+ * Computes the network's statistics and each vertex's degrees,
+ * betweenness (unweighted: reply counts are not distances) and
+ * community; sets net->has_metrics.
+ */
+gboolean
+graph_compute_metrics (Network *net, GraphStats *stats, GError **error)
+{
+  igraph_t g;
+  igraph_vector_t w;
+  igraph_real_t value;
+  gboolean ok, have_weights;
+
+  memset (stats, 0, sizeof *stats);
+  if (!build (&g, net, FALSE, error))
+    return FALSE;
+  ok = have_weights = weights_of (net, &w, error);
+  stats->vertices = net->vertices->len;
+  stats->edges = net->edges->len;
+  for (guint i = 0; i < net->edges->len; i++)
+    stats->total_weight += ((const NetEdge *) g_ptr_array_index (net->edges, i))->weight;
+  if (ok && igraph_density (&g, &value, FALSE) == IGRAPH_SUCCESS)
+    stats->density = value;
+  if (ok && net->directed && igraph_reciprocity (&g, &value, TRUE, IGRAPH_RECIPROCITY_DEFAULT) == IGRAPH_SUCCESS)
+    stats->reciprocity = value;
+  ok = ok && components (&g, IGRAPH_WEAK, &stats->weak_components, &stats->largest_weak, error) &&
+       components (&g, IGRAPH_STRONG, &stats->strong_components, &stats->largest_strong, error) &&
+       degrees (&g, net, &w, error) && betweenness (&g, net, stats, error) &&
+       communities (net, stats, error);
+  if (have_weights)
+    igraph_vector_destroy (&w);
+  igraph_destroy (&g);
+  net->has_metrics = ok;
+  return ok;
+}

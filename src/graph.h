@@ -1,0 +1,29 @@
+/* graph.h — networks through igraph: file formats and statistics. */
+#pragma once
+
+#include <stdio.h>
+
+#include "network.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  GRAPH_GRAPHML,
+  GRAPH_GML,
+  GRAPH_PAJEK,
+} GraphFormat;
+
+typedef struct {
+  gint64 vertices, edges;
+  double total_weight;          /* replies (or shared threads, or postings) */
+  double density, reciprocity;
+  gint64 weak_components, largest_weak, strong_components, largest_strong;
+  gint64 communities;
+  double modularity;
+  gboolean betweenness_exact;
+} GraphStats;
+
+gboolean graph_write (const Network *network, GraphFormat format, FILE *out, GError **error);
+gboolean graph_compute_metrics (Network *network, GraphStats *stats, GError **error);
+
+G_END_DECLS

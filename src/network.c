@@ -1,0 +1,255 @@
+/* network.c — building author networks from the database.
+ *
+ * The store gives rows (store-network.c); this file aggregates them into
+ * vertices and weighted edges.  Vertices are authors by normalised
+ * (lower-case) address, named by the display name they used most; every
+ * author of a counted message is a vertex, even one nobody answered.
+ */
+#include "network.h"
+
+#include <string.h>
+
+static void
+vertex_free (NetVertex *v)
+{
+  g_free (v->address);
+  g_free (v->name);
+  g_free (v->first_date);
+  g_free (v->last_date);
+  g_free (v);
+}
+
+static void
+edge_free (NetEdge *e)
+{
+  g_free (e->first_date);
+  g_free (e->last_date);
+  g_clear_pointer (&e->dates, g_ptr_array_unref);
+  g_free (e);
+}
+
+void
+network_free (Network *n)
+{
+  if (n == NULL)
+    return;
+  g_ptr_array_unref (n->vertices);
+  g_ptr_array_unref (n->edges);
+  g_free (n);
+}
+
+const char *
+network_kind_name (NetworkKind kind)
+{
+  static const char *const names[] = { "reply", "thread", "group" };
+  return names[kind];
+}
+
+typedef struct {
+  Network *net;
+  GHashTable *vertex_of;    /* address -> index + 1 */
+  GHashTable *name_count;   /* address -> count of its current name */
+  GHashTable *edge_of;      /* "from\nto" -> NetEdge */
+  const NetworkOptions *options;
+  gint64 thread;            /* NETWORK_THREAD: the thread being read */
+  GArray *thread_authors;   /* of guint */
+} Builder;
+
+static const char *
+col (const StoreValue *v, guint n, guint i)
+{
+  return i < n ? v[i].text : NULL;
+}
+
+static void
+widen_dates (char **first, char **last, const char *date)
+{
+  if (date == NULL)
+    return;
+  if (*first == NULL || strcmp (date, *first) < 0)
+    g_free (*first), *first = g_strdup (date);
+  if (*last == NULL || strcmp (date, *last) > 0)
+    g_free (*last), *last = g_strdup (date);
+}
+
+static guint
+vertex_for (Builder *b, const char *address, gboolean is_group)
+{
+  gpointer found = g_hash_table_lookup (b->vertex_of, address);
+  NetVertex *v;
+
+  if (found)
+    return GPOINTER_TO_UINT (found) - 1;
+  v = g_new0 (NetVertex, 1);
+  v->address = g_strdup (address);
+  v->is_group = is_group;
+  v->name = is_group ? g_strdup (address) : NULL;
+  g_ptr_array_add (b->net->vertices, v);
+  g_hash_table_insert (b->vertex_of, v->address, GUINT_TO_POINTER (b->net->vertices->len));
+  return b->net->vertices->len - 1;
+}
+
+/* One row per (address, display name): the most used name wins; ties go
+ * to the name that sorts first, so that the result is reproducible. */
+static gboolean
+add_author (const StoreValue *v, guint n, gpointer data)
+{
+  Builder *b = data;
+  const char *name = col (v, n, 1);
+  gint64 count = g_ascii_strtoll (col (v, n, 2), NULL, 10);
+  guint index = vertex_for (b, col (v, n, 0), FALSE);   /* may grow the array: before indexing */
+  NetVertex *vx = g_ptr_array_index (b->net->vertices, index);
+  gint64 best = GPOINTER_TO_SIZE (g_hash_table_lookup (b->name_count, vx->address));
+
+  vx->messages += count;
+  widen_dates (&vx->first_date, &vx->last_date, col (v, n, 3));
+  widen_dates (&vx->first_date, &vx->last_date, col (v, n, 4));
+  if (name && (count > best || (count == best && vx->name && strcmp (name, vx->name) < 0)))
+    {
+      g_free (vx->name);
+      vx->name = g_strdup (name);
+      g_hash_table_insert (b->name_count, vx->address, GSIZE_TO_POINTER (count));
+    }
+  return TRUE;
+}
+
+static NetEdge *
+edge_for (Builder *b, guint from, guint to)
+{
+  g_autofree char *key = NULL;
+  NetEdge *e;
+
+  if (!b->net->directed && from > to)
+    {
+      guint t = from;
+      from = to, to = t;
+    }
+  key = g_strdup_printf ("%u %u", from, to);
+  if ((e = g_hash_table_lookup (b->edge_of, key)) != NULL)
+    return e;
+  e = g_new0 (NetEdge, 1);
+  e->from = from;
+  e->to = to;
+  e->dates = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (b->net->edges, e);
+  g_hash_table_insert (b->edge_of, g_steal_pointer (&key), e);
+  return e;
+}
+
+static void
+count_on_edge (NetEdge *e, gint64 weight, const char *first, const char *last)
+{
+  e->weight += weight;
+  widen_dates (&e->first_date, &e->last_date, first);
+  widen_dates (&e->first_date, &e->last_date, last);
+  if (first)
+    g_ptr_array_add (e->dates, g_strdup (first));
+}
+
+static gboolean
+add_reply (const StoreValue *v, guint n, gpointer data)
+{
+  Builder *b = data;
+  guint from = vertex_for (b, col (v, n, 0), FALSE), to = vertex_for (b, col (v, n, 1), FALSE);
+
+  if (from != to || b->options->self_loops)
+    count_on_edge (edge_for (b, from, to), 1, col (v, n, 2), col (v, n, 2));
+  return TRUE;
+}
+
+/* NETWORK_THREAD: rows come grouped by thread; each pair of its authors
+ * shares one more thread. */
+static void
+close_thread (Builder *b)
+{
+  for (guint i = 0; i < b->thread_authors->len; i++)
+    for (guint k = i + 1; k < b->thread_authors->len; k++)
+      count_on_edge (edge_for (b, g_array_index (b->thread_authors, guint, i),
+                               g_array_index (b->thread_authors, guint, k)), 1, NULL, NULL);
+  g_array_set_size (b->thread_authors, 0);
+}
+
+static gboolean
+add_thread_author (const StoreValue *v, guint n, gpointer data)
+{
+  Builder *b = data;
+  gint64 thread = g_ascii_strtoll (col (v, n, 0), NULL, 10);
+  guint author = vertex_for (b, col (v, n, 1), FALSE);
+
+  if (thread != b->thread)
+    close_thread (b);
+  b->thread = thread;
+  g_array_append_val (b->thread_authors, author);
+  return TRUE;
+}
+
+static gboolean
+add_group_posting (const StoreValue *v, guint n, gpointer data)
+{
+  Builder *b = data;
+  guint author = vertex_for (b, col (v, n, 0), FALSE), group = vertex_for (b, col (v, n, 1), TRUE);
+  NetVertex *g = g_ptr_array_index (b->net->vertices, group);
+  gint64 count = g_ascii_strtoll (col (v, n, 2), NULL, 10);
+
+  g->messages += count;
+  widen_dates (&g->first_date, &g->last_date, col (v, n, 3));
+  widen_dates (&g->first_date, &g->last_date, col (v, n, 4));
+  count_on_edge (edge_for (b, author, group), count, col (v, n, 3), col (v, n, 4));
+  return TRUE;
+}
+
+static void
+drop_light_edges (Network *net, gint64 min_weight)
+{
+  GPtrArray *kept = g_ptr_array_new_with_free_func ((GDestroyNotify) edge_free);
+
+  for (guint i = 0; i < net->edges->len; i++)
+    {
+      NetEdge *e = g_ptr_array_index (net->edges, i);
+      if (e->weight >= min_weight)
+        g_ptr_array_add (kept, e);
+      else
+        edge_free (e);
+    }
+  g_ptr_array_set_free_func (net->edges, NULL);
+  g_ptr_array_unref (net->edges);
+  net->edges = kept;
+}
+
+/**
+ * network_load:
+ *
+ * Reads and aggregates the network @options describe.
+ */
+Network *
+network_load (Store *store, const NetworkOptions *options, GError **error)
+{
+  g_autoptr (Network) net = g_new0 (Network, 1);
+  Builder b = { net, g_hash_table_new (g_str_hash, g_str_equal),
+                g_hash_table_new (g_str_hash, g_str_equal),
+                g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL), options, -1,
+                g_array_new (FALSE, FALSE, sizeof (guint)) };
+  gboolean ok;
+
+  net->kind = options->kind;
+  net->directed = options->kind == NETWORK_REPLY;
+  net->vertices = g_ptr_array_new_with_free_func ((GDestroyNotify) vertex_free);
+  net->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) edge_free);
+  ok = store_network_rows (store, STORE_NET_AUTHORS, &options->filter, add_author, &b, error);
+  if (ok && options->kind == NETWORK_REPLY)
+    ok = store_network_rows (store, STORE_NET_REPLIES, &options->filter, add_reply, &b, error);
+  else if (ok && options->kind == NETWORK_THREAD)
+    {
+      ok = store_network_rows (store, STORE_NET_THREADS, &options->filter, add_thread_author, &b, error);
+      close_thread (&b);
+    }
+  else if (ok)
+    ok = store_network_rows (store, STORE_NET_GROUPS, &options->filter, add_group_posting, &b, error);
+  if (ok && options->min_weight > 1)
+    drop_light_edges (net, options->min_weight);
+  g_hash_table_unref (b.vertex_of);
+  g_hash_table_unref (b.name_count);
+  g_hash_table_unref (b.edge_of);
+  g_array_unref (b.thread_authors);
+  return ok ? g_steal_pointer (&net) : NULL;
+}

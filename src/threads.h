@@ -1,0 +1,11 @@
+/* threads.h — the threading stage: load, thread (parsers/thread.c), store. */
+#pragma once
+
+#include "store.h"
+
+G_BEGIN_DECLS
+
+gboolean threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError **error);
+char *threads_describe (const ThreadCounts *counts);
+
+G_END_DECLS

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""End-to-end tests of threading (`deja thread`) and networks (`deja network`).
+
+Ingests fixtures/threads/ (two group exports sharing a cross-posted article;
+see fixtures/threads/README.md) and checks the threads, the report, and
+every network format read back: GraphML with xml.etree and igraph, GML and
+Pajek with igraph (tests/graph-read.c), CSV with the csv module, GEXF with
+xml.etree, and the statistics as JSON.  Run by meson (suite 'cli').
+"""
+import csv
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+
+import tap
+
+DEJA = os.environ["DEJA"]
+GRAPH_READ = os.environ["GRAPH_READ"]
+FIXTURES = os.environ["FIXTURES"]
+THREADS = os.path.join(FIXTURES, "threads")
+TMP = tempfile.mkdtemp(prefix="deja-net-test-")
+DB = os.path.join(TMP, "threads.db")
+GML = "{http://graphml.graphdrawing.org/xmlns}"
+GEXF = "{http://gexf.net/1.3}"
+
+REPLIES = {  # replier -> replied-to, as threading must find them
+    ("bob@example.com", "ann@example.com"), ("ann@example.com", "bob@example.com"),
+    ("carol@example.com", "ann@example.com"), ("frank@example.com", "gina@example.com"),
+    ("hank@example.com", "bob@example.com"), ("ivy@example.com", "bob@example.com"),
+    ("jack@example.com", "bob@example.com"),
+}
+
+
+def deja(*args):
+    env = dict(os.environ, DEJA_NO_PROGRESS="1")
+    return subprocess.run([DEJA] + list(args), capture_output=True, text=True, env=env)
+
+
+def query(sql, *params):
+    with sqlite3.connect(DB) as c:
+        return c.execute(sql, params).fetchall()
+
+
+def network(*args):
+    r = deja("network", "--db", DB, *args)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def read_back(fmt, path):
+    out = subprocess.run([GRAPH_READ, fmt, path], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    edges = {tuple(l.split()[1:3]): float(l.split()[3]) for l in lines[2:]}
+    return int(lines[0].split()[1]), int(lines[1].split()[1]), edges
+
+
+def setup():
+    r = deja("ingest", "--db", DB, THREADS)
+    assert r.returncode == 0, r.stderr
+    assert "threaded '%s': 4 threads" % DB in r.stderr, r.stderr
+
+
+@tap.test
+def threads_match_the_fixture():
+    rows = query("SELECT m.message_id, t.message_id, p.message_id, d.id IS NOT NULL,"
+                 " m.missing_parent, m.thread_flags FROM messages m"
+                 " LEFT JOIN messages t ON t.id = m.thread_id"
+                 " LEFT JOIN messages p ON p.id = m.parent_id"
+                 " LEFT JOIN messages d ON d.id = m.duplicate_of ORDER BY m.id")
+    assert rows == [
+        ("chain-1@example.com", "chain-1@example.com", None, 0, None, None),
+        ("chain-2@example.com", "chain-1@example.com", "chain-1@example.com", 0, None, None),
+        ("chain-3@example.com", "chain-1@example.com", "chain-2@example.com", 0, None, None),
+        ("fork-1@example.com", "chain-1@example.com", "chain-1@example.com", 0, None, None),
+        ("orphan-1@example.com", "orphan-1@example.com", None, 0, "lost-root@example.com", "orphan"),
+        ("orphan-2@example.com", "orphan-1@example.com", None, 0, "lost-root@example.com", "orphan"),
+        ("cycle-a@example.com", "cycle-b@example.com", "cycle-b@example.com", 0, None, "time-travel"),
+        ("cycle-b@example.com", "cycle-b@example.com", None, 0, None, "cycle-broken"),
+        ("xpost-1@example.com", "xpost-1@example.com", None, 0, None, None),
+        (None, "xpost-1@example.com", "xpost-1@example.com", 0, None, None),
+        ("xpost-1@example.com", "xpost-1@example.com", None, 1, None, "duplicate"),
+        ("irt-1@example.com", "xpost-1@example.com", "xpost-1@example.com", 0, None, None),
+        ("early-1@example.com", "xpost-1@example.com", "xpost-1@example.com", 0, None, "time-travel"),
+        ("xpost-1@example.com", "xpost-1@example.com", None, 1, None,
+         "duplicate,conflicting-duplicate"),
+    ], rows
+
+
+@tap.test
+def duplicates_merge_newsgroups_and_placeholders_are_recorded():
+    groups = query("SELECT g.name, mg.merged FROM message_newsgroups mg"
+                   " JOIN newsgroups g ON g.id = mg.newsgroup_id WHERE mg.message_id = 9 ORDER BY 1")
+    assert groups == [("comp.lang.c", 0), ("comp.std.c", 1)]
+    assert query("SELECT message_id, thread_id, children FROM thread_placeholders") == \
+        [("lost-root@example.com", 5, 2)]
+
+
+@tap.test
+def thread_report_lists_every_case():
+    r = deja("thread", "--db", DB, "--report")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert out.startswith("threading: 4 threads, 2 replies whose parent is not in the archive,"
+                          " 1 reference cycles broken, 2 replies dated before their parent,"
+                          " 2 duplicate copies (1 with different content)\n"), out
+    assert "\torphan-1@example.com\tlost-root@example.com\t" in out
+    assert "lost-root@example.com\t5\t2" in out
+    assert "\tcycle-b@example.com\tRe: Loop one" in out
+    assert "early-1@example.com\t1997-03-06T08:00:00\t9\t1997-03-06T09:00:00" in out
+    assert "comp.std.c.mbox\t" in out and "\txpost-1@example.com\t9\t" in out
+
+
+@tap.test
+def rethreading_is_stable_and_subject_joining_is_opt_in():
+    before = query("SELECT id, thread_id, parent_id, thread_flags FROM messages ORDER BY id")
+    assert deja("thread", "--db", DB).returncode == 0
+    assert query("SELECT id, thread_id, parent_id, thread_flags FROM messages ORDER BY id") == before
+    assert deja("thread", "--db", DB, "--subject").returncode == 0
+    # orphan-1's thread ("Re: malloc casts") stays apart; nothing shares a subject with it.
+    joined = query("SELECT count(*) FROM messages WHERE thread_flags LIKE '%subject-joined%'")[0][0]
+    assert joined == 0
+    assert deja("thread", "--db", DB).returncode == 0
+    assert query("SELECT id, thread_id, parent_id, thread_flags FROM messages ORDER BY id") == before
+
+
+@tap.test
+def graphml_has_the_contract_keys_and_edges():
+    out = os.path.join(TMP, "reply.graphml")
+    network("--format", "graphml", "--out", out)
+    root = ET.parse(out).getroot()
+    keys = {(k.get("for"), k.get("attr.name")): k.get("id") for k in root.iter(GML + "key")}
+    for name in ("address", "name", "messages"):
+        assert ("node", name) in keys, keys
+    assert ("edge", "weight") in keys
+    graph = root.find(GML + "graph")
+    assert graph.get("edgedefault") == "directed"
+    address = {}
+    for node in graph.iter(GML + "node"):
+        data = {d.get("key"): d.text for d in node.iter(GML + "data")}
+        address[node.get("id")] = data[keys[("node", "address")]]
+        if data[keys[("node", "address")]] == "bob@example.com":
+            assert data[keys[("node", "name")]] == "Bob Baker"
+            assert float(data[keys[("node", "messages")]]) == 2
+    assert len(address) == 10
+    edges = {(address[e.get("source")], address[e.get("target")]) for e in graph.iter(GML + "edge")}
+    assert edges == REPLIES
+    n, m, named = read_back("graphml", out)
+    assert (n, m) == (10, 7) and set(named) == REPLIES
+
+
+@tap.test
+def gml_and_pajek_read_back_in_igraph():
+    for fmt in ("gml", "pajek"):
+        out = os.path.join(TMP, "reply." + fmt)
+        network("--format", fmt, "--out", out)
+        n, m, named = read_back(fmt, out)
+        assert (n, m) == (10, 7), (fmt, n, m)
+        assert set(named) == REPLIES and set(named.values()) == {1.0}, (fmt, named)
+
+
+@tap.test
+def csv_writes_edges_and_nodes():
+    out = os.path.join(TMP, "reply.csv")
+    network("--format", "csv", "--out", out)
+    with open(out, newline="") as f:
+        edges = list(csv.DictReader(f))
+    with open(os.path.join(TMP, "reply-nodes.csv"), newline="") as f:
+        nodes = list(csv.DictReader(f))
+    assert {(e["source"], e["target"]) for e in edges} == REPLIES
+    assert all(e["weight"] == "1" and e["first_date"] for e in edges)
+    assert len(nodes) == 10 and {n["type"] for n in nodes} == {"author"}
+    assert [n for n in nodes if n["address"] == "ann@example.com"][0]["messages"] == "2"
+
+
+@tap.test
+def gexf_static_and_dynamic():
+    out = os.path.join(TMP, "reply.gexf")
+    network("--format", "gexf", "--out", out)
+    g = ET.parse(out).getroot().find(GEXF + "graph")
+    assert g.get("defaultedgetype") == "directed" and g.get("mode") == "static"
+    assert len(g.findall(f"{GEXF}nodes/{GEXF}node")) == 10
+    assert len(g.findall(f"{GEXF}edges/{GEXF}edge")) == 7
+    network("--format", "gexf", "--dynamic", "--out", out)
+    g = ET.parse(out).getroot().find(GEXF + "graph")
+    assert g.get("mode") == "dynamic" and g.get("timeformat") == "date"
+    spells = g.findall(f"{GEXF}edges/{GEXF}edge/{GEXF}spells/{GEXF}spell")
+    assert len(spells) == 7 and spells[0].get("start") == "1997-03-03"
+
+
+@tap.test
+def statistics_as_json():
+    r = network("--format", "json")
+    s = json.loads(r.stdout)
+    assert (s["vertices"], s["edges"], s["total_weight"]) == (10, 7, 7)
+    assert abs(s["reciprocity"] - 2 / 7) < 1e-6
+    assert (s["weak_components"], s["largest_weak_component"]) == (4, 6)
+    assert s["top"]["in_degree"][0] == {"address": "bob@example.com", "name": "Bob Baker", "value": 4}
+    assert s["communities"] >= 2 and 0 < s["modularity"] < 1
+
+
+@tap.test
+def stats_text_and_metrics_as_attributes():
+    out = os.path.join(TMP, "metrics.graphml")
+    r = network("--out", out, "--stats", "--with-metrics")
+    assert "reciprocity 0.2857" in r.stdout and "top by in_degree:" in r.stdout
+    names = {k.get("attr.name") for k in ET.parse(out).getroot().iter(GML + "key")}
+    assert {"in_degree", "out_degree", "strength", "betweenness", "community"} <= names
+
+
+@tap.test
+def thread_and_group_networks():
+    s = json.loads(network("--kind", "thread", "--format", "json").stdout)
+    assert (s["directed"], s["vertices"], s["edges"]) == (False, 10, 11)
+    out = os.path.join(TMP, "group.csv")
+    network("--kind", "group", "--format", "csv", "--out", out)
+    with open(out, newline="") as f:
+        edges = {(e["source"], e["target"]): e["weight"] for e in csv.DictReader(f)}
+    assert edges[("bob@example.com", "comp.lang.c")] == "2"
+    assert edges[("bob@example.com", "comp.std.c")] == "1"     # merged from the duplicate
+    with open(os.path.join(TMP, "group-nodes.csv"), newline="") as f:
+        types = [n["type"] for n in csv.DictReader(f)]
+    assert types.count("group") == 2 and types.count("author") == 10
+
+
+@tap.test
+def network_filters():
+    def edges(*args):
+        out = os.path.join(TMP, "f.csv")
+        network("--format", "csv", "--out", out, *args)
+        with open(out, newline="") as f:
+            return {(e["source"], e["target"]) for e in csv.DictReader(f)}
+    assert edges("--group", "comp.std.c") == {("ivy@example.com", "bob@example.com"),
+                                              ("jack@example.com", "bob@example.com")}
+    assert edges("--group", "comp.std.c", "--group", "nothing.*") == \
+        edges("--group", "comp.std.c")
+    assert edges("--since", "1997-03-06") == {("hank@example.com", "bob@example.com"),
+                                              ("ivy@example.com", "bob@example.com"),
+                                              ("jack@example.com", "bob@example.com")}
+    assert edges("--until", "1997-03-03") == {("bob@example.com", "ann@example.com"),
+                                              ("ann@example.com", "bob@example.com"),
+                                              ("carol@example.com", "ann@example.com")}
+    assert edges("--min-weight", "2") == set()
+
+
+@tap.test
+def network_errors():
+    assert deja("network", "--db", DB, "--kind", "friends").returncode == 2
+    assert deja("network", "--db", DB, "--format", "csv").returncode == 2
+    assert deja("network", "--db", DB, "--format", "dot").returncode == 2
+    assert deja("network", "--db", DB, "--dynamic").returncode == 2
+    r = deja("network", "--db", os.path.join(TMP, "none.db"))
+    assert r.returncode == 1 and "none.db" in r.stderr
+
+
+if __name__ == "__main__":
+    try:
+        setup()
+        tap.run()
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
