@@ -85,6 +85,46 @@ chain_of (const ThreadInput *m)
   return chain;
 }
 
+/* Dates compare as text; a day-only date compares by its day. */
+static int
+compare_dates (const char *a, const char *b)
+{
+  gsize n;
+
+  if (a == NULL || b == NULL)
+    return a ? -1 : b ? 1 : 0;
+  n = MIN (strlen (a), strlen (b));
+  return strncmp (a, b, n);
+}
+
+/* Is @date before @parent_date (both known)?  What "time-travel" means. */
+gboolean
+thread_date_before (const char *date, const char *parent_date)
+{
+  return date && parent_date && compare_dates (date, parent_date) < 0;
+}
+
+/**
+ * thread_parent_reference:
+ * @references: (nullable): References, oldest first
+ * @in_reply_to: (nullable)
+ * @self: (nullable): the message's own Message-ID
+ *
+ * Returns: (transfer none) (nullable): the Message-ID threading takes
+ *   as the parent: the last of the reference chain, self-citations aside
+ */
+const char *
+thread_parent_reference (GPtrArray *references, GPtrArray *in_reply_to, const char *self)
+{
+  ThreadInput m = { self, references, in_reply_to, NULL, NULL, 0 };
+  g_autoptr (GPtrArray) chain = chain_of (&m);
+
+  for (guint k = chain->len; k > 0; k--)
+    if (self == NULL || strcmp (chain->pdata[k - 1], self) != 0)
+      return chain->pdata[k - 1];
+  return NULL;
+}
+
 /* Step 1: a container per Message-ID; later copies are duplicates. */
 static void
 place_messages (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, gint64 *own)
@@ -179,18 +219,6 @@ find_roots (Forest *f)
     }
 }
 
-/* Dates compare as text; a day-only date compares by its day. */
-static int
-compare_dates (const char *a, const char *b)
-{
-  gsize n;
-
-  if (a == NULL || b == NULL)
-    return a ? -1 : b ? 1 : 0;
-  n = MIN (strlen (a), strlen (b));
-  return strncmp (a, b, n);
-}
-
 /* Is message @a a better thread root than @b: shallower, earlier, first? */
 static gboolean
 better_root (Forest *f, const ThreadInput *in, const gint64 *own, gint64 a, gint64 b)
@@ -239,7 +267,7 @@ resolve (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, const gint6
       if (C (f, p)->msg >= 0)
         {
           o->parent = C (f, p)->msg;
-          if (compare_dates (in[i].date, in[o->parent].date) < 0 && in[i].date && in[o->parent].date)
+          if (thread_date_before (in[i].date, in[o->parent].date))
             o->flags |= THREAD_FLAG_TIME_TRAVEL;
         }
       else

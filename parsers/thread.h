@@ -56,5 +56,7 @@ void thread_compute (const ThreadInput *in, gsize n, gboolean by_subject, Thread
 void thread_result_clear (ThreadResult *result);
 char *thread_flags_to_string (ThreadFlags flags);
 char *thread_subject_key (const char *subject);
+const char *thread_parent_reference (GPtrArray *references, GPtrArray *in_reply_to, const char *self);
+gboolean thread_date_before (const char *date, const char *parent_date);
 
 G_END_DECLS

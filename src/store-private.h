@@ -26,7 +26,19 @@ struct _Store {
   sqlite3_stmt *stmts[N_STMTS];
   gint64 file_id;          /* of the file being ingested, or 0 */
   GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
+  GHashTable *known;       /* Message-ID -> StoreKnown, for threading guesses; NULL: not loaded */
+  gint64 next_id;          /* messages.id of the next message stored */
 };
+
+/* Where threading will most likely put a new message (store-thread.c). */
+typedef struct {
+  gint64 thread_id, parent_id, duplicate_of;   /* 0 for NULL */
+  const char *missing_parent;
+  char *flags;
+} StoreThreadGuess;
+
+gboolean _store_known_load (Store *store, GError **error);
+void _store_guess_thread (Store *store, gint64 id, const MailRecord *record, StoreThreadGuess *guess);
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
 void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);

@@ -30,8 +30,10 @@ static const char *const stmt_sql[N_STMTS] = {
   [STMT_INSERT_MESSAGE] =
     "INSERT INTO messages (file_id, byte_offset, byte_length, line_no, envelope,"
     " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags,"
-    " own_text, quoted_lines, own_lines, attachment_count)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+    " own_text, quoted_lines, own_lines, attachment_count,"
+    " id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24)",
   [STMT_INSERT_REF] =
     "INSERT OR IGNORE INTO refs (message_id, kind, position, ref) VALUES (?1, ?2, ?3, ?4)",
   [STMT_INSERT_GROUP] = "INSERT OR IGNORE INTO newsgroups (name) VALUES (?1)",
@@ -218,6 +220,7 @@ store_close (Store *store)
   if (store->db)
     sqlite3_close (store->db);
   g_hash_table_unref (store->group_ids);
+  g_clear_pointer (&store->known, g_hash_table_unref);
   g_free (store->path);
   g_free (store);
 }
@@ -314,6 +317,14 @@ store_begin_file (Store *store, const StoreFileMeta *meta, GError **error)
     }
   if (rc != SQLITE_DONE && rc != SQLITE_OK)
     goto fail;
+  if (sqlite3_changes (store->db) > 0)
+    g_clear_pointer (&store->known, g_hash_table_unref);   /* its messages are gone */
+  if (store->known == NULL && !_store_known_load (store, error))
+    {
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
+  store->next_id = query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages");
   rc = sqlite3_prepare_v2 (store->db,
                            "INSERT INTO files (path, size, stored_size, mtime, sha256, compression,"
                            " messages, lines, ingested_at, deja_version)"
@@ -447,6 +458,7 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_MESSAGE];
   const MailRecord *r = m->record;
   g_autofree char *flags = mail_flags_to_string (r->flags);
+  StoreThreadGuess guess;
   gint64 id;
   int rc;
 
@@ -469,9 +481,18 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   sqlite3_bind_int64 (stmt, 16, r->quoted_lines);
   sqlite3_bind_int64 (stmt, 17, r->own_lines);
   sqlite3_bind_int64 (stmt, 18, r->attachments ? r->attachments->len : 0);
-  if ((rc = step_reset (stmt)) != SQLITE_DONE)
+  id = store->next_id++;
+  _store_guess_thread (store, id, r, &guess);
+  sqlite3_bind_int64 (stmt, 19, id);
+  sqlite3_bind_int64 (stmt, 20, guess.thread_id);
+  sqlite3_bind_int64 (stmt, 21, guess.parent_id);
+  sqlite3_bind_int64 (stmt, 22, guess.duplicate_of);
+  _store_bind_text_or_null (stmt, 23, guess.missing_parent);
+  _store_bind_text_or_null (stmt, 24, guess.flags);
+  rc = step_reset (stmt);
+  g_free (guess.flags);
+  if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record message", error);
-  id = sqlite3_last_insert_rowid (store->db);
   return add_fts (store, id, r, error) &&
          add_attachments (store, id, r->attachments, error) &&
          add_refs (store, id, "references", r->references, error) &&
@@ -537,7 +558,8 @@ store_abort_file (Store *store)
 {
   if (sqlite3_get_autocommit (store->db) == 0)
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-  /* Groups created in the transaction are gone again. */
+  /* Groups and messages added in the transaction are gone again. */
   g_hash_table_remove_all (store->group_ids);
+  g_clear_pointer (&store->known, g_hash_table_unref);
   store->file_id = 0;
 }

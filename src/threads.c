@@ -24,7 +24,7 @@ threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError
   ThreadResult result;
   gboolean ok;
 
-  if (!store_load_thread_data (store, &data, error))
+  if (!store_load_thread_data (store, by_subject, &data, error))
     return FALSE;
   thread_compute ((const ThreadInput *) data.inputs->data, data.inputs->len, by_subject, &result);
   ok = store_save_threads (store, &data, &result, error);
