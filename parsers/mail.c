@@ -11,6 +11,7 @@
 #include "mail.h"
 #include "charset.h"
 #include "date.h"
+#include "flags.h"
 #include "msgid.h"
 #include "quote.h"
 #include "rfc2047.h"
@@ -77,19 +78,8 @@ mail_flags_to_string (MailFlags flags)
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
   };
-  GString *out;
 
-  if (flags == 0)
-    return NULL;
-  out = g_string_new (NULL);
-  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
-    if (flags & (1u << i))
-      {
-        if (out->len)
-          g_string_append_c (out, ',');
-        g_string_append (out, names[i]);
-      }
-  return g_string_free (out, FALSE);
+  return flags_to_string (flags, names, G_N_ELEMENTS (names));
 }
 
 static MailFlags

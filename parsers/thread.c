@@ -17,6 +17,7 @@
  * by date, then by position.
  */
 #include "thread.h"
+#include "flags.h"
 
 #include <string.h>
 
@@ -415,17 +416,6 @@ thread_flags_to_string (ThreadFlags flags)
   static const char *const names[] = {
     "orphan", "cycle-broken", "time-travel", "duplicate", "conflicting-duplicate", "subject-joined",
   };
-  GString *out;
 
-  if (flags == 0)
-    return NULL;
-  out = g_string_new (NULL);
-  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
-    if (flags & (1u << i))
-      {
-        if (out->len)
-          g_string_append_c (out, ',');
-        g_string_append (out, names[i]);
-      }
-  return g_string_free (out, FALSE);
+  return flags_to_string (flags, names, G_N_ELEMENTS (names));
 }

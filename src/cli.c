@@ -47,3 +47,14 @@ deja_check_dates (GOptionContext *context, const char *since, const char *until)
     return deja_usage_error (context, "--until '%s' is not a date (YYYY, YYYY-MM, YYYY-MM-DD)", until);
   return 0;
 }
+
+/* A command that takes --db and no arguments: 0, or the usage error. */
+int
+deja_check_db_args (GOptionContext *context, const char *db, int argc, char **argv)
+{
+  if (db == NULL)
+    return deja_usage_error (context, "--db is required");
+  if (argc > 1)
+    return deja_usage_error (context, "unexpected argument '%s'", argv[1]);
+  return 0;
+}

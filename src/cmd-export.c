@@ -152,10 +152,8 @@ cmd_export (int argc, char **argv)
   g_option_context_set_description (context, description);
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
-  if (db == NULL)
-    return deja_usage_error (context, "--db is required");
-  if (argc > 1)
-    return deja_usage_error (context, "unexpected argument '%s'", argv[1]);
+  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    return status;
   if (format && strcmp (format, "csv") && strcmp (format, "jsonl"))
     return deja_usage_error (context, "--format must be csv or jsonl");
   csv = format == NULL || strcmp (format, "csv") == 0;

@@ -60,10 +60,8 @@ cmd_log (int argc, char **argv)
     "line_no, byte_offset, verdict, reason, shape, line_text.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
-  if (db == NULL)
-    return deja_usage_error (context, "--db is required");
-  if (argc > 1)
-    return deja_usage_error (context, "unexpected argument '%s'", argv[1]);
+  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    return status;
   if (verdict && strcmp (verdict, "accepted") && strcmp (verdict, "rejected") && strcmp (verdict, "body"))
     return deja_usage_error (context, "--verdict must be accepted, rejected or body");
   if (format && strcmp (format, "text") == 0)

@@ -184,10 +184,8 @@ check_args (GOptionContext *context, Args *a, int argc, char **argv, Format *for
   int status;
   static const char *const kinds[] = { "reply", "thread", "group" };
 
-  if (a->db == NULL)
-    return deja_usage_error (context, "--db is required");
-  if (argc > 1)
-    return deja_usage_error (context, "unexpected argument '%s'", argv[1]);
+  if ((status = deja_check_db_args (context, a->db, argc, argv)) != 0)
+    return status;
   if (!parse_choice (a->format ? a->format : "graphml", format_names, G_N_ELEMENTS (format_names), (int *) format))
     return deja_usage_error (context, "--format must be graphml, gml, pajek, csv, gexf or json");
   if (!parse_choice (a->kind ? a->kind : "reply", kinds, G_N_ELEMENTS (kinds), (int *) kind))

@@ -84,10 +84,8 @@ cmd_thread (int argc, char **argv)
     "docs/threads.md.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
-  if (db == NULL)
-    return deja_usage_error (context, "--db is required");
-  if (argc > 1)
-    return deja_usage_error (context, "unexpected argument '%s'", argv[1]);
+  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    return status;
   if ((store = deja_open_existing_store (db)) == NULL)
     return DEJA_EXIT_FAILED;
   if (!threads_rebuild (store, by_subject, &counts, &error) ||

@@ -28,5 +28,6 @@ typedef struct _Store Store;
 Store *deja_open_existing_store (const char *path);
 gboolean deja_valid_date (const char *s);
 int deja_check_dates (GOptionContext *context, const char *since, const char *until);
+int deja_check_db_args (GOptionContext *context, const char *db, int argc, char **argv);
 
 G_END_DECLS

@@ -1,0 +1,10 @@
+/* flags.h — bit sets as comma-separated tokens, for storing and printing. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+char *flags_to_string (guint flags, const char *const *names, gsize n_names);
+
+G_END_DECLS
