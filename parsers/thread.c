@@ -22,11 +22,11 @@
 #include <string.h>
 
 typedef struct {
-  gint64 msg;          /* input index, or -1 for a placeholder */
+  ThreadIndex msg;          /* input index, or -1 for a placeholder */
   const char *id;      /* Message-ID, or NULL */
-  gint64 parent;       /* container index, or -1 */
-  gint64 root;         /* filled late: root container */
-  gint64 depth;
+  ThreadIndex parent;       /* container index, or -1 */
+  ThreadIndex root;         /* filled late: root container */
+  ThreadIndex depth;
 } Container;
 
 typedef struct {
@@ -34,8 +34,8 @@ typedef struct {
   GHashTable *by_id;   /* Message-ID -> container index + 1 */
 } Forest;
 
-static gint64
-new_container (Forest *f, gint64 msg, const char *id)
+static ThreadIndex
+new_container (Forest *f, ThreadIndex msg, const char *id)
 {
   Container c = { msg, id, -1, -1, -1 };
 
@@ -45,21 +45,21 @@ new_container (Forest *f, gint64 msg, const char *id)
   return f->c->len - 1;
 }
 
-static gint64
+static ThreadIndex
 container_for (Forest *f, const char *id)
 {
   gpointer found = g_hash_table_lookup (f->by_id, id);
 
-  return found ? (gint64) GPOINTER_TO_SIZE (found) - 1 : new_container (f, -1, id);
+  return found ? (ThreadIndex) GPOINTER_TO_SIZE (found) - 1 : new_container (f, -1, id);
 }
 
 #define C(f, i) (&g_array_index ((f)->c, Container, (i)))
 
 /* Would making @parent the parent of @child close a loop? */
 static gboolean
-would_loop (Forest *f, gint64 child, gint64 parent)
+would_loop (Forest *f, ThreadIndex child, ThreadIndex parent)
 {
-  for (gint64 p = parent; p >= 0; p = C (f, p)->parent)
+  for (ThreadIndex p = parent; p >= 0; p = C (f, p)->parent)
     if (p == child)
       return TRUE;
   return FALSE;
@@ -71,10 +71,10 @@ static GPtrArray *
 chain_of (const ThreadInput *m)
 {
   GPtrArray *chain = g_ptr_array_new ();
-  const char *irt = m->in_reply_to && m->in_reply_to->len ? m->in_reply_to->pdata[0] : NULL;
+  const char *irt = m->n_in_reply_to ? m->in_reply_to[0] : NULL;
 
-  for (guint i = 0; m->references && i < m->references->len; i++)
-    g_ptr_array_add (chain, m->references->pdata[i]);
+  for (guint i = 0; i < m->n_references; i++)
+    g_ptr_array_add (chain, (gpointer) m->references[i]);
   if (irt)
     {
       gboolean present = FALSE;
@@ -107,18 +107,16 @@ thread_date_before (const char *date, const char *parent_date)
 
 /**
  * thread_parent_reference:
- * @references: (nullable): References, oldest first
- * @in_reply_to: (nullable)
- * @self: (nullable): the message's own Message-ID
+ * @message: its Message-ID and references (the rest is not used)
  *
  * Returns: (transfer none) (nullable): the Message-ID threading takes
  *   as the parent: the last of the reference chain, self-citations aside
  */
 const char *
-thread_parent_reference (GPtrArray *references, GPtrArray *in_reply_to, const char *self)
+thread_parent_reference (const ThreadInput *message)
 {
-  ThreadInput m = { self, references, in_reply_to, NULL, NULL, 0 };
-  g_autoptr (GPtrArray) chain = chain_of (&m);
+  g_autoptr (GPtrArray) chain = chain_of (message);
+  const char *self = message->message_id;
 
   for (guint k = chain->len; k > 0; k--)
     if (self == NULL || strcmp (chain->pdata[k - 1], self) != 0)
@@ -128,12 +126,12 @@ thread_parent_reference (GPtrArray *references, GPtrArray *in_reply_to, const ch
 
 /* Step 1: a container per Message-ID; later copies are duplicates. */
 static void
-place_messages (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, gint64 *own)
+place_messages (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, ThreadIndex *own)
 {
   for (gsize i = 0; i < n; i++)
     {
       ThreadOutput *o = &r->out[i];
-      gint64 c;
+      ThreadIndex c;
 
       *o = (ThreadOutput) { -1, -1, -1, NULL, 0 };
       if (in[i].message_id == NULL)
@@ -158,19 +156,19 @@ place_messages (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, gint
 
 /* Step 2: link each message's reference chain, then the message itself. */
 static void
-link_chains (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, const gint64 *own)
+link_chains (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, const ThreadIndex *own)
 {
   for (gsize i = 0; i < n; i++)
     {
       g_autoptr (GPtrArray) chain = NULL;
-      gint64 prev = -1;
+      ThreadIndex prev = -1;
 
       if (own[i] < 0)
         continue;
       chain = chain_of (&in[i]);
       for (guint k = 0; k < chain->len; k++)
         {
-          gint64 rc;
+          ThreadIndex rc;
 
           if (in[i].message_id && strcmp (chain->pdata[k], in[i].message_id) == 0)
             continue;   /* a message that cites itself */
@@ -192,11 +190,11 @@ link_chains (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, const g
 static void
 find_roots (Forest *f)
 {
-  g_autoptr (GArray) path = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) path = g_array_new (FALSE, FALSE, sizeof (ThreadIndex));
 
-  for (gint64 i = 0; i < (gint64) f->c->len; i++)
+  for (ThreadIndex i = 0; i < (ThreadIndex) f->c->len; i++)
     {
-      gint64 p = i, root, depth;
+      ThreadIndex p = i, root, depth;
 
       g_array_set_size (path, 0);
       while (C (f, p)->root < 0 && C (f, p)->parent >= 0)
@@ -211,9 +209,9 @@ find_roots (Forest *f)
         }
       root = C (f, p)->root;
       depth = C (f, p)->depth;
-      for (gint64 k = (gint64) path->len - 1; k >= 0; k--)
+      for (ThreadIndex k = (ThreadIndex) path->len - 1; k >= 0; k--)
         {
-          Container *c = C (f, g_array_index (path, gint64, k));
+          Container *c = C (f, g_array_index (path, ThreadIndex, k));
           c->root = root;
           c->depth = ++depth;
         }
@@ -222,9 +220,9 @@ find_roots (Forest *f)
 
 /* Is message @a a better thread root than @b: shallower, earlier, first? */
 static gboolean
-better_root (Forest *f, const ThreadInput *in, const gint64 *own, gint64 a, gint64 b)
+better_root (Forest *f, const ThreadInput *in, const ThreadIndex *own, ThreadIndex a, ThreadIndex b)
 {
-  gint64 da = C (f, own[a])->depth, db = C (f, own[b])->depth;
+  ThreadIndex da = C (f, own[a])->depth, db = C (f, own[b])->depth;
   int d;
 
   if (da != db)
@@ -235,16 +233,16 @@ better_root (Forest *f, const ThreadInput *in, const gint64 *own, gint64 a, gint
 
 /* Step 3: parents, threads, placeholders, time travel. */
 static void
-resolve (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, const gint64 *own)
+resolve (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, const ThreadIndex *own)
 {
-  g_autofree gint64 *best = g_new (gint64, f->c->len);   /* root container -> message */
+  g_autofree ThreadIndex *best = g_new (ThreadIndex, f->c->len);   /* root container -> message */
   g_autofree guint *children = g_new0 (guint, f->c->len);
 
   for (gsize k = 0; k < f->c->len; k++)
     best[k] = -1;
   for (gsize i = 0; i < n; i++)
     {
-      gint64 root;
+      ThreadIndex root;
 
       if (own[i] < 0)
         continue;
@@ -258,7 +256,7 @@ resolve (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, const gint6
   for (gsize i = 0; i < n; i++)
     {
       ThreadOutput *o = &r->out[i];
-      gint64 p;
+      ThreadIndex p;
 
       if (own[i] < 0)
         continue;
@@ -323,7 +321,7 @@ static void
 join_by_subject (const ThreadInput *in, gsize n, ThreadResult *r)
 {
   g_autoptr (GHashTable) first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autofree gint64 *merged = g_new (gint64, n);
+  g_autofree ThreadIndex *merged = g_new (ThreadIndex, n);
 
   for (gsize i = 0; i < n; i++)
     merged[i] = -1;
@@ -332,7 +330,7 @@ join_by_subject (const ThreadInput *in, gsize n, ThreadResult *r)
       char *key;
       gpointer to;
 
-      if (r->out[i].thread != (gint64) i || (key = thread_subject_key (in[i].subject)) == NULL)
+      if (r->out[i].thread != (ThreadIndex) i || (key = thread_subject_key (in[i].subject)) == NULL)
         continue;
       if (g_hash_table_lookup_extended (first, key, NULL, &to))
         {
@@ -344,7 +342,7 @@ join_by_subject (const ThreadInput *in, gsize n, ThreadResult *r)
     }
   for (gsize i = 0; i < n; i++)
     {
-      gint64 t = r->out[i].thread;
+      ThreadIndex t = r->out[i].thread;
       if (t >= 0 && merged[t] >= 0)
         {
           r->out[i].thread = merged[t];
@@ -367,7 +365,7 @@ count (gsize n, ThreadResult *r)
           r->counts.conflicts += (o->flags & THREAD_FLAG_CONFLICT) != 0;
           continue;
         }
-      r->counts.threads += o->thread == (gint64) i;
+      r->counts.threads += o->thread == (ThreadIndex) i;
       r->counts.orphans += (o->flags & THREAD_FLAG_ORPHAN) != 0;
       r->counts.cycles += (o->flags & THREAD_FLAG_CYCLE) != 0;
       r->counts.time_travel += (o->flags & THREAD_FLAG_TIME_TRAVEL) != 0;
@@ -386,7 +384,7 @@ thread_compute (const ThreadInput *in, gsize n, gboolean by_subject, ThreadResul
 {
   Forest f = { g_array_sized_new (FALSE, FALSE, sizeof (Container), n + n / 2),
                g_hash_table_new (g_str_hash, g_str_equal) };
-  g_autofree gint64 *own = g_new (gint64, n);
+  g_autofree ThreadIndex *own = g_new (ThreadIndex, n);
 
   memset (result, 0, sizeof *result);
   result->out = g_new0 (ThreadOutput, n);

@@ -5,13 +5,19 @@
 
 G_BEGIN_DECLS
 
+/* A position in the input (or -1): 32 bits keep threading's memory per
+ * message small; two billion messages are enough. */
+typedef gint32 ThreadIndex;
+
 /* One message, as threading sees it.  Indexes are positions in the input
  * array, which must be in archive order (the first copy of a Message-ID
  * is the canonical one). */
 typedef struct {
   const char *message_id;     /* normalised, or NULL */
-  GPtrArray *references;      /* (element-type utf8) oldest first; may be NULL */
-  GPtrArray *in_reply_to;     /* may be NULL */
+  const char *const *references;   /* (array length=n_references) oldest first */
+  guint n_references;
+  const char *const *in_reply_to;  /* (array length=n_in_reply_to) */
+  guint n_in_reply_to;
   const char *date;           /* ISO 8601, or NULL */
   const char *subject;        /* used only when grouping by subject */
   guint64 content;            /* a hash of the content, to tell conflicting copies */
@@ -27,9 +33,9 @@ typedef enum {
 } ThreadFlags;
 
 typedef struct {
-  gint64 thread;              /* index of the thread's root message */
-  gint64 parent;              /* index of the parent message, or -1 */
-  gint64 duplicate_of;        /* index of the canonical copy, or -1 */
+  ThreadIndex thread;         /* index of the thread's root message */
+  ThreadIndex parent;         /* index of the parent message, or -1 */
+  ThreadIndex duplicate_of;   /* index of the canonical copy, or -1 */
   const char *missing_parent; /* Message-ID of a parent not in the archive (borrowed), or NULL */
   ThreadFlags flags;
 } ThreadOutput;
@@ -38,7 +44,7 @@ typedef struct {
  * messages together. */
 typedef struct {
   const char *message_id;     /* borrowed from the input */
-  gint64 thread;
+  ThreadIndex thread;
   guint children;
 } ThreadPlaceholder;
 
@@ -56,7 +62,7 @@ void thread_compute (const ThreadInput *in, gsize n, gboolean by_subject, Thread
 void thread_result_clear (ThreadResult *result);
 char *thread_flags_to_string (ThreadFlags flags);
 char *thread_subject_key (const char *subject);
-const char *thread_parent_reference (GPtrArray *references, GPtrArray *in_reply_to, const char *self);
+const char *thread_parent_reference (const ThreadInput *message);
 gboolean thread_date_before (const char *date, const char *parent_date);
 
 G_END_DECLS

@@ -7,6 +7,8 @@
 
 G_BEGIN_DECLS
 
+#define STORE_CACHE_KIB -65536   /* PRAGMA cache_size: 64 MiB */
+
 enum {
   STMT_INSERT_MESSAGE,
   STMT_INSERT_REF,
@@ -26,7 +28,9 @@ struct _Store {
   sqlite3_stmt *stmts[N_STMTS];
   gint64 file_id;          /* of the file being ingested, or 0 */
   GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
-  GHashTable *known;       /* Message-ID -> StoreKnown, for threading guesses; NULL: not loaded */
+  GHashTable *known;       /* Message-ID -> row + 1, for threading guesses; NULL: not loaded */
+  GArray *known_rows;      /* of StoreKnown (store-thread.c) */
+  GStringChunk *known_strings;
   gint64 next_id;          /* messages.id of the next message stored */
 };
 
@@ -38,6 +42,7 @@ typedef struct {
 } StoreThreadGuess;
 
 gboolean _store_known_load (Store *store, GError **error);
+void _store_known_clear (Store *store);
 void _store_guess_thread (Store *store, gint64 id, const MailRecord *record, StoreThreadGuess *guess);
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);

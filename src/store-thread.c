@@ -13,21 +13,41 @@
 /* deja_content_hash(a, b, …): FNV-1a over the arguments' text, to tell
  * copies of a Message-ID with different content apart without loading
  * every body into memory. */
+#define FNV_START 14695981039346656037ull
+
+static guint64
+fnv_field (guint64 h, const char *s, gsize n)
+{
+  for (gsize k = 0; s && k < n; k++)
+    h = (h ^ (guchar) s[k]) * 1099511628211ull;
+  return (h ^ 0xff) * 1099511628211ull;     /* field separator */
+}
+
 static void
 content_hash (sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-  guint64 h = 14695981039346656037ull;
+  guint64 h = FNV_START;
 
   for (int i = 0; i < argc; i++)
-    {
-      const unsigned char *s = sqlite3_value_text (argv[i]);
-      int n = sqlite3_value_bytes (argv[i]);
-
-      for (int k = 0; s && k < n; k++)
-        h = (h ^ s[k]) * 1099511628211ull;
-      h = (h ^ 0xff) * 1099511628211ull;     /* field separator */
-    }
+    h = fnv_field (h, (const char *) sqlite3_value_text (argv[i]), sqlite3_value_bytes (argv[i]));
   sqlite3_result_int64 (ctx, (sqlite3_int64) h);
+}
+
+/* The same hash, in C, of an id column (0 is NULL) or a text column. */
+static guint64
+fnv_id (guint64 h, gint64 id)
+{
+  char digits[32];
+
+  if (id == 0)
+    return fnv_field (h, NULL, 0);
+  return fnv_field (h, digits, g_snprintf (digits, sizeof digits, "%" G_GINT64_FORMAT, id));
+}
+
+static guint64
+fnv_text (guint64 h, const char *s)
+{
+  return fnv_field (h, s, s ? strlen (s) : 0);
 }
 
 /* Threading runs over the whole database after an ingest, and an UPDATE
@@ -38,23 +58,36 @@ content_hash (sqlite3_context *ctx, int argc, sqlite3_value **argv)
  * then finds nearly every row already right and rewrites only the rest. */
 typedef struct {
   gint64 id, thread;
-  char *date;
+  const char *date;        /* in known_strings */
 } StoreKnown;
 
-static void
-known_free (StoreKnown *k)
+/* Message-IDs and dates live in one string chunk, the rows in one array,
+ * and the table maps a Message-ID to its row + 1: about 120 bytes a
+ * message, where separate allocations took 170. */
+void
+_store_known_clear (Store *store)
 {
-  g_free (k->date);
-  g_free (k);
+  g_clear_pointer (&store->known, g_hash_table_unref);
+  g_clear_pointer (&store->known_rows, g_array_unref);
+  g_clear_pointer (&store->known_strings, g_string_chunk_free);
 }
 
 static void
 known_add (Store *store, const char *message_id, gint64 id, gint64 thread, const char *date)
 {
-  StoreKnown *k = g_new (StoreKnown, 1);
+  StoreKnown k = { id, thread, date ? g_string_chunk_insert_const (store->known_strings, date) : NULL };
 
-  *k = (StoreKnown) { id, thread, g_strdup (date) };
-  g_hash_table_insert (store->known, g_strdup (message_id), k);
+  g_array_append_val (store->known_rows, k);
+  g_hash_table_insert (store->known, g_string_chunk_insert (store->known_strings, message_id),
+                       GUINT_TO_POINTER (store->known_rows->len));
+}
+
+static StoreKnown *
+known_lookup (Store *store, const char *message_id)
+{
+  guint row = message_id ? GPOINTER_TO_UINT (g_hash_table_lookup (store->known, message_id)) : 0;
+
+  return row ? &g_array_index (store->known_rows, StoreKnown, row - 1) : NULL;
 }
 
 /* Loads the canonical messages' ids, threads and dates by Message-ID. */
@@ -69,7 +102,9 @@ _store_known_load (Store *store, GError **error)
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read message ids", error);
-  store->known = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) known_free);
+  store->known = g_hash_table_new (g_str_hash, g_str_equal);
+  store->known_rows = g_array_new (FALSE, FALSE, sizeof (StoreKnown));
+  store->known_strings = g_string_chunk_new (1024 * 1024);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       const char *mid = (const char *) sqlite3_column_text (stmt, 0);
@@ -80,7 +115,7 @@ _store_known_load (Store *store, GError **error)
   sqlite3_finalize (stmt);
   if (rc == SQLITE_DONE)
     return TRUE;
-  g_clear_pointer (&store->known, g_hash_table_unref);
+  _store_known_clear (store);
   return _store_fail (store, rc, "cannot read message ids", error);
 }
 
@@ -88,9 +123,14 @@ _store_known_load (Store *store, GError **error)
 void
 _store_guess_thread (Store *store, gint64 id, const MailRecord *r, StoreThreadGuess *g)
 {
-  StoreKnown *self = r->message_id ? g_hash_table_lookup (store->known, r->message_id) : NULL;
-  const char *ref = thread_parent_reference (r->references, r->in_reply_to, r->message_id);
-  StoreKnown *parent = ref ? g_hash_table_lookup (store->known, ref) : NULL;
+  StoreKnown *self = known_lookup (store, r->message_id);
+  ThreadInput as_input = {
+    r->message_id,
+    r->references ? (const char *const *) r->references->pdata : NULL, r->references ? r->references->len : 0,
+    r->in_reply_to ? (const char *const *) r->in_reply_to->pdata : NULL, r->in_reply_to ? r->in_reply_to->len : 0,
+  };
+  const char *ref = thread_parent_reference (&as_input);
+  StoreKnown *parent = known_lookup (store, ref);
   ThreadFlags flags = 0;
 
   *g = (StoreThreadGuess) { id, 0, 0, NULL, NULL };
@@ -131,13 +171,8 @@ _store_register_functions (Store *store, GError **error)
 void
 store_thread_data_clear (StoreThreadData *data)
 {
-  for (gsize i = 0; data->inputs && i < data->inputs->len; i++)
-    {
-      ThreadInput *in = &g_array_index (data->inputs, ThreadInput, i);
-      g_clear_pointer (&in->references, g_ptr_array_unref);
-      g_clear_pointer (&in->in_reply_to, g_ptr_array_unref);
-    }
   g_clear_pointer (&data->inputs, g_array_unref);
+  g_clear_pointer (&data->refs, g_ptr_array_unref);
   g_clear_pointer (&data->ids, g_array_unref);
   g_clear_pointer (&data->stored, g_array_unref);
   g_clear_pointer (&data->strings, g_string_chunk_free);
@@ -158,8 +193,8 @@ load_messages (Store *store, StoreThreadData *data, gboolean subjects, GError **
   int rc = sqlite3_prepare_v2 (store->db,
                                "SELECT id, message_id, date, CASE WHEN ?1 THEN subject END,"
                                " deja_content_hash(from_addr, subject, body),"
-                               " coalesce(thread_id, 0), coalesce(parent_id, 0), coalesce(duplicate_of, 0),"
-                               " missing_parent, thread_flags FROM messages ORDER BY id",
+                               " deja_content_hash(thread_id, parent_id, duplicate_of, missing_parent,"
+                               " thread_flags) FROM messages ORDER BY id",
                                -1, &stmt, NULL);
 
   if (rc != SQLITE_OK)
@@ -168,12 +203,10 @@ load_messages (Store *store, StoreThreadData *data, gboolean subjects, GError **
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       gint64 id = sqlite3_column_int64 (stmt, 0);
-      ThreadInput in = { chunk_text (data, stmt, 1), NULL, NULL, chunk_text (data, stmt, 2),
+      ThreadInput in = { chunk_text (data, stmt, 1), NULL, 0, NULL, 0, chunk_text (data, stmt, 2),
                          chunk_text (data, stmt, 3), (guint64) sqlite3_column_int64 (stmt, 4) };
 
-      StoreThreadRow now = { sqlite3_column_int64 (stmt, 5), sqlite3_column_int64 (stmt, 6),
-                             sqlite3_column_int64 (stmt, 7), chunk_text (data, stmt, 8),
-                             chunk_text (data, stmt, 9) };
+      guint64 now = (guint64) sqlite3_column_int64 (stmt, 5);
 
       g_array_append_val (data->ids, id);
       g_array_append_val (data->inputs, in);
@@ -183,7 +216,10 @@ load_messages (Store *store, StoreThreadData *data, gboolean subjects, GError **
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read messages", error);
 }
 
-/* References, walked in step with the messages (both in id order). */
+/* References, walked in step with the messages (both in id order).  All
+ * references share one array (a GPtrArray per message cost four times
+ * the pointers it held); each message records where its run starts, and
+ * the pointers are set once the array has stopped moving. */
 static gboolean
 load_refs (Store *store, StoreThreadData *data, GError **error)
 {
@@ -191,28 +227,37 @@ load_refs (Store *store, StoreThreadData *data, GError **error)
   gsize i = 0;
   int rc = sqlite3_prepare_v2 (store->db,
                                "SELECT message_id, kind = 'references', ref FROM refs"
-                               " ORDER BY message_id, kind, position",
+                               " ORDER BY message_id, kind DESC, position",
                                -1, &stmt, NULL);
+  g_autofree guint *starts = NULL;
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read references", error);
+  starts = g_new0 (guint, 2 * data->ids->len);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       gint64 id = sqlite3_column_int64 (stmt, 0);
+      gboolean is_ref = sqlite3_column_int (stmt, 1);
       ThreadInput *in;
-      GPtrArray **list;
 
       while (i < data->ids->len && g_array_index (data->ids, gint64, i) < id)
         i++;
       if (i == data->ids->len || g_array_index (data->ids, gint64, i) != id)
         continue;
       in = &g_array_index (data->inputs, ThreadInput, i);
-      list = sqlite3_column_int (stmt, 1) ? &in->references : &in->in_reply_to;
-      if (*list == NULL)
-        *list = g_ptr_array_new ();
-      g_ptr_array_add (*list, (gpointer) chunk_text (data, stmt, 2));
+      /* "references" rows come first (kind DESC), then "in-reply-to". */
+      if (is_ref ? in->n_references++ == 0 : in->n_in_reply_to++ == 0)
+        starts[2 * i + !is_ref] = data->refs->len;
+      g_ptr_array_add (data->refs, (gpointer) chunk_text (data, stmt, 2));
     }
   sqlite3_finalize (stmt);
+  for (gsize k = 0; k < data->ids->len; k++)
+    {
+      ThreadInput *in = &g_array_index (data->inputs, ThreadInput, k);
+      const char *const *base = (const char *const *) data->refs->pdata;
+      in->references = in->n_references ? base + starts[2 * k] : NULL;
+      in->in_reply_to = in->n_in_reply_to ? base + starts[2 * k + 1] : NULL;
+    }
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read references", error);
 }
 
@@ -221,12 +266,22 @@ load_refs (Store *store, StoreThreadData *data, GError **error)
 gboolean
 store_load_thread_data (Store *store, gboolean subjects, StoreThreadData *data, GError **error)
 {
+  gboolean ok;
+
   memset (data, 0, sizeof *data);
+  _store_known_clear (store);   /* reloaded by the next ingest */
+  /* A whole-table scan gains nothing from a large page cache, which would
+   * only fill with message bodies: read through a small one. */
+  sqlite3_exec (store->db, "PRAGMA cache_size = -4096", NULL, NULL, NULL);
+  sqlite3_db_release_memory (store->db);
   data->inputs = g_array_new (FALSE, TRUE, sizeof (ThreadInput));
   data->ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  data->stored = g_array_new (FALSE, FALSE, sizeof (StoreThreadRow));
+  data->refs = g_ptr_array_new ();
+  data->stored = g_array_new (FALSE, FALSE, sizeof (guint64));
   data->strings = g_string_chunk_new (1024 * 1024);
-  if (load_messages (store, data, subjects, error) && load_refs (store, data, error))
+  ok = load_messages (store, data, subjects, error) && load_refs (store, data, error);
+  sqlite3_exec (store->db, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), NULL, NULL, NULL);
+  if (ok)
     return TRUE;
   store_thread_data_clear (data);
   return FALSE;
@@ -247,15 +302,17 @@ id_or_zero (const StoreThreadData *data, gint64 index)
   return index >= 0 ? g_array_index (data->ids, gint64, index) : 0;
 }
 
-/* Is the stored row already what threading found? */
+/* Is the stored row already what threading found?  Rows are compared by
+ * a hash of the five columns (8 bytes a message instead of the values). */
 static gboolean
 unchanged (const StoreThreadData *data, gsize i, const ThreadOutput *o, const char *flags)
 {
-  const StoreThreadRow *now = &g_array_index (data->stored, StoreThreadRow, i);
+  guint64 h = fnv_id (fnv_id (fnv_id (FNV_START, id_or_zero (data, o->thread)),
+                              id_or_zero (data, o->parent)),
+                      id_or_zero (data, o->duplicate_of));
 
-  return now->thread_id == id_or_zero (data, o->thread) && now->parent_id == id_or_zero (data, o->parent) &&
-         now->duplicate_of == id_or_zero (data, o->duplicate_of) &&
-         g_strcmp0 (now->missing_parent, o->missing_parent) == 0 && g_strcmp0 (now->flags, flags) == 0;
+  h = fnv_text (fnv_text (h, o->missing_parent), flags);
+  return h == g_array_index (data->stored, guint64, i);
 }
 
 static gboolean

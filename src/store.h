@@ -97,17 +97,12 @@ const char *const *store_export_default_fields (void);
 gboolean store_export (Store *store, const StoreFilter *filter, const char *const *fields,
                        StoreRowFunc func, gpointer user_data, GError **error);
 
-/* What a message row holds of threading now (0 for NULL). */
-typedef struct {
-  gint64 thread_id, parent_id, duplicate_of;
-  const char *missing_parent, *flags;
-} StoreThreadRow;
-
 /* Threading's input: every message, in archive order. */
 typedef struct {
   GArray *inputs;          /* of ThreadInput */
   GArray *ids;             /* of gint64: messages.id of each input */
-  GArray *stored;          /* of StoreThreadRow: the row's current values */
+  GArray *stored;          /* of guint64: a hash of the row's threading columns now */
+  GPtrArray *refs;         /* every reference; inputs point into it */
   GStringChunk *strings;
 } StoreThreadData;
 

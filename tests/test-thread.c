@@ -83,10 +83,10 @@ describe (const ThreadResult *r, const ThreadInput *in, gsize i)
   const ThreadOutput *o = &r->out[i];
   g_autofree char *flags = thread_flags_to_string (o->flags);
   g_autofree char *parent = o->missing_parent ? g_strdup_printf ("?%s", o->missing_parent)
-                            : o->parent >= 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, o->parent + 1)
+                            : o->parent >= 0 ? g_strdup_printf ("%d", (int) o->parent + 1)
                             : g_strdup ("-");
 
-  return g_strdup_printf ("%" G_GINT64_FORMAT " %s %s", o->thread + 1, parent, flags ? flags : "-");
+  return g_strdup_printf ("%d %s %s", (int) o->thread + 1, parent, flags ? flags : "-");
 }
 
 static void
@@ -95,13 +95,18 @@ run_case (gconstpointer data)
   const Case *c = data;
   ThreadInput in[6] = { 0 };
   char **fields[6] = { 0 };
+  GPtrArray *refs[6], *irts[6];
   ThreadResult r;
   gsize n = 0;
 
   for (; n < G_N_ELEMENTS (c->messages) && c->messages[n]; n++)
     {
       char **f = fields[n] = g_strsplit (c->messages[n], "|", 6);
-      in[n] = (ThreadInput) { *f[0] ? f[0] : NULL, split_ids (f[1]), split_ids (f[2]),
+      refs[n] = split_ids (f[1]);
+      irts[n] = split_ids (f[2]);
+      in[n] = (ThreadInput) { *f[0] ? f[0] : NULL,
+                              (const char *const *) refs[n]->pdata, refs[n]->len,
+                              (const char *const *) irts[n]->pdata, irts[n]->len,
                               *f[3] ? f[3] : NULL, f[4], g_ascii_strtoull (f[5], NULL, 10) };
     }
   thread_compute (in, n, c->by_subject, &r);
@@ -115,8 +120,8 @@ run_case (gconstpointer data)
   thread_result_clear (&r);
   for (gsize i = 0; i < n; i++)
     {
-      g_ptr_array_unref (in[i].references);
-      g_ptr_array_unref (in[i].in_reply_to);
+      g_ptr_array_unref (refs[i]);
+      g_ptr_array_unref (irts[i]);
       g_strfreev (fields[i]);
     }
 }
