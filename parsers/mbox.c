@@ -304,7 +304,7 @@ blank_before (const MboxSplitter *s, goffset p, goffset content_start)
 {
   const char *b = s->buf;
 
-  if (p <= content_start)
+  if (p <= content_start || p == 0)   /* the start of the file counts too */
     return TRUE;
   if (b[p - 1] != '\n')
     return FALSE;

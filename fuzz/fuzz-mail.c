@@ -1,0 +1,27 @@
+/* fuzz-mail.c — one message through GMime and deja's decoders: headers,
+ * RFC 2047, dates, the MIME walk, charsets, HTML, inline binaries and own
+ * text.  Every text field must come out as valid UTF-8. */
+#include "fuzz.h"
+#include "mail.h"
+
+static void
+check (const char *s)
+{
+  g_assert (s == NULL || g_utf8_validate (s, -1, NULL));
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  g_autoptr (MailRecord) r = NULL;
+
+  mail_init ();
+  r = mail_record_parse ((const char *) data, size);
+  check (r->subject);
+  check (r->from_addr);
+  check (r->from_name);
+  check (r->date_raw);
+  check (r->body);
+  check (r->own_text);
+  return 0;
+}
