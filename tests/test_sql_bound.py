@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Every SQL statement binds its values: a grep-based guard.
+
+deja builds no SQL from data.  This test reads src/*.c and fails, naming the
+file and line, on
+  - a call to sqlite3_prepare_v2/v3 or sqlite3_exec (or store.c's exec,
+    query_int, query_text helpers) whose SQL is neither a string literal
+    nor one of the reviewed constant tables below;
+  - a printf-style format that looks like SQL, unless reviewed below.
+A new entry in an allowlist needs a reason next to it.
+"""
+import glob
+import os
+import re
+
+import tap
+
+SRC = os.path.join(os.environ["SOURCE_ROOT"], "src")
+
+# SQL arguments that are not literals, each checked by hand:
+ALLOWED_SQL_ARGS = {
+    "sql",              # helpers' own parameter, and store_search's static literal
+    "stmt_sql[i]",      # store.c: a static table of literals
+    "net_sql[query]",   # store-network.c: a static table of literals
+    "report_sql[kind]", # store-query.c: a static table of literals
+    "merge_groups",     # store-thread.c: a static literal
+    "sql->str",         # store-query.c store_export: SELECT list from the export_fields table only
+    "deja_schema[v]",   # store.c migrate: the embedded schema files
+    "pragmas",          # store.c migrate: two integer constants
+}
+
+# printf formats that contain SQL words, each checked by hand:
+ALLOWED_FORMATS = {
+    'PRAGMA application_id = %d; PRAGMA user_version = %d',  # integer constants
+    '%s%s AS \\"%s\\"',                                       # export field list, from a fixed table
+}
+
+CALL = re.compile(r"\b(sqlite3_prepare_v[23]|sqlite3_exec|exec|query_int|query_text)\s*\(\s*"
+                  r"([^,()]+(?:\([^()]*\))?)\s*,\s*")
+FORMAT = re.compile(r"\b(g_strdup_printf|g_string_append_printf|g_string_printf|printf|snprintf|"
+                    r"g_snprintf)\s*\(\s*(?:[\w>.-]+\s*,\s*)?\"((?:[^\"\\]|\\.)*)\"")
+SQL_WORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|PRAGMA|WHERE|VALUES)\b")
+
+
+def sources():
+    for path in sorted(glob.glob(os.path.join(SRC, "*.c"))):
+        with open(path, encoding="utf-8") as f:
+            yield path, f.read()
+
+
+def line_of(text, pos):
+    return text.count("\n", 0, pos) + 1
+
+
+def sql_argument(text, start):
+    """The SQL argument's text: a literal run (adjacent literals) or an expression."""
+    rest = text[start:]
+    if rest.startswith('"'):
+        return '"'
+    m = re.match(r"([^,]+?)\s*(,|\)\s*[;!=)&|])", rest)
+    return m.group(1).strip() if m else rest.split(",")[0].strip()
+
+
+@tap.test
+def sql_is_literal_or_reviewed():
+    bad = []
+    seen = 0
+    for path, text in sources():
+        for m in CALL.finditer(text):
+            seen += 1
+            arg = sql_argument(text, m.end())
+            if arg == '"' or arg in ALLOWED_SQL_ARGS or arg.startswith('"'):
+                continue
+            # a helper's definition ("exec (Store *store, const char *sql, …)") is not a call
+            if re.match(r"\s*(const\s+)?\w+\s*\*", arg) or arg.startswith("Store *"):
+                continue
+            bad.append("%s:%d: SQL from %r" % (os.path.basename(path), line_of(text, m.start()), arg))
+    assert seen > 20, "found only %d SQL calls: is the pattern still right?" % seen
+    assert not bad, "SQL that is not a literal or a reviewed table:\n" + "\n".join(bad)
+
+
+@tap.test
+def no_sql_built_with_printf():
+    bad = []
+    for path, text in sources():
+        for m in FORMAT.finditer(text):
+            fmt = m.group(2)
+            if SQL_WORD.search(fmt) and fmt not in ALLOWED_FORMATS:
+                bad.append("%s:%d: %r" % (os.path.basename(path), line_of(text, m.start()), fmt))
+    assert not bad, "printf formats that build SQL:\n" + "\n".join(bad)
+
+
+@tap.test
+def the_guard_catches_a_string_built_statement():
+    sample = ('static void f (Store *store, const char *name) {\n'
+              '  char *q = g_strdup_printf ("SELECT * FROM messages WHERE subject = \'%s\'", name);\n'
+              '  sqlite3_exec (store->db, q, NULL, NULL, NULL);\n}\n')
+    calls = [sql_argument(sample, m.end()) for m in CALL.finditer(sample)]
+    assert calls == ["q"], calls
+    formats = [m.group(2) for m in FORMAT.finditer(sample) if SQL_WORD.search(m.group(2))]
+    assert len(formats) == 1
+
+
+if __name__ == "__main__":
+    tap.run()
