@@ -302,6 +302,8 @@ replace_sub (char *text)
  * ISO-8859-1, which maps every byte.  result->guessed is %TRUE when a
  * declared charset was overruled, or undeclared 8-bit text was not UTF-8.
  * Pure ASCII is "us-ascii", except in 7-bit encodings (ISO-2022-JP…).
+ * NUL bytes, and SUB (0x1A, "substitute", which also ends old DOS files),
+ * become U+FFFD.
  *
  * Returns: (transfer full): valid UTF-8 without NUL bytes
  */
@@ -333,8 +335,8 @@ charset_to_utf8 (const char *bytes, gsize len, const char *charset, CharsetResul
     out = g_strndup (bytes, len);
   else
     out = convert_any (bytes, len, charset, result);
-  if (has_nul)
-    out = replace_sub (out);
+  /* SUB means "a character that could not be represented": so does U+FFFD. */
+  out = replace_sub (out);
   return charset_sanitize_utf8 (out);
 }
 

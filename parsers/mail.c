@@ -77,6 +77,7 @@ mail_flags_to_string (MailFlags flags)
     "no-headers", "no-message-id", "no-date", "bad-date", "date-no-zone",
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
+    "nul-bytes",
   };
 
   return flags_to_string (flags, names, G_N_ELEMENTS (names));
@@ -207,6 +208,27 @@ unhide_address (const char *value)
   return g_strdup_printf ("%.*s@%s", (int) (at - value), value, at + 4);
 }
 
+/* GMime refuses an address list with control characters in it (a NUL
+ * made SUB, say); they are spaces for finding the address, while the
+ * display name keeps them (as U+FFFD). */
+static InternetAddressList *
+parse_addresses (const char *value)
+{
+  InternetAddressList *list = internet_address_list_parse (parser_options, value);
+  g_autofree char *spaced = NULL;
+
+  if (first_mailbox (list) != NULL)
+    return list;
+  spaced = g_strdup (value);
+  for (char *p = spaced; *p; p++)
+    if ((guchar) *p < 0x20 && *p != '\t')
+      *p = ' ';
+  if (strcmp (spaced, value) == 0)
+    return list;
+  g_clear_object (&list);
+  return internet_address_list_parse (parser_options, spaced);
+}
+
 static void
 decode_from (MailRecord *r, const char *raw, const char *fallback)
 {
@@ -227,7 +249,7 @@ decode_from (MailRecord *r, const char *raw, const char *fallback)
       r->flags |= MAIL_FLAG_NO_FROM;
       return;
     }
-  list = internet_address_list_parse (parser_options, value);
+  list = parse_addresses (value);
   mb = first_mailbox (list);
   if (mb != NULL && internet_address_mailbox_get_addr (mb)[0] != '\0' &&
       g_utf8_validate (internet_address_mailbox_get_addr (mb), -1, NULL))
@@ -402,6 +424,25 @@ header_fallback_charset (GMimeMessage *message)
   return part ? g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset") : NULL;
 }
 
+/* GMime keeps header values as C strings, so a NUL byte in a header cuts
+ * it ("A\0B <a@example.com>" became the address "a").  NUL bytes become
+ * SUB, which decoding turns into U+FFFD like any NUL; the message is
+ * flagged.  Returns a copy, or NULL when there is no NUL. */
+static char *
+without_nul (const char *data, gsize len, MailRecord *r)
+{
+  char *copy;
+
+  if (len == 0 || memchr (data, '\0', len) == NULL)
+    return NULL;
+  copy = g_memdup2 (data, len);
+  for (gsize i = 0; i < len; i++)
+    if (copy[i] == '\0')
+      copy[i] = '\x1a';
+  r->flags |= MAIL_FLAG_NUL_BYTES;
+  return copy;
+}
+
 /**
  * mail_record_parse:
  * @data: (array length=len): one message as RFC 5322 text, without an mbox
@@ -417,7 +458,8 @@ MailRecord *
 mail_record_parse (const char *data, gsize len)
 {
   MailRecord *r = g_new0 (MailRecord, 1);
-  g_autoptr (GMimeStream) stream = g_mime_stream_mem_new_with_buffer (data, len);
+  g_autofree char *copy = without_nul (data, len, r);
+  g_autoptr (GMimeStream) stream = g_mime_stream_mem_new_with_buffer (copy ? copy : data, len);
   g_autoptr (GMimeParser) parser = g_mime_parser_new_with_stream (stream);
   g_autoptr (GMimeMessage) message = NULL;
   const char *fallback;
@@ -427,8 +469,8 @@ mail_record_parse (const char *data, gsize len)
   message = g_mime_parser_construct_message (parser, parser_options);
   if (message == NULL)
     {
-      r->flags = MAIL_FLAG_NO_HEADERS | MAIL_FLAG_NO_MESSAGE_ID | MAIL_FLAG_NO_DATE |
-                 MAIL_FLAG_NO_FROM;
+      r->flags |= MAIL_FLAG_NO_HEADERS | MAIL_FLAG_NO_MESSAGE_ID | MAIL_FLAG_NO_DATE |
+                  MAIL_FLAG_NO_FROM;
       r->body = charset_to_utf8 (data, len, NULL, NULL);
       r->own_text = g_strdup ("");
       r->attachments = g_ptr_array_new_with_free_func ((GDestroyNotify) text_attachment_free);

@@ -22,6 +22,7 @@ typedef enum {
   MAIL_FLAG_EMBEDDED         = 1 << 12, /* message/rfc822 or digest parts */
   MAIL_FLAG_UUENCODE         = 1 << 13, /* uuencoded data left out of the text */
   MAIL_FLAG_YENC             = 1 << 14, /* yEnc data left out of the text */
+  MAIL_FLAG_NUL_BYTES        = 1 << 15, /* NUL bytes, read as U+FFFD */
 } MailFlags;
 
 typedef struct {

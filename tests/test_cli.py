@@ -209,6 +209,93 @@ def unreadable_file():
 
 
 @tap.test
+def zip_and_pdf_renamed_mbox():
+    import zipfile
+    path = tmp("archive.mbox")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("inbox.mbox", open(SAMPLE, "rb").read())
+    check_bad_input(path, "not an mbox")
+    path = tmp("paper.mbox")
+    with open(path, "wb") as f:
+        f.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n" + os.urandom(4096))
+    check_bad_input(path, "not an mbox")
+
+
+@tap.test
+def fifty_megabyte_single_line():
+    # As a whole file: not an mbox, refused quickly.
+    path = tmp("one-line.mbox")
+    with open(path, "wb") as f:
+        f.write(b"x" * (50 * 1024 * 1024))
+    check_bad_input(path, "not an mbox")
+    # As the body of a message: stored whole.
+    path = tmp("long-body.mbox")
+    with open(path, "wb") as f:
+        f.write(b"From a@example.com Mon Mar  3 10:00:00 2003\nFrom: a@example.com\n"
+                b"Subject: long\nMessage-ID: <long@example.com>\n\n" + b"y" * (50 * 1024 * 1024) + b"\n")
+    db = fresh_db("long.db")
+    r = deja("ingest", "--db", db, path)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT length(body) FROM messages").fetchone()[0] == 50 * 1024 * 1024 + 1
+
+
+@tap.test
+def nul_bytes_in_headers_and_bodies():
+    path = tmp("nul.mbox")
+    with open(path, "wb") as f:
+        f.write(b"From a@example.com Mon Mar  3 10:00:00 2003\nFrom: A\0B <a@example.com>\n"
+                b"Subject: nul\0here\nMessage-ID: <nul@example.com>\n\nbody\0text\n")
+    db = fresh_db("nul.db")
+    r = deja("ingest", "--db", db, path)
+    assert r.returncode == 0, r.stderr
+    c = sqlite3.connect(db)
+    c.text_factory = bytes
+    subject, name, addr, body, flags = c.execute(
+        "SELECT subject, from_name, from_addr, body, flags FROM messages").fetchone()
+    # GMime cut header values at a NUL ("A\0B <a@…>" gave the address "a").
+    assert subject.decode("utf-8") == "nul\ufffdhere"
+    assert (name.decode("utf-8"), addr) == ("A\ufffdB", b"a@example.com")
+    assert body.decode("utf-8") == "body\ufffdtext\n"
+    assert b"nul-bytes" in flags
+
+
+@tap.test
+def directory_with_an_unreadable_file():
+    d = tmp("mixed-dir")
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(SAMPLE, os.path.join(d, "a.mbox"))
+    bad = os.path.join(d, "b.mbox")
+    shutil.copy(SAMPLE, bad)
+    with open(bad, "a") as f:
+        f.write("\n")            # other content, so it is not a duplicate
+    os.chmod(bad, 0)
+    db = fresh_db("mixed-dir.db")
+    user = 65534 if os.geteuid() == 0 else None
+    if user is not None:
+        open(db, "w").close()
+        os.chmod(db, 0o666)
+        os.chmod(d, 0o755)
+    r = deja("ingest", "--db", db, d, user=user)
+    assert r.returncode == 1, r.stderr
+    assert "cannot ingest '%s'" % bad in r.stderr and "Permission denied" in r.stderr, r.stderr
+    assert table_count(db, "messages") == 6
+
+
+@tap.test
+def missing_or_read_only_database_directory():
+    r = deja("ingest", "--db", tmp("no/such/dir/x.db"), SAMPLE)
+    assert r.returncode == 1 and "cannot open database '%s'" % tmp("no/such/dir/x.db") in r.stderr, r.stderr
+    d = tmp("read-only")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o555)
+    user = 65534 if os.geteuid() == 0 else None
+    r = deja("ingest", "--db", os.path.join(d, "x.db"), SAMPLE, user=user)
+    assert r.returncode == 1 and "cannot open database" in r.stderr, r.stderr
+    assert not os.path.exists(os.path.join(d, "x.db"))
+
+
+@tap.test
 def one_bad_file_does_not_stop_the_others():
     db = fresh_db("mixed.db")
     bad = os.path.join(FIXTURES, "from", "n_not_mbox.mbox")
