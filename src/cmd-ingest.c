@@ -4,7 +4,10 @@
 #include "threads.h"
 #include "walk.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -23,6 +26,35 @@ report (const char *path, const IngestResult *r)
                path, r->duplicate_of);
   else
     deja_note ("ingested '%s': %s", path, counts);
+}
+
+/* Ctrl-C: the file being stored is finished (its transaction is short
+ * work compared with losing it), then deja stops; a second Ctrl-C stops
+ * at once, and the journal rolls that file back. */
+static volatile sig_atomic_t interrupted;
+
+static void
+on_interrupt (int sig)
+{
+  static const char msg[] =
+    "deja: finishing the current file, then stopping (again to stop now: that file is rolled back)\n";
+
+  interrupted = 1;
+  signal (sig, SIG_DFL);
+  if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
+    return;
+}
+
+static void
+catch_interrupt (void)
+{
+  struct sigaction sa;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_interrupt;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
 }
 
 /* Threads span files: after any change, they are computed again. */
@@ -77,7 +109,9 @@ cmd_ingest (int argc, char **argv)
     "transaction: a file that fails leaves the database as it was, and the others still go in.\n"
     "When any file was stored, threads are computed again over the whole database at the end\n"
     "(see 'deja thread').\n"
-    "Exit status: 0 when every file went in, 1 when any failed, 2 on usage errors.");
+    "Ctrl-C finishes the file being stored and stops (a second Ctrl-C stops at once; that\n"
+    "file is rolled back).\n"
+    "Exit status: 0 when every file went in, 1 when any failed or was not read, 2 on usage errors.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
   if (db == NULL)
@@ -96,6 +130,7 @@ cmd_ingest (int argc, char **argv)
   options.force = force;
   options.threads = threads;
   items = walk_paths (paths, "ingest", &failures);
+  catch_interrupt ();
   for (guint i = 0; i < items->len; i++)
     {
       WalkItem *item = g_ptr_array_index (items, i);
@@ -115,6 +150,13 @@ cmd_ingest (int argc, char **argv)
           failures++;
         }
       ingest_result_clear (&result);
+      if (interrupted && i + 1 < items->len)
+        {
+          deja_error ("interrupted: stopped after '%s'; %u of %u files not read",
+                      item->path, items->len - i - 1, items->len);
+          failures++;
+          break;
+        }
     }
   if (stored > 0 && !rethread (store, db))
     failures++;

@@ -22,6 +22,10 @@
 #include <string.h>
 
 #define DEJA_APPLICATION_ID 0x64656a61 /* "deja" */
+
+/* How long a command waits for another deja's commit (a reader waits
+ * while an ingest writes a large file out and commits it). */
+#define BUSY_TIMEOUT_MS 120000
 #define SCHEMA_VERSION ((int) G_N_ELEMENTS (deja_schema))
 
 G_DEFINE_QUARK (store-error-quark, store_error)
@@ -184,6 +188,7 @@ store_open (const char *path, GError **error)
           _store_fail (store, rc, "cannot open database", error);
           return NULL;
         }
+      sqlite3_busy_timeout (store->db, BUSY_TIMEOUT_MS);
       if (!check_identity (store, error))
         return NULL;
       sqlite3_close (store->db);
@@ -195,7 +200,7 @@ store_open (const char *path, GError **error)
       _store_fail (store, rc, "cannot open database", error);
       return NULL;
     }
-  sqlite3_busy_timeout (store->db, 10000);
+  sqlite3_busy_timeout (store->db, BUSY_TIMEOUT_MS);
   sqlite3_extended_result_codes (store->db, 1);
   if (!exec (store, "PRAGMA journal_mode = DELETE", error) ||
       !exec (store, "PRAGMA synchronous = FULL", error) ||
