@@ -77,7 +77,7 @@ mail_flags_to_string (MailFlags flags)
     "no-headers", "no-message-id", "no-date", "bad-date", "date-no-zone",
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
-    "nul-bytes",
+    "nul-bytes", "truncated",
   };
 
   return flags_to_string (flags, names, G_N_ELEMENTS (names));

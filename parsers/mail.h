@@ -23,6 +23,7 @@ typedef enum {
   MAIL_FLAG_UUENCODE         = 1 << 13, /* uuencoded data left out of the text */
   MAIL_FLAG_YENC             = 1 << 14, /* yEnc data left out of the text */
   MAIL_FLAG_NUL_BYTES        = 1 << 15, /* NUL bytes, read as U+FFFD */
+  MAIL_FLAG_TRUNCATED        = 1 << 16, /* decoded from its first part only (too large) */
 } MailFlags;
 
 typedef struct {

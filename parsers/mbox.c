@@ -71,7 +71,49 @@ struct _MboxSplitter {
   goffset pos;             /* start of the next line to read */
   guint64 line_no;         /* line number of pos */
   GArray *log;             /* of MboxLogEntry */
+  MboxScanFunc scanned;    /* told as a long message is read */
+  gpointer scanned_data;
 };
+
+/* A message this long tells its reader how far the scan has come. */
+#define SCAN_REPORT_STEP ((goffset) 64 * 1024 * 1024)
+
+/* The next '\n' at or after @p, or NULL.  Long stretches are searched in
+ * steps, telling the scan function how far the scan has come. */
+static const char *
+find_newline (MboxSplitter *s, goffset p, goffset *reported)
+{
+  while ((gsize) p < s->len)
+    {
+      gsize n = MIN (s->len - p, (gsize) SCAN_REPORT_STEP);
+      const char *nl = memchr (s->buf + p, '\n', n);
+
+      if (s->scanned && p - *reported >= SCAN_REPORT_STEP)
+        {
+          s->scanned (p, s->scanned_data);
+          *reported = p;
+        }
+      if (nl != NULL || s->scanned == NULL)
+        return nl ? nl : memchr (s->buf + p + n, '\n', s->len - p - n);
+      p += n;
+    }
+  return NULL;
+}
+
+/**
+ * mbox_splitter_set_scan_func:
+ * @func: (nullable): called with the offset reached, every 64 MiB, while
+ *   one call to mbox_splitter_next() reads through a very long message
+ *
+ * Lets the owner of a mapped buffer drop the pages behind the scan: all
+ * of a multi-gigabyte message need not be resident at once.
+ */
+void
+mbox_splitter_set_scan_func (MboxSplitter *s, MboxScanFunc func, gpointer data)
+{
+  s->scanned = func;
+  s->scanned_data = data;
+}
 
 /**
  * mbox_splitter_new:
@@ -648,7 +690,7 @@ fill_span (const Message *m, goffset end, MboxSpan *span)
 gboolean
 mbox_splitter_next (MboxSplitter *s, MboxSpan *span, GError **error)
 {
-  goffset p;
+  goffset p, reported;
   guint64 line_no;
   Message next;
 
@@ -665,6 +707,7 @@ mbox_splitter_next (MboxSplitter *s, MboxSpan *span, GError **error)
 
   p = s->pos;
   line_no = s->line_no;
+  reported = p;
   while (p < (goffset) s->len)
     {
       const char *nl;
@@ -682,7 +725,7 @@ mbox_splitter_next (MboxSplitter *s, MboxSpan *span, GError **error)
               return TRUE;
             }
         }
-      nl = memchr (s->buf + p, '\n', s->len - p);
+      nl = find_newline (s, p, &reported);
       if (nl == NULL)
         break;
       p = nl - s->buf + 1;

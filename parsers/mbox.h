@@ -63,7 +63,10 @@ typedef struct {
 
 typedef struct _MboxSplitter MboxSplitter;
 
+typedef void (*MboxScanFunc) (goffset reached, gpointer data);
+
 MboxSplitter *mbox_splitter_new (const char *buf, gsize len, MboxSplitFlags flags);
+void mbox_splitter_set_scan_func (MboxSplitter *splitter, MboxScanFunc func, gpointer data);
 void mbox_splitter_free (MboxSplitter *splitter);
 gboolean mbox_splitter_next (MboxSplitter *splitter, MboxSpan *span, GError **error);
 const MboxLogEntry *mbox_splitter_peek_log (MboxSplitter *splitter, gsize *n_entries);

@@ -160,6 +160,15 @@ is_unchanged (Store *store, Input *input, const char *abs, IngestResult *result,
   return FALSE;
 }
 
+/* While the splitter reads through a very long message, the pages behind
+ * it go: they are file pages, read again from the page cache if the
+ * decoder needs the message's beginning. */
+static void
+release_behind (goffset reached, gpointer data)
+{
+  input_release (data, reached);
+}
+
 /* Finds the first message; a file with none is a valid, empty mbox. */
 static gboolean
 first_message (MboxSplitter *splitter, MboxSpan *span, IngestResult *result, GError **error)
@@ -212,6 +221,7 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
     return TRUE;
   splitter = mbox_splitter_new (input->data, input->len,
                                 options->force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
+  mbox_splitter_set_scan_func (splitter, release_behind, input);
   if (!first_message (splitter, &span, result, error))
     return result->empty;
 

@@ -39,6 +39,30 @@ parse_batch_free (ParseBatch *batch)
   g_free (batch);
 }
 
+/* Messages are decoded from at most their first 8 MiB: decoding takes a
+ * few times a message's size in memory, and a message this large is a
+ * binary posting, not text.  The row still spans the whole message. */
+#define DECODE_MAX ((goffset) 8 * 1024 * 1024)
+
+static MailRecord *
+decode_span (const char *buf, const MboxSpan *span)
+{
+  MboxSpan cut = *span;
+  g_autoptr (GBytes) bytes = NULL;
+  MailRecord *record;
+  gsize len;
+  const char *text;
+
+  if (cut.length > DECODE_MAX && cut.body - cut.offset < DECODE_MAX)
+    cut.length = DECODE_MAX;
+  bytes = mbox_span_extract (buf, &cut);
+  text = g_bytes_get_data (bytes, &len);
+  record = mail_record_parse (text ? text : "", len);
+  if (cut.length < span->length)
+    record->flags |= MAIL_FLAG_TRUNCATED;
+  return record;
+}
+
 static void
 decode_batch (gpointer data, gpointer user_data)
 {
@@ -48,11 +72,8 @@ decode_batch (gpointer data, gpointer user_data)
   for (guint i = 0; i < batch->items->len; i++)
     {
       ParseItem *item = &g_array_index (batch->items, ParseItem, i);
-      g_autoptr (GBytes) bytes = mbox_span_extract (pool->buf, &item->span);
-      gsize len;
-      const char *text = g_bytes_get_data (bytes, &len);
 
-      item->record = mail_record_parse (text ? text : "", len);
+      item->record = decode_span (pool->buf, &item->span);
       if (item->span.envelope_length)
         item->envelope = charset_to_utf8 (pool->buf + item->span.offset,
                                           item->span.envelope_length, NULL, NULL);

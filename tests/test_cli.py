@@ -228,7 +228,7 @@ def fifty_megabyte_single_line():
     with open(path, "wb") as f:
         f.write(b"x" * (50 * 1024 * 1024))
     check_bad_input(path, "not an mbox")
-    # As the body of a message: stored whole.
+    # As the body of a message: decoded from its first 8 MiB, flagged.
     path = tmp("long-body.mbox")
     with open(path, "wb") as f:
         f.write(b"From a@example.com Mon Mar  3 10:00:00 2003\nFrom: a@example.com\n"
@@ -237,7 +237,36 @@ def fifty_megabyte_single_line():
     r = deja("ingest", "--db", db, path)
     assert r.returncode == 0, r.stderr
     with sqlite3.connect(db) as c:
-        assert c.execute("SELECT length(body) FROM messages").fetchone()[0] == 50 * 1024 * 1024 + 1
+        length, span, flags = c.execute("SELECT length(body), byte_length, flags FROM messages").fetchone()
+        assert 7 * 1024 * 1024 < length <= 8 * 1024 * 1024, length
+        assert span == os.path.getsize(path) and "truncated" in flags
+
+
+@tap.test
+def file_larger_than_4_gib():
+    # Sparse: a message whose body is a 4 GiB hole, then a reply to it.
+    path = tmp("huge.mbox")
+    with open(path, "wb") as f:
+        f.write(b"From a@example.com Mon Mar  3 10:00:00 2003\nFrom: A <a@example.com>\n"
+                b"Subject: huge\nMessage-ID: <huge@example.com>\n\n")
+        f.seek(4 * 1024 ** 3 + 12345)
+        f.write(b"\n\nFrom b@example.com Mon Mar  3 11:00:00 2003\nFrom: B <b@example.com>\n"
+                b"Subject: after four gigabytes\nMessage-ID: <after@example.com>\n"
+                b"References: <huge@example.com>\n\nStill here.\n")
+    size = os.path.getsize(path)
+    db = fresh_db("huge.db")
+    try:
+        r = deja("ingest", "--db", db, path)
+        assert r.returncode == 0, r.stderr
+        with sqlite3.connect(db) as c:
+            got = c.execute("SELECT byte_offset, byte_length, subject, parent_id FROM messages"
+                            " ORDER BY id").fetchall()
+            flags = c.execute("SELECT flags FROM messages WHERE id = 1").fetchone()[0]
+        assert got == [(0, size - 174, "huge", None),
+                       (size - 174, 174, "after four gigabytes", 1)], got
+        assert "truncated" in flags and "nul-bytes" in flags
+    finally:
+        os.unlink(path)
 
 
 @tap.test
