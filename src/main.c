@@ -24,6 +24,7 @@ static const struct {
   { "log", cmd_log, "print the separator log of a database" },
   { "thread", cmd_thread, "rebuild threads from References and In-Reply-To" },
   { "network", cmd_network, "export the reply network (GraphML, GML, Pajek, CSV, GEXF) and its statistics" },
+  { "stats", cmd_stats, "count messages per newsgroup and year, authors, threads, dates" },
   { "search", cmd_search, "full-text search of the authors' own words" },
   { "export", cmd_export, "write messages and their text as CSV or JSON Lines" },
 };

@@ -290,3 +290,40 @@ store_thread_report (Store *store, StoreReport kind, StoreRowFunc func, gpointer
     return _store_fail (store, rc, "cannot read the threading report", error);
   return _store_run_rows (store, stmt, func, user_data, "cannot read the threading report", error);
 }
+
+static const char *const stats_sql[] = {
+  [STORE_STATS_TOTALS] =
+    "SELECT (SELECT count(*) FROM files) AS files, count(*) AS messages,"
+    " count(*) FILTER (WHERE duplicate_of IS NULL) AS canonical,"
+    " count(*) FILTER (WHERE duplicate_of IS NOT NULL) AS duplicates,"
+    " count(DISTINCT from_addr) AS authors,"
+    " count(DISTINCT thread_id) FILTER (WHERE duplicate_of IS NULL) AS threads,"
+    " min(date) AS first_date, max(date) AS last_date,"
+    " count(*) FILTER (WHERE date IS NULL) AS undated,"
+    " (SELECT count(*) FROM newsgroups) AS newsgroups FROM messages",
+  [STORE_STATS_BY_GROUP] =
+    "SELECT coalesce(g.name, '(none)') AS newsgroup,"
+    " coalesce(substr(m.date, 1, CASE WHEN :month THEN 7 ELSE 4 END), '(no date)') AS period,"
+    " count(*) AS messages FROM messages m"
+    " LEFT JOIN message_newsgroups mg ON mg.message_id = m.id"
+    " LEFT JOIN newsgroups g ON g.id = mg.newsgroup_id"
+    " WHERE m.duplicate_of IS NULL GROUP BY 1, 2 ORDER BY 1, 2",
+  [STORE_STATS_LOG] =
+    "SELECT verdict, count(*) AS lines FROM separator_log GROUP BY verdict ORDER BY verdict",
+};
+
+/* Counts for deja stats; one statement per query, values bound. */
+gboolean
+store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc func,
+             gpointer user_data, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc, month;
+
+  g_return_val_if_fail (query < G_N_ELEMENTS (stats_sql), FALSE);
+  if ((rc = sqlite3_prepare_v2 (store->db, stats_sql[query], -1, &stmt, NULL)) != SQLITE_OK)
+    return _store_fail (store, rc, "cannot count", error);
+  if ((month = sqlite3_bind_parameter_index (stmt, ":month")) > 0)
+    sqlite3_bind_int (stmt, month, by_month);
+  return _store_run_rows (store, stmt, func, user_data, "cannot count", error);
+}

@@ -139,6 +139,17 @@ typedef struct {
 gboolean store_network_rows (Store *store, StoreNetQuery query, const StoreNetFilter *filter,
                              StoreRowFunc func, gpointer user_data, GError **error);
 
+/* deja stats (store-query.c). */
+typedef enum {
+  STORE_STATS_TOTALS,     /* one row: files, messages, canonical, duplicates, authors, threads,
+                             first_date, last_date, undated, newsgroups */
+  STORE_STATS_BY_GROUP,   /* newsgroup, period, messages (canonical) */
+  STORE_STATS_LOG,        /* verdict, lines */
+} StoreStats;
+
+gboolean store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc func,
+                      gpointer user_data, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Store, store_close)
 
 G_END_DECLS

@@ -247,6 +247,22 @@ def network_filters():
 
 
 @tap.test
+def stats_counts_posts_once():
+    r = deja("stats", "--db", DB, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    t = s["totals"]
+    assert (t["files"], t["messages"], t["canonical"], t["duplicates"]) == (2, 14, 12, 2)
+    assert (t["threads"], t["undated"], t["first_date"]) == (4, 0, "1997-03-03T10:00:00")
+    assert s["by_newsgroup"] == [
+        {"newsgroup": "comp.lang.c", "period": "1997", "messages": 10},
+        {"newsgroup": "comp.std.c", "period": "1997", "messages": 3}]
+    r = deja("stats", "--db", DB, "--by-month")
+    assert "comp.std.c                     1997-03" in r.stdout, r.stdout
+    assert "separator log, lines by verdict:\n  (none)" in r.stdout
+
+
+@tap.test
 def network_errors():
     assert deja("network", "--db", DB, "--kind", "friends").returncode == 2
     assert deja("network", "--db", DB, "--format", "csv").returncode == 2
