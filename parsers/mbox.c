@@ -808,6 +808,45 @@ mbox_reasons_to_string (MboxReason reasons)
 }
 
 /**
+ * mbox_span_locate:
+ * @buf: the archive
+ * @offset: where a stored message starts (messages.byte_offset)
+ * @length: its length (messages.byte_length)
+ * @has_envelope: whether it starts with an envelope line
+ * @span: (out): the span, with its header and body offsets found again
+ *
+ * Rebuilds a span from what the database keeps, for reading a stored
+ * message back out of its archive.
+ */
+void
+mbox_span_locate (const char *buf, goffset offset, gsize length, gboolean has_envelope,
+                  MboxSpan *span)
+{
+  const char *start = buf + offset, *end = start + length, *p = start, *nl;
+
+  memset (span, 0, sizeof *span);
+  span->offset = offset;
+  span->length = length;
+  if (has_envelope && (nl = memchr (start, '\n', length)) != NULL)
+    {
+      span->envelope_length = nl - start - (nl > start && nl[-1] == '\r');
+      p = nl + 1;
+    }
+  span->headers = p - buf;
+  span->body = offset + length;
+  /* The body starts after the first empty line. */
+  while (p < end && (nl = memchr (p, '\n', end - p)) != NULL)
+    {
+      if (nl == p || (nl == p + 1 && *p == '\r'))
+        {
+          span->body = nl + 1 - buf;
+          break;
+        }
+      p = nl + 1;
+    }
+}
+
+/**
  * mbox_span_extract:
  * @buf: the buffer the span points into
  * @span: a message

@@ -76,6 +76,8 @@ guint64 mbox_splitter_get_lines (MboxSplitter *splitter);
 const char *mbox_verdict_to_string (MboxVerdict verdict);
 char *mbox_reasons_to_string (MboxReason reasons);
 
+void mbox_span_locate (const char *buf, goffset offset, gsize length, gboolean has_envelope,
+                       MboxSpan *span);
 GBytes *mbox_span_extract (const char *buf, const MboxSpan *span);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MboxSplitter, mbox_splitter_free)

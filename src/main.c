@@ -27,6 +27,7 @@ static const struct {
   { "stats", cmd_stats, "count messages per newsgroup and year, authors, threads, dates" },
   { "search", cmd_search, "full-text search of the authors' own words" },
   { "export", cmd_export, "write messages and their text as CSV or JSON Lines" },
+  { "export-mbox", cmd_export_mbox, "write the messages back out as a clean mboxrd file or a Maildir" },
 };
 
 /* Diagnostics go to stderr as "deja: message". */
@@ -93,7 +94,7 @@ usage (FILE *out)
                 "deja turns Usenet and mailing-list mbox archives into data researchers can trust.\n\n"
                 "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
   fprintf (out, "\n'deja COMMAND --help' describes a command.\n");
 }
 

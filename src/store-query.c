@@ -71,7 +71,10 @@ static void
 bind_filter (sqlite3_stmt *stmt, const StoreFilter *filter)
 {
   int i = sqlite3_bind_parameter_index (stmt, ":limit");
+  int canonical = sqlite3_bind_parameter_index (stmt, ":canonical");
 
+  if (canonical > 0)
+    sqlite3_bind_int (stmt, canonical, filter->canonical_only);
   _store_bind_named (stmt, ":match", filter->match);
   _store_bind_named (stmt, ":group", filter->group);
   _store_bind_named (stmt, ":since", filter->since);
@@ -163,9 +166,11 @@ static const struct {
 } export_fields[] = {
   { "id", "m.id" },
   { "file", "f.path" },
+  { "file_sha256", "f.sha256" },
   { "byte_offset", "m.byte_offset" },
   { "byte_length", "m.byte_length" },
   { "line_no", "m.line_no" },
+  { "envelope", "m.envelope" },
   { "message_id", "m.message_id" },
   { "date", "m.date" },
   { "date_raw", "m.date_raw" },
@@ -181,6 +186,7 @@ static const struct {
                   " WHERE message_id = m.id AND kind = 'references' ORDER BY position))" },
   { "thread_id", "m.thread_id" },
   { "parent_id", "m.parent_id" },
+  { "duplicate_of", "m.duplicate_of" },
   { "charset", "m.charset" },
   { "flags", "m.flags" },
   { "quoted_lines", "m.quoted_lines" },
@@ -245,6 +251,7 @@ store_export (Store *store, const StoreFilter *filter, const char *const *fields
       g_string_append_printf (sql, "%s%s AS \"%s\"", i ? ", " : "", expr, fields[i]);
     }
   g_string_append (sql, " FROM messages m JOIN files f ON f.id = m.file_id WHERE"
+                        " (NOT :canonical OR m.duplicate_of IS NULL) AND"
                         " (:match IS NULL OR m.id IN (SELECT rowid FROM messages_fts"
                         "  WHERE messages_fts MATCH :match)) AND" FILTER_SQL
                         " ORDER BY m.id LIMIT :limit");

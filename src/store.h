@@ -61,6 +61,7 @@ typedef struct {
   const char *since;     /* ISO 8601 date or prefix, inclusive */
   const char *until;     /* ISO 8601 date or prefix, inclusive */
   gint64 limit;          /* 0: no limit */
+  gboolean canonical_only;  /* leave out later copies of a Message-ID */
 } StoreFilter;
 
 /* One value of a result row: text is NULL for SQL NULL. */
