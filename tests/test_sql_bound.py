@@ -23,6 +23,7 @@ ALLOWED_SQL_ARGS = {
     "stmt_sql[i]",      # store.c: a static table of literals
     "net_sql[query]",   # store-network.c: a static table of literals
     "report_sql[kind]", # store-query.c: a static table of literals
+    "stats_sql[query]", # store-query.c: a static table of literals
     "merge_groups",     # store-thread.c: a static literal
     "sql->str",         # store-query.c store_export: SELECT list from the export_fields table only
     "deja_schema[v]",   # store.c migrate: the embedded schema files
