@@ -71,6 +71,7 @@ struct _MboxSplitter {
   goffset pos;             /* start of the next line to read */
   guint64 line_no;         /* line number of pos */
   GArray *log;             /* of MboxLogEntry */
+  GHashTable *decisions;   /* line number -> MboxDecision, or NULL */
   MboxScanFunc scanned;    /* told as a long message is read */
   gpointer scanned_data;
 };
@@ -98,6 +99,29 @@ find_newline (MboxSplitter *s, goffset p, goffset *reported)
       p += n;
     }
   return NULL;
+}
+
+/**
+ * mbox_splitter_set_decisions:
+ * @decisions: (nullable) (transfer none): 1-based line number (as
+ *   GSIZE_TO_POINTER) -> MboxDecision (as GINT_TO_POINTER); must outlive
+ *   the splitting
+ *
+ * Applies people's decisions: a "From " line decided "split" starts a
+ * message whatever the rule says, one decided "no-split" is body text.
+ * Every decided line is logged, with the reason "reviewed".
+ */
+void
+mbox_splitter_set_decisions (MboxSplitter *s, GHashTable *decisions)
+{
+  s->decisions = decisions;
+}
+
+static MboxDecision
+decision_for (const MboxSplitter *s, guint64 line_no)
+{
+  return s->decisions ? GPOINTER_TO_INT (g_hash_table_lookup (s->decisions, GSIZE_TO_POINTER (line_no)))
+                      : MBOX_DECISION_NONE;
 }
 
 /**
@@ -512,12 +536,14 @@ judge (MboxSplitter *s, goffset p, goffset end, guint64 line_no,
   MboxShape shape = mbox_envelope_shape (s->buf + p, tlen);
   gboolean b = blank_before (s, p, content_start), h, strong, sep;
   MboxReason reasons = MBOX_REASON_NONE;
+  MboxDecision decision = decision_for (s, line_no);
   HeaderBlock hb;
   int length;
 
-  if (shape == MBOX_SHAPE_T)
+  if (shape == MBOX_SHAPE_T && decision != MBOX_DECISION_SPLIT)
     {
-      log_line (s, p, tlen, line_no, shape, MBOX_VERDICT_BODY, MBOX_REASON_PROSE);
+      log_line (s, p, tlen, line_no, shape, MBOX_VERDICT_BODY,
+                MBOX_REASON_PROSE | (decision ? MBOX_REASON_REVIEWED : 0));
       return FALSE;
     }
   read_header_block (s, next_line (s, end), &hb);
@@ -532,6 +558,19 @@ judge (MboxSplitter *s, goffset p, goffset end, guint64 line_no,
   else if (!b && !strong)
     reasons = MBOX_REASON_NO_BLANK_BEFORE;
   sep = reasons == MBOX_REASON_NONE;
+  if (decision != MBOX_DECISION_NONE)
+    {
+      sep = decision == MBOX_DECISION_SPLIT;
+      reasons |= MBOX_REASON_REVIEWED;
+      if (shape == MBOX_SHAPE_T)
+        reasons |= MBOX_REASON_PROSE;
+      if (sep && !hb.block)
+        {
+          /* Split where no header block follows: the message is all body. */
+          hb.body = next_line (s, end);
+          hb.lines = 0;
+        }
+    }
 
   if (!sep)
     {
@@ -794,6 +833,7 @@ mbox_reasons_to_string (MboxReason reasons)
     { MBOX_REASON_NO_BLANK_BEFORE, "no-blank-before" },
     { MBOX_REASON_LENGTH_MISMATCH, "length-mismatch" },
     { MBOX_REASON_NO_ENVELOPE, "no-envelope" },
+    { MBOX_REASON_REVIEWED, "reviewed" },
   };
   GString *out = g_string_new (NULL);
 

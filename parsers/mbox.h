@@ -29,6 +29,7 @@ typedef enum {
   MBOX_REASON_LENGTH_MISMATCH   = 1 << 4,
   MBOX_REASON_PROSE             = 1 << 5,
   MBOX_REASON_NO_ENVELOPE       = 1 << 6,
+  MBOX_REASON_REVIEWED          = 1 << 7,  /* a person decided (deja review) */
 } MboxReason;
 
 typedef enum {
@@ -65,7 +66,15 @@ typedef struct _MboxSplitter MboxSplitter;
 
 typedef void (*MboxScanFunc) (goffset reached, gpointer data);
 
+/* A person's decision about a line (deja review), which overrides the rule. */
+typedef enum {
+  MBOX_DECISION_NONE = 0,
+  MBOX_DECISION_SPLIT,      /* a message starts here */
+  MBOX_DECISION_NO_SPLIT,   /* this line is body text */
+} MboxDecision;
+
 MboxSplitter *mbox_splitter_new (const char *buf, gsize len, MboxSplitFlags flags);
+void mbox_splitter_set_decisions (MboxSplitter *splitter, GHashTable *decisions);
 void mbox_splitter_set_scan_func (MboxSplitter *splitter, MboxScanFunc func, gpointer data);
 void mbox_splitter_free (MboxSplitter *splitter);
 gboolean mbox_splitter_next (MboxSplitter *splitter, MboxSpan *span, GError **error);

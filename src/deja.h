@@ -19,6 +19,7 @@ int cmd_thread (int argc, char **argv);
 int cmd_network (int argc, char **argv);
 int cmd_stats (int argc, char **argv);
 int cmd_export_mbox (int argc, char **argv);
+int cmd_review (int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);

@@ -213,15 +213,27 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
   StoreFileMeta meta;
   guint threads;
   gboolean ok;
+  g_autoptr (GHashTable) decisions = NULL;
 
   memset (result, 0, sizeof *result);
   if ((input = input_open (path, error)) == NULL)
     return FALSE;
-  if (is_unchanged (store, input, abs, result, &sha256))
+  if (options->reingest)
+    sha256 = input_sha256 (input);
+  else if (is_unchanged (store, input, abs, result, &sha256))
     return TRUE;
   splitter = mbox_splitter_new (input->data, input->len,
                                 options->force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
   mbox_splitter_set_scan_func (splitter, release_behind, input);
+  /* People's decisions about lines of this content (deja review) are
+   * keyed by its hash: with any in the database, hash first. */
+  if (store_has_decisions (store))
+    {
+      if (sha256 == NULL)
+        sha256 = input_sha256 (input);
+      if (sha256 != NULL && (decisions = store_decisions_for (store, sha256)) != NULL)
+        mbox_splitter_set_decisions (splitter, decisions);
+    }
   if (!first_message (splitter, &span, result, error))
     return result->empty;
 

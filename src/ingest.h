@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 typedef struct {
   gboolean force;          /* accept a file without a leading envelope */
   guint threads;           /* decoding threads; 0 = one per processor */
+  gboolean reingest;       /* read the file again even if unchanged (new decisions) */
 } IngestOptions;
 
 typedef struct {

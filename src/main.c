@@ -22,6 +22,7 @@ static const struct {
   { "ingest", cmd_ingest, "split, decode and store mbox files in a database" },
   { "scan", cmd_scan, "split mbox files and report what the splitter judged; store nothing" },
   { "log", cmd_log, "print the separator log of a database" },
+  { "review", cmd_review, "decide where the splitter had to judge; decisions stick" },
   { "thread", cmd_thread, "rebuild threads from References and In-Reply-To" },
   { "network", cmd_network, "export the reply network (GraphML, GML, Pajek, CSV, GEXF) and its statistics" },
   { "stats", cmd_stats, "count messages per newsgroup and year, authors, threads, dates" },

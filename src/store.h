@@ -151,6 +151,19 @@ typedef enum {
 gboolean store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc func,
                       gpointer user_data, GError **error);
 
+/* deja review (store-review.c). */
+gboolean store_parse_decision (const char *text, MboxDecision *decision);
+gboolean store_has_decisions (Store *store);
+GHashTable *store_decisions_for (Store *store, const char *sha256);
+gboolean store_set_decision (Store *store, const char *sha256, gint64 line_no, MboxDecision decision,
+                             const char *note, gboolean *changed, GError **error);
+gboolean store_begin (Store *store, GError **error);
+gboolean store_commit (Store *store, GError **error);
+void store_rollback (Store *store);
+gboolean store_review_rows (Store *store, gboolean all, gboolean undecided, StoreRowFunc func,
+                            gpointer user_data, GError **error);
+GPtrArray *store_paths_for_sha256 (Store *store, const char *sha256);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Store, store_close)
 
 G_END_DECLS

@@ -469,6 +469,67 @@ def export_mbox_maildir_and_errors():
     assert deja("export-mbox", "--db", db).returncode == 2
 
 
+def review_tsv(db, path, all_lines=False):
+    args = ["review", "--db", db, "--export", path] + (["--all"] if all_lines else [])
+    assert deja(*args).returncode == 0
+    with open(path, encoding="utf-8") as f:
+        return [line.split("\t") for line in f.read().splitlines()]
+
+
+@tap.test
+def review_decisions_are_imported_and_stick():
+    db = fresh_db("review.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    rows = review_tsv(db, tmp("review.tsv"))
+    head, body = rows[0], rows[1:]
+    assert head == ["file_sha256", "path", "line_no", "verdict", "reason", "line_text", "decision", "note"]
+    assert [(r[2], r[3], r[5]) for r in body] == [
+        ("37", "rejected", "From 2003"),
+        ("96", "rejected", "From eve@example.com Wed Nov 19 07:00:00 1997")]
+    body[0][6], body[0][7] = "split", "checked against the group's FAQ"
+    with open(tmp("decided.tsv"), "w", encoding="utf-8") as f:
+        f.write("\n".join("\t".join(r) for r in [head] + body) + "\n")
+    r = deja("review", "--db", db, "--import", tmp("decided.tsv"))
+    assert r.returncode == 0 and "1 files read again" in r.stderr, r.stderr
+    assert table_count(db, "messages") == 7
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT verdict, reason FROM separator_log WHERE line_no = 37").fetchone() == \
+            ("accepted", "no-header-block,no-blank-before,reviewed")
+        assert c.execute("SELECT note FROM separator_decisions").fetchone()[0] == \
+            "checked against the group's FAQ"
+    # The decision sticks: an unchanged file stays as decided, and the
+    # export shows the decision.
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    assert table_count(db, "messages") == 7
+    assert review_tsv(db, tmp("again.tsv"))[1][6] == "split"
+    # A bad decision file changes nothing.
+    with open(tmp("bad.tsv"), "w") as f:
+        f.write("file_sha256\tline_no\tdecision\n%s\t96\tmaybe\n" % body[0][0])
+    r = deja("review", "--db", db, "--import", tmp("bad.tsv"))
+    assert r.returncode == 1 and "a decision is 'split', 'no-split' or empty" in r.stderr, r.stderr
+    assert table_count(db, "messages") == 7
+
+
+@tap.test
+def review_interactively_from_keystrokes():
+    db = fresh_db("review-keys.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    # --all: the prose line 16 comes first; "y" splits there, "q" stops.
+    p = subprocess.run([DEJA, "review", "--db", db, "--all"], input="y\nq\n", capture_output=True,
+                       text=True, env=dict(os.environ, DEJA_NO_PROGRESS="1"))
+    assert p.returncode == 0, p.stderr
+    assert "3 lines to review" in p.stdout
+    assert ">>     16 | From what I hear" in p.stdout, p.stdout
+    assert "split here? [y]es, [n]o, [s]kip, [q]uit:" in p.stdout
+    assert table_count(db, "messages") == 7
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT line_no, decision FROM separator_decisions").fetchall() == [(16, "split")]
+    # Nothing left but what was skipped; end of input stops cleanly.
+    p = subprocess.run([DEJA, "review", "--db", db, "--all"], input="", capture_output=True,
+                       text=True, env=dict(os.environ, DEJA_NO_PROGRESS="1"))
+    assert p.returncode == 0 and "2 lines to review" in p.stdout, p.stdout
+
+
 @tap.test
 def usage_errors_exit_2():
     assert deja("ingest", SAMPLE).returncode == 2

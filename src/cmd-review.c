@@ -1,0 +1,350 @@
+/* cmd-review.c — deja review: people decide where the splitter judged.
+ *
+ *   deja review --db DB                 one line at a time, in a terminal
+ *   deja review --db DB --export FILE   the lines and decisions, as TSV
+ *   deja review --db DB --import FILE   decisions back from TSV
+ *
+ * Decisions are stored by file content (SHA-256) and line number, and
+ * applied by every later ingest of that content; files whose decisions
+ * changed are read again at once (each in one transaction) and threads
+ * recomputed.
+ */
+#include "deja.h"
+#include "charset.h"
+#include "ingest.h"
+#include "input.h"
+#include "output.h"
+#include "threads.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define DEFAULT_CONTEXT 3
+
+/* Prints @context lines either side of the line at @offset of @path. */
+static void
+print_context (const char *path, goffset offset, guint64 line_no, int context)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Input) input = input_open (path, &error);
+  goffset p;
+  int back = 0;
+
+  if (input == NULL || (gsize) offset > input->len)
+    {
+      printf ("    (cannot read '%s': %s)\n", path, error ? error->message : "changed");
+      return;
+    }
+  /* @offset starts its line; step back over whole lines. */
+  for (p = offset; p > 0 && back < context; back++)
+    {
+      p--;                                  /* the previous line's '\n' */
+      while (p > 0 && input->data[p - 1] != '\n')
+        p--;
+    }
+  for (gint64 n = (gint64) line_no - back; (gsize) p < input->len && n <= (gint64) line_no + context; n++)
+    {
+      const char *nl = memchr (input->data + p, '\n', input->len - p);
+      gsize len = nl ? (gsize) (nl - input->data - p) : input->len - p;
+      g_autofree char *text = charset_to_utf8 (input->data + p, MIN (len, 200), NULL, NULL);
+
+      g_strchomp (text);
+      printf ("  %s %6" G_GINT64_FORMAT " | %s\n", n == (gint64) line_no ? ">>" : "  ", n, text);
+      if (nl == NULL)
+        break;
+      p = nl - input->data + 1;
+    }
+}
+
+typedef struct {
+  Store *store;
+  int context;
+  GHashTable *changed;     /* sha256s whose decisions changed */
+  guint64 decided, seen;
+  GError *error;
+} Review;
+
+static gboolean
+record (Review *r, const char *sha256, gint64 line_no, MboxDecision d, const char *note)
+{
+  gboolean changed;
+
+  if (!store_set_decision (r->store, sha256, line_no, d, note, &changed, &r->error))
+    return FALSE;
+  if (changed)
+    g_hash_table_add (r->changed, g_strdup (sha256));
+  r->decided += d != MBOX_DECISION_NONE;
+  return TRUE;
+}
+
+/* Reads one answer; FALSE at the end of input. */
+static gboolean
+ask (char *answer, gsize size)
+{
+  fputs ("  split here? [y]es, [n]o, [s]kip, [q]uit: ", stdout);
+  fflush (stdout);
+  if (fgets (answer, (int) size, stdin) == NULL)
+    return FALSE;
+  g_strstrip (answer);
+  return TRUE;
+}
+
+/* The rows to review are read first (the table must not change under a
+ * running query), as file_sha256, path, line_no, byte_offset, verdict, reason. */
+static gboolean
+collect_row (const StoreValue *v, guint n, gpointer data)
+{
+  GPtrArray *rows = data;
+  char **row = g_new0 (char *, 7);
+
+  for (int i = 0; i < 6; i++)
+    row[i] = g_strdup (v[i].text);
+  g_ptr_array_add (rows, row);
+  return TRUE;
+}
+
+/* Asks about one line; FALSE to stop. */
+static gboolean
+review_one (Review *r, char **v)
+{
+  char answer[64];
+  gint64 line_no = g_ascii_strtoll (v[2], NULL, 10);
+
+  r->seen++;
+  printf ("\n%s:%s: %s (%s)\n", v[1], v[2], v[4], v[5]);
+  print_context (v[1], g_ascii_strtoll (v[3], NULL, 10), line_no, r->context);
+  for (;;)
+    {
+      if (!ask (answer, sizeof answer) || answer[0] == 'q')
+        return FALSE;
+      if (answer[0] == 'y')
+        return record (r, v[0], line_no, MBOX_DECISION_SPLIT, NULL);
+      if (answer[0] == 'n')
+        return record (r, v[0], line_no, MBOX_DECISION_NO_SPLIT, NULL);
+      if (answer[0] == 's' || answer[0] == '\0')
+        return TRUE;
+    }
+}
+
+/* Each decision is stored as it is made: quitting keeps them. */
+static gboolean
+review_interactively (Review *r, gboolean all)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+
+  if (!store_review_rows (r->store, all, TRUE, collect_row, rows, &r->error))
+    return FALSE;
+  printf ("%u lines to review\n", rows->len);
+  for (guint i = 0; i < rows->len; i++)
+    if (!review_one (r, rows->pdata[i]))
+      break;
+  putchar ('\n');
+  return r->error == NULL;
+}
+
+static gboolean
+export_row (const StoreValue *v, guint n, gpointer data)
+{
+  GString *out = data;
+
+  /* file_sha256, path, line_no, verdict, reason, line_text, decision, note */
+  static const int columns[] = { 0, 1, 2, 4, 5, 7, 8, 9 };
+  for (gsize i = 0; i < G_N_ELEMENTS (columns); i++)
+    {
+      output_tsv_field (out, v[columns[i]].text);
+      g_string_append_c (out, i + 1 < G_N_ELEMENTS (columns) ? '\t' : '\n');
+    }
+  return TRUE;
+}
+
+static int
+export_decisions (Store *store, const char *path, gboolean all)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) out = g_string_new ("file_sha256\tpath\tline_no\tverdict\treason\tline_text\tdecision\tnote\n");
+  Output *o;
+  gboolean ok;
+
+  if (!store_review_rows (store, all, FALSE, export_row, out, &error) ||
+      (o = output_open (path, &error)) == NULL)
+    {
+      deja_error ("%s", error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  ok = fwrite (out->str, 1, out->len, output_stream (o)) == out->len;
+  if (!output_close (o, ok, &error) || !ok)
+    {
+      deja_error ("%s", error ? error->message : "cannot write");
+      return DEJA_EXIT_FAILED;
+    }
+  deja_note ("wrote the lines to review to '%s': fill in 'decision' (split, no-split or empty)"
+             " and 'note', then deja review --import", path);
+  return DEJA_EXIT_OK;
+}
+
+/* Drops a CR line ending (a spreadsheet's) but not trailing tabs: empty
+ * last fields are fields. */
+static char *
+chomp_cr (char *line)
+{
+  gsize n = strlen (line);
+
+  if (n > 0 && line[n - 1] == '\r')
+    line[n - 1] = '\0';
+  return line;
+}
+
+/* TSV with a header row naming at least file_sha256, line_no, decision. */
+static gboolean
+import_decisions (Review *r, const char *path)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL, head = NULL;
+  int c_sha = -1, c_line = -1, c_dec = -1, c_note = -1;
+
+  if (!g_file_get_contents (path, &text, NULL, &r->error))
+    return FALSE;
+  lines = g_strsplit (text, "\n", -1);
+  head = g_strsplit (lines[0] ? chomp_cr (lines[0]) : "", "\t", -1);
+  for (int i = 0; head[i]; i++)
+    {
+      c_sha = strcmp (head[i], "file_sha256") == 0 ? i : c_sha;
+      c_line = strcmp (head[i], "line_no") == 0 ? i : c_line;
+      c_dec = strcmp (head[i], "decision") == 0 ? i : c_dec;
+      c_note = strcmp (head[i], "note") == 0 ? i : c_note;
+    }
+  if (c_sha < 0 || c_line < 0 || c_dec < 0)
+    {
+      g_set_error (&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "'%s' has no header row with file_sha256, line_no and decision", path);
+      return FALSE;
+    }
+  for (int k = 1; lines[k]; k++)
+    {
+      g_auto (GStrv) f = g_strsplit (chomp_cr (lines[k]), "\t", -1);
+      guint nf = g_strv_length (f);
+      MboxDecision d;
+
+      if (nf == 0 || (nf == 1 && *f[0] == '\0'))
+        continue;
+      if ((guint) MAX (c_sha, MAX (c_line, c_dec)) >= nf ||
+          !store_parse_decision (g_strstrip (f[c_dec]), &d))
+        {
+          g_set_error (&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                       "'%s', line %d: a decision is 'split', 'no-split' or empty", path, k + 1);
+          return FALSE;
+        }
+      if (!record (r, f[c_sha], g_ascii_strtoll (f[c_line], NULL, 10), d,
+                   c_note >= 0 && (guint) c_note < nf ? f[c_note] : NULL))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Reads again every file whose decisions changed, then rethreads. */
+static gboolean
+apply (Review *r, const char *db)
+{
+  GHashTableIter iter;
+  gpointer sha;
+  guint files = 0, failures = 0;
+  IngestOptions options = { FALSE, 0, TRUE };
+
+  g_hash_table_iter_init (&iter, r->changed);
+  while (g_hash_table_iter_next (&iter, &sha, NULL))
+    {
+      g_autoptr (GPtrArray) paths = store_paths_for_sha256 (r->store, sha);
+
+      for (guint i = 0; i < paths->len; i++)
+        {
+          g_autoptr (GError) error = NULL;
+          IngestResult result;
+          g_autofree char *counts = NULL;
+
+          if (!ingest_file (r->store, paths->pdata[i], &options, &result, &error))
+            {
+              deja_error ("cannot read '%s' again: %s", (char *) paths->pdata[i], error->message);
+              failures++;
+              continue;
+            }
+          counts = split_counts_describe (&result.counts);
+          deja_note ("read '%s' again: %s", (char *) paths->pdata[i], counts);
+          ingest_result_clear (&result);
+          files++;
+        }
+    }
+  if (files > 0)
+    {
+      ThreadCounts tc;
+      if (!threads_rebuild (r->store, FALSE, &tc, &r->error))
+        return FALSE;
+    }
+  deja_note ("%" G_GUINT64_FORMAT " decisions; %u files read again", r->decided, files);
+  return failures == 0;
+}
+
+int
+cmd_review (int argc, char **argv)
+{
+  g_autofree char *db = NULL, *export_path = NULL, *import_path = NULL;
+  gboolean all = FALSE;
+  int status, context = DEFAULT_CONTEXT;
+  GOptionEntry entries[] = {
+    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
+    { "export", 0, 0, G_OPTION_ARG_FILENAME, &export_path, "write the lines to review and the decisions as TSV", "FILE" },
+    { "import", 0, 0, G_OPTION_ARG_FILENAME, &import_path, "read decisions from TSV (as --export writes it)", "FILE" },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "also prose lines a liberal parser would split on", NULL },
+    { "context", 'C', 0, G_OPTION_ARG_INT, &context, "lines of context around each line (default 3)", "N" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("— decide where the splitter had to judge");
+  g_autoptr (Store) store = NULL;
+  Review r = { 0 };
+  gboolean ok;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (ctx,
+    "Without --export or --import, shows each undecided line (separators accepted against\n"
+    "part of the evidence, envelope-shaped lines rejected; with --all, prose too) with its\n"
+    "context and asks: y = a message starts here, n = body text, s = skip, q = quit.\n"
+    "Decisions are kept by file content and line, applied by every later ingest, and the\n"
+    "files concerned are read again now.  TSV columns: file_sha256, path, line_no, verdict,\n"
+    "reason, line_text, decision (split, no-split or empty), note.");
+  if (!deja_parse_options (ctx, &argc, &argv, &status))
+    return status;
+  if ((status = deja_check_db_args (ctx, db, argc, argv)) != 0)
+    return status;
+  if (export_path && import_path)
+    return deja_usage_error (ctx, "--export and --import go in separate runs");
+  if (context < 0)
+    return deja_usage_error (ctx, "--context must be 0 or more");
+  if ((store = deja_open_existing_store (db)) == NULL)
+    return DEJA_EXIT_FAILED;
+  if (export_path)
+    return export_decisions (store, export_path, all);
+
+  r = (Review) { store, context, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL), 0, 0,
+                 NULL };
+  if (import_path)
+    {
+      /* An import is all or nothing. */
+      ok = store_begin (store, &r.error) && import_decisions (&r, import_path) &&
+           store_commit (store, &r.error);
+      if (!ok)
+        store_rollback (store);
+    }
+  else
+    ok = review_interactively (&r, all);
+  if (ok && !import_path && r.seen == 0)
+    deja_note ("nothing to review");
+  if (ok)
+    ok = apply (&r, db);
+  g_hash_table_unref (r.changed);
+  if (!ok)
+    {
+      deja_error ("%s", r.error ? r.error->message : "some files could not be read again");
+      g_clear_error (&r.error);
+      return DEJA_EXIT_FAILED;
+    }
+  return DEJA_EXIT_OK;
+}
