@@ -10,9 +10,8 @@
  * recomputed.
  */
 #include "deja.h"
-#include "charset.h"
 #include "ingest.h"
-#include "input.h"
+#include "context.h"
 #include "output.h"
 #include "threads.h"
 
@@ -20,41 +19,6 @@
 #include <string.h>
 
 #define DEFAULT_CONTEXT 3
-
-/* Prints @context lines either side of the line at @offset of @path. */
-static void
-print_context (const char *path, goffset offset, guint64 line_no, int context)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Input) input = input_open (path, &error);
-  goffset p;
-  int back = 0;
-
-  if (input == NULL || (gsize) offset > input->len)
-    {
-      printf ("    (cannot read '%s': %s)\n", path, error ? error->message : "changed");
-      return;
-    }
-  /* @offset starts its line; step back over whole lines. */
-  for (p = offset; p > 0 && back < context; back++)
-    {
-      p--;                                  /* the previous line's '\n' */
-      while (p > 0 && input->data[p - 1] != '\n')
-        p--;
-    }
-  for (gint64 n = (gint64) line_no - back; (gsize) p < input->len && n <= (gint64) line_no + context; n++)
-    {
-      const char *nl = memchr (input->data + p, '\n', input->len - p);
-      gsize len = nl ? (gsize) (nl - input->data - p) : input->len - p;
-      g_autofree char *text = charset_to_utf8 (input->data + p, MIN (len, 200), NULL, NULL);
-
-      g_strchomp (text);
-      printf ("  %s %6" G_GINT64_FORMAT " | %s\n", n == (gint64) line_no ? ">>" : "  ", n, text);
-      if (nl == NULL)
-        break;
-      p = nl - input->data + 1;
-    }
-}
 
 typedef struct {
   Store *store;
@@ -112,7 +76,7 @@ review_one (Review *r, char **v)
 
   r->seen++;
   printf ("\n%s:%s: %s (%s)\n", v[1], v[2], v[4], v[5]);
-  print_context (v[1], g_ascii_strtoll (v[3], NULL, 10), line_no, r->context);
+  context_print (stdout, v[1], g_ascii_strtoll (v[3], NULL, 10), line_no, r->context);
   for (;;)
     {
       if (!ask (answer, sizeof answer) || answer[0] == 'q')

@@ -24,12 +24,14 @@ store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func
                            "SELECT f.path, l.line_no, l.byte_offset, l.line_text, l.verdict,"
                            " l.reason, l.shape FROM separator_log l JOIN files f ON f.id = l.file_id"
                            " WHERE (?1 IS NULL OR l.verdict = ?1) AND (?2 IS NULL OR f.path = ?2)"
+                           " AND (?3 IS NULL OR ',' || l.reason || ',' LIKE '%,' || ?3 || ',%')"
                            " ORDER BY f.path, l.line_no",
                            -1, &stmt, NULL);
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read separator log", error);
   _store_bind_text_or_null (stmt, 1, filter ? filter->verdict : NULL);
   _store_bind_text_or_null (stmt, 2, filter ? filter->path : NULL);
+  _store_bind_text_or_null (stmt, 3, filter ? filter->reason : NULL);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       StoreLogRow row = {

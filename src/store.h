@@ -50,6 +50,7 @@ typedef struct {
 typedef struct {
   const char *verdict;   /* NULL for all */
   const char *path;      /* NULL for all files */
+  const char *reason;    /* a reason token the row must have, or NULL */
 } StoreLogFilter;
 
 typedef void (*StoreLogFunc) (const StoreLogRow *row, gpointer user_data);

@@ -5,6 +5,7 @@ Run by meson (suite 'cli') with DEJA = the binary and FIXTURES = fixtures/.
 Set DEJA_UPDATE_EXPECT=1 to rewrite .expect files after a reviewed change.
 """
 import gzip
+import json
 import mailbox
 import os
 import shutil
@@ -419,6 +420,18 @@ def log_command_prints_the_separator_log():
         data = f.read()
     offset = int(rows[2][2])
     assert data[offset:offset + 5] == b"From "
+    # table with context read back from the archive, and a summary per file
+    r = deja("log", "--db", db, "--context", "1", "--reason", "no-header-block")
+    assert r.stdout.splitlines()[:4] == [
+        "%s:37: rejected no-header-block [G] From 2003" % SAMPLE,
+        "         36 | They do.  From 1989 to today the rule has been the same.",
+        "  >>     37 | From 2003",
+        "         38 | gh-issue-97928: fixed"], r.stdout
+    assert r.stdout.splitlines()[-1] == ("%s: 0 separators accepted against context, 1 lines rejected,"
+                                         " 0 lines a liberal parser would split on" % SAMPLE)
+    rows = json.loads(deja("log", "--db", db, "--format", "json").stdout)
+    assert [(x["line_no"], x["verdict"]) for x in rows] == [(16, "body"), (37, "rejected"), (96, "rejected")]
+    assert deja("log", "--db", db, "--format", "xml").returncode == 2
 
 
 @tap.test

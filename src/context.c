@@ -1,0 +1,43 @@
+/* context.c — lines of an archive around a line, read back by byte offset. */
+#include "context.h"
+#include "charset.h"
+#include "input.h"
+
+#include <string.h>
+
+/* Prints @context lines either side of the line at @offset of @path (its
+ * line @line_no marked ">>"), each cut at 200 bytes and read as UTF-8. */
+void
+context_print (FILE *out, const char *path, goffset offset, guint64 line_no, int context)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Input) input = input_open (path, &error);
+  goffset p;
+  int back = 0;
+
+  if (input == NULL || (gsize) offset > input->len)
+    {
+      fprintf (out, "    (cannot read '%s': %s)\n", path, error ? error->message : "changed");
+      return;
+    }
+  /* @offset starts its line; step back over whole lines. */
+  for (p = offset; p > 0 && back < context; back++)
+    {
+      p--;                                  /* the previous line's '\n' */
+      while (p > 0 && input->data[p - 1] != '\n')
+        p--;
+    }
+  for (gint64 n = (gint64) line_no - back; (gsize) p < input->len && n <= (gint64) line_no + context; n++)
+    {
+      const char *nl = memchr (input->data + p, '\n', input->len - p);
+      gsize len = nl ? (gsize) (nl - input->data - p) : input->len - p;
+      g_autofree char *text = charset_to_utf8 (input->data + p, MIN (len, 200), NULL, NULL);
+
+      g_strchomp (text);
+      fprintf (out, "  %s %6" G_GINT64_FORMAT " | %s\n", n == (gint64) line_no ? ">>" : "  ", n, text);
+      if (nl == NULL)
+        break;
+      p = nl - input->data + 1;
+    }
+}
+
