@@ -544,6 +544,19 @@ def review_interactively_from_keystrokes():
 
 
 @tap.test
+def force_reads_a_file_that_starts_with_prose():
+    # Found by fuzzing: with --force, a first line "From what I hear…" made
+    # the splitter read the byte before the mapped file.
+    path = os.path.join(FIXTURES, "from", "n_prose_start.mbox")
+    db = fresh_db("force.db")
+    r = deja("ingest", "--db", db, path)
+    assert r.returncode == 1 and "not an mbox" in r.stderr
+    r = deja("ingest", "--db", db, "--force", path)
+    assert r.returncode == 0, r.stderr
+    assert table_count(db, "messages") == 1
+
+
+@tap.test
 def usage_errors_exit_2():
     assert deja("ingest", SAMPLE).returncode == 2
     assert deja("frobnicate").returncode == 2
