@@ -12,6 +12,7 @@
 #include "charset.h"
 #include "date.h"
 #include "flags.h"
+#include "fnv.h"
 #include "msgid.h"
 #include "quote.h"
 #include "rfc2047.h"
@@ -424,6 +425,16 @@ header_fallback_charset (GMimeMessage *message)
   return part ? g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset") : NULL;
 }
 
+static void
+set_content_hash (MailRecord *r)
+{
+  guint64 h = FNV_START;
+
+  h = fnv_field (h, r->from_addr, r->from_addr ? strlen (r->from_addr) : 0);
+  h = fnv_field (h, r->subject, r->subject ? strlen (r->subject) : 0);
+  r->content_hash = fnv_field (h, r->body, strlen (r->body));
+}
+
 /* GMime keeps header values as C strings, so a NUL byte in a header cuts
  * it ("A\0B <a@example.com>" became the address "a").  NUL bytes become
  * SUB, which decoding turns into U+FFFD like any NUL; the message is
@@ -477,10 +488,12 @@ mail_record_parse (const char *data, gsize len)
       r->references = g_ptr_array_new_with_free_func (g_free);
       r->in_reply_to = g_ptr_array_new_with_free_func (g_free);
       r->newsgroups = g_ptr_array_new_with_free_func (g_free);
+      set_content_hash (r);
       return r;
     }
   fallback = header_fallback_charset (message);
   decode_headers (r, message, fallback);
   decode_body (r, message);
+  set_content_hash (r);
   return r;
 }

@@ -39,6 +39,7 @@ typedef struct {
   guint own_lines;
   char *charset;         /* charset the first text part was read in */
   GPtrArray *attachments; /* (element-type TextAttachment) */
+  guint64 content_hash;  /* fnv.c over from_addr, subject, body */
   GPtrArray *references; /* (element-type utf8) */
   GPtrArray *in_reply_to;
   GPtrArray *newsgroups; /* lower-case group names */

@@ -7,22 +7,13 @@
  * transaction, replacing those of the previous threading.
  */
 #include "store-private.h"
+#include "fnv.h"
 
 #include <string.h>
 
 /* deja_content_hash(a, b, …): FNV-1a over the arguments' text, to tell
  * copies of a Message-ID with different content apart without loading
  * every body into memory. */
-#define FNV_START 14695981039346656037ull
-
-static guint64
-fnv_field (guint64 h, const char *s, gsize n)
-{
-  for (gsize k = 0; s && k < n; k++)
-    h = (h ^ (guchar) s[k]) * 1099511628211ull;
-  return (h ^ 0xff) * 1099511628211ull;     /* field separator */
-}
-
 static void
 content_hash (sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -192,7 +183,7 @@ load_messages (Store *store, StoreThreadData *data, gboolean subjects, GError **
   sqlite3_stmt *stmt;
   int rc = sqlite3_prepare_v2 (store->db,
                                "SELECT id, message_id, date, CASE WHEN ?1 THEN subject END,"
-                               " deja_content_hash(from_addr, subject, body),"
+                               " coalesce(content_hash, deja_content_hash(from_addr, subject, body)),"
                                " deja_content_hash(thread_id, parent_id, duplicate_of, missing_parent,"
                                " thread_flags) FROM messages ORDER BY id",
                                -1, &stmt, NULL);

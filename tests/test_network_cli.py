@@ -100,6 +100,24 @@ def duplicates_merge_newsgroups_and_placeholders_are_recorded():
 
 
 @tap.test
+def stored_content_hash_is_the_documented_fnv():
+    # Rows from before schema 5 have no content_hash; threading computes
+    # FNV-1a over (from_addr, subject, body) for them in SQL.  The value the
+    # decoders store must be the same function.
+    def fnv(fields):
+        h = 14695981039346656037
+        for f in fields:
+            for b in (f or b""):
+                h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+            h = ((h ^ 0xFF) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+        return h - (1 << 64) if h >= 1 << 63 else h
+    c = sqlite3.connect(DB)
+    c.text_factory = bytes
+    rows = c.execute("SELECT from_addr, subject, body, content_hash FROM messages").fetchall()
+    assert len(rows) == 14 and all(fnv(r[:3]) == r[3] for r in rows)
+
+
+@tap.test
 def thread_report_lists_every_case():
     r = deja("thread", "--db", DB, "--report")
     assert r.returncode == 0, r.stderr
