@@ -16,45 +16,8 @@ import tempfile
 import tap
 from dump import dump
 
-DEJA = os.environ["DEJA"]
-FIXTURES = os.environ["FIXTURES"]
-SAMPLE = os.path.join(FIXTURES, "sample", "comp.lang.c.mbox")
-TMP = tempfile.mkdtemp(prefix="deja-test-")
-os.chmod(TMP, 0o777)
-
-
-def deja(*args, user=None):
-    cmd = [DEJA] + list(args)
-    if user is not None:
-        cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + cmd
-    env = dict(os.environ, DEJA_NO_PROGRESS="1")
-    return subprocess.run(cmd, capture_output=True, text=True, env=env)
-
-
-def tmp(name):
-    return os.path.join(TMP, name)
-
-
-def fresh_db(name):
-    path = tmp(name)
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.unlink(path + suffix)
-    return path
-
-
-def expect_file(actual, path):
-    if os.environ.get("DEJA_UPDATE_EXPECT"):
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(actual)
-    with open(path, encoding="utf-8") as f:
-        expected = f.read()
-    assert actual == expected, "differs from %s:\n%s" % (path, actual)
-
-
-def table_count(db, table):
-    with sqlite3.connect(db) as c:
-        return c.execute("SELECT count(*) FROM %s" % table).fetchone()[0]
+from cli_helpers import (DEJA, FIXTURES, SAMPLE, TMP, check_bad_input, deja, expect_file,
+                         fresh_db, table_count, tmp)
 
 
 @tap.test
@@ -144,25 +107,6 @@ def gzip_is_read_and_same_content_is_not_stored_twice():
     assert table_count(db, "messages") == 6
 
 
-def check_bad_input(path, reason_fragment, user=None):
-    """Exit 1, one clear error naming the file, database unchanged."""
-    db = fresh_db("bad.db")
-    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
-    if user is not None:
-        os.chmod(db, 0o666)
-        for suffix in ("-wal", "-shm"):
-            if os.path.exists(db + suffix):
-                os.chmod(db + suffix, 0o666)
-    before = dump(db)
-    r = deja("ingest", "--db", db, path, user=user)
-    assert r.returncode == 1, (r.returncode, r.stderr)
-    assert "deja: cannot ingest '%s': " % path in r.stderr, r.stderr
-    assert reason_fragment in r.stderr, r.stderr
-    assert dump(db) == before
-    with sqlite3.connect(db) as c:
-        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-
-
 @tap.test
 def missing_file():
     check_bad_input(tmp("does-not-exist.mbox"), "No such file")
@@ -220,54 +164,6 @@ def zip_and_pdf_renamed_mbox():
     with open(path, "wb") as f:
         f.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n" + os.urandom(4096))
     check_bad_input(path, "not an mbox")
-
-
-@tap.test
-def fifty_megabyte_single_line():
-    # As a whole file: not an mbox, refused quickly.
-    path = tmp("one-line.mbox")
-    with open(path, "wb") as f:
-        f.write(b"x" * (50 * 1024 * 1024))
-    check_bad_input(path, "not an mbox")
-    # As the body of a message: decoded from its first 8 MiB, flagged.
-    path = tmp("long-body.mbox")
-    with open(path, "wb") as f:
-        f.write(b"From a@example.com Mon Mar  3 10:00:00 2003\nFrom: a@example.com\n"
-                b"Subject: long\nMessage-ID: <long@example.com>\n\n" + b"y" * (50 * 1024 * 1024) + b"\n")
-    db = fresh_db("long.db")
-    r = deja("ingest", "--db", db, path)
-    assert r.returncode == 0, r.stderr
-    with sqlite3.connect(db) as c:
-        length, span, flags = c.execute("SELECT length(body), byte_length, flags FROM messages").fetchone()
-        assert 7 * 1024 * 1024 < length <= 8 * 1024 * 1024, length
-        assert span == os.path.getsize(path) and "truncated" in flags
-
-
-@tap.test
-def file_larger_than_4_gib():
-    # Sparse: a message whose body is a 4 GiB hole, then a reply to it.
-    path = tmp("huge.mbox")
-    with open(path, "wb") as f:
-        f.write(b"From a@example.com Mon Mar  3 10:00:00 2003\nFrom: A <a@example.com>\n"
-                b"Subject: huge\nMessage-ID: <huge@example.com>\n\n")
-        f.seek(4 * 1024 ** 3 + 12345)
-        f.write(b"\n\nFrom b@example.com Mon Mar  3 11:00:00 2003\nFrom: B <b@example.com>\n"
-                b"Subject: after four gigabytes\nMessage-ID: <after@example.com>\n"
-                b"References: <huge@example.com>\n\nStill here.\n")
-    size = os.path.getsize(path)
-    db = fresh_db("huge.db")
-    try:
-        r = deja("ingest", "--db", db, path)
-        assert r.returncode == 0, r.stderr
-        with sqlite3.connect(db) as c:
-            got = c.execute("SELECT byte_offset, byte_length, subject, parent_id FROM messages"
-                            " ORDER BY id").fetchall()
-            flags = c.execute("SELECT flags FROM messages WHERE id = 1").fetchone()[0]
-        assert got == [(0, size - 174, "huge", None),
-                       (size - 174, 174, "after four gigabytes", 1)], got
-        assert "truncated" in flags and "nul-bytes" in flags
-    finally:
-        os.unlink(path)
 
 
 @tap.test
