@@ -174,7 +174,8 @@ cmd_search (int argc, char **argv)
     "Searches the subject and the author's own text (quotes and signatures removed) with\n"
     "SQLite FTS5: words are matched by stem (porter), case and accents aside; use\n"
     "\"exact phrase\", AND, OR, NOT, prefix*, NEAR(a b, 5), subject:word.  Several QUERY\n"
-    "arguments are joined with spaces (all must match).\n\n"
+    "arguments are joined with spaces (all must match).  A post present in several files\n"
+    "(a cross-post) is shown once.\n\n"
     "Table output: date, author, subject, then the message id and a snippet with the hits\n"
     "marked [like this] (bold on a terminal).  TSV and JSON give the columns id, date,\n"
     "from_name, from_addr, subject, snippet, file, byte_offset.");

@@ -133,7 +133,8 @@ _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer u
  * @filter: filter->match is required
  * @mark_open, @mark_close: what surrounds each hit in the snippet
  *
- * Calls @func for each matching message, best match first (FTS5's bm25
+ * Calls @func for each matching message (a post present in several
+ * files once: later copies are left out), best match first (FTS5's bm25
  * rank), with columns id, date, from_name, from_addr, subject, snippet,
  * file, byte_offset.
  */
@@ -147,7 +148,7 @@ store_search (Store *store, const StoreFilter *filter, const char *mark_open,
     " f.path AS file, m.byte_offset"
     " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
     " JOIN files f ON f.id = m.file_id"
-    " WHERE messages_fts MATCH :match AND" FILTER_SQL
+    " WHERE messages_fts MATCH :match AND m.duplicate_of IS NULL AND" FILTER_SQL
     " ORDER BY rank LIMIT :limit";
   sqlite3_stmt *stmt;
   int rc;

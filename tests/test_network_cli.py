@@ -281,6 +281,14 @@ def stats_counts_posts_once():
 
 
 @tap.test
+def search_shows_a_cross_post_once():
+    r = deja("search", "--db", DB, "--format", "json", "\"at least 16\"")
+    hits = json.loads(r.stdout)
+    assert [h["subject"] for h in hits] == ["Is int 32 bits?"], hits
+    assert hits[0]["file"].endswith("comp.lang.c.mbox")
+
+
+@tap.test
 def network_errors():
     assert deja("network", "--db", DB, "--kind", "friends").returncode == 2
     assert deja("network", "--db", DB, "--format", "csv").returncode == 2
