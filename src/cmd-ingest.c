@@ -121,6 +121,7 @@ cmd_ingest (int argc, char **argv)
   if (threads < 0)
     return deja_usage_error (context, "--threads must be positive");
 
+  catch_interrupt ();
   store = store_open (db, &error);
   if (store == NULL)
     {
@@ -130,7 +131,6 @@ cmd_ingest (int argc, char **argv)
   options.force = force;
   options.threads = threads;
   items = walk_paths (paths, "ingest", &failures);
-  catch_interrupt ();
   for (guint i = 0; i < items->len; i++)
     {
       WalkItem *item = g_ptr_array_index (items, i);

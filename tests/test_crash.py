@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Crash safety: SIGKILL mid-file, Ctrl-C between files, readers during an ingest.
 
-Generates a 16 MiB archive with bench/gen.py (deterministic) and checks that
+Generates an 8 MiB archive with bench/gen.py (deterministic) and checks that
 
   - deja ingest killed with SIGKILL in the middle of that file leaves a
     database that passes PRAGMA integrity_check, records no part of the file,
@@ -57,7 +57,7 @@ def rows(db):
 
 
 def setup():
-    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen.py"), "16", BIG],
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen.py"), "8", BIG],
                    check=True, capture_output=True)
     global REFERENCE, INGEST_SECONDS
     ref = fresh("reference.db")
@@ -97,7 +97,7 @@ def sigkill_mid_file_loses_nothing_and_keeps_nothing_partial():
 def sigint_finishes_the_current_file_and_stops():
     db = fresh("interrupted.db")
     p = start("ingest", "--db", db, BIG, SAMPLE)
-    time.sleep(INGEST_SECONDS * 0.3)
+    time.sleep(INGEST_SECONDS * 0.4)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate()
     assert p.returncode == 1, (p.returncode, err)
