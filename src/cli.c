@@ -4,9 +4,8 @@
 
 #include <string.h>
 
-/* Opens an existing database, or says why not (naming it). */
-Store *
-deja_open_existing_store (const char *path)
+static Store *
+open_existing (const char *path, Store *(*open) (const char *, GError **))
 {
   g_autoptr (GError) error = NULL;
   Store *store;
@@ -16,9 +15,24 @@ deja_open_existing_store (const char *path)
       deja_error ("cannot open database '%s': no such file", path);
       return NULL;
     }
-  if ((store = store_open (path, &error)) == NULL)
+  if ((store = open (path, &error)) == NULL)
     deja_error ("cannot open database '%s': %s", path, error->message);
   return store;
+}
+
+/* Opens an existing database to change it, or says why not (naming it). */
+Store *
+deja_open_existing_store (const char *path)
+{
+  return open_existing (path, store_open);
+}
+
+/* Opens an existing database to read it, even where it cannot be
+ * written; or says why not (naming it). */
+Store *
+deja_open_store_to_read (const char *path)
+{
+  return open_existing (path, store_open_to_read);
 }
 
 /* YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (a prefix of how

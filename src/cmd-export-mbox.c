@@ -44,7 +44,7 @@ cmd_export_mbox (int argc, char **argv)
     return deja_usage_error (context, "--format must be mboxrd or maildir");
   if ((status = deja_check_dates (context, since, until)) != 0)
     return status;
-  if ((store = deja_open_existing_store (db)) == NULL)
+  if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
   maildir = format && strcmp (format, "maildir") == 0;
   if ((writer = mbox_writer_new (out, maildir, &error)) == NULL)

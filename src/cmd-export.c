@@ -163,7 +163,7 @@ cmd_export (int argc, char **argv)
     return status;
   if ((fields = parse_fields (context, fields_spec, &status)) == NULL)
     return status;
-  if ((store = deja_open_existing_store (db)) == NULL)
+  if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
   filter = (StoreFilter) { match, group, since, until, limit };
   return run_export (store, &filter, fields, csv, out);

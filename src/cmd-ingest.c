@@ -30,7 +30,8 @@ report (const char *path, const IngestResult *r)
 
 /* Ctrl-C: the file being stored is finished (its transaction is short
  * work compared with losing it), then deja stops; a second Ctrl-C stops
- * at once, and the journal rolls that file back. */
+ * at once: that file never committed, so SQLite ignores what of it is in
+ * the write-ahead log. */
 static volatile sig_atomic_t interrupted;
 
 static void

@@ -155,7 +155,7 @@ cmd_log (int argc, char **argv)
     return deja_usage_error (ctx, "--format must be table, tsv or json");
   if (context < 0)
     return deja_usage_error (ctx, "--context must be 0 or more");
-  if ((store = deja_open_existing_store (db)) == NULL)
+  if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
   p.context = context;
   p.line = g_string_new (NULL);

@@ -212,7 +212,7 @@ run (Args *a, Format format, NetworkKind kind)
   GraphStats stats = { 0 };
   gboolean need_metrics = a->stats || a->with_metrics || format == FMT_JSON;
 
-  if ((store = deja_open_existing_store (a->db)) == NULL)
+  if ((store = deja_open_store_to_read (a->db)) == NULL)
     return DEJA_EXIT_FAILED;
   if ((net = network_load (store, &options, &error)) == NULL ||
       (need_metrics && !graph_compute_metrics (net, &stats, &error)))

@@ -191,7 +191,7 @@ cmd_search (int argc, char **argv)
     return deja_usage_error (context, "--limit must be 0 or more");
   if ((status = deja_check_dates (context, since, until)) != 0)
     return status;
-  if ((store = deja_open_existing_store (db)) == NULL)
+  if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
   query = g_strjoinv (" ", argv + 1);
   filter = (StoreFilter) { query, group, since, until, limit };

@@ -97,7 +97,7 @@ cmd_stats (int argc, char **argv)
     return status;
   if (format && strcmp (format, "table") && strcmp (format, "json"))
     return deja_usage_error (context, "--format must be table or json");
-  if ((store = deja_open_existing_store (db)) == NULL)
+  if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
   p.json = format && strcmp (format, "json") == 0;
   p.out = g_string_new (p.json ? "{\n" : "");

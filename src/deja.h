@@ -29,6 +29,7 @@ gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, i
 /* cli.c */
 typedef struct _Store Store;
 Store *deja_open_existing_store (const char *path);
+Store *deja_open_store_to_read (const char *path);
 gboolean deja_valid_date (const char *s);
 int deja_check_dates (GOptionContext *context, const char *since, const char *until);
 int deja_check_db_args (GOptionContext *context, const char *db, int argc, char **argv);

@@ -22,8 +22,12 @@ enum {
   N_STMTS
 };
 
+typedef struct _StoreCheckpointer StoreCheckpointer;
+
 struct _Store {
   sqlite3 *db;
+  StoreCheckpointer *checkpointer;   /* while ingesting; see store-checkpoint.c */
+  int wal_frames;          /* pages in the write-ahead log after the last commit */
   char *path;
   sqlite3_stmt *stmts[N_STMTS];
   gint64 file_id;          /* of the file being ingested, or 0 */
@@ -44,6 +48,11 @@ typedef struct {
 gboolean _store_known_load (Store *store, GError **error);
 void _store_known_clear (Store *store);
 void _store_guess_thread (Store *store, gint64 id, const MailRecord *record, StoreThreadGuess *guess);
+
+StoreCheckpointer *_store_checkpointer_new (const char *path);
+void _store_checkpointer_kick (StoreCheckpointer *checkpointer);
+void _store_checkpointer_wait (StoreCheckpointer *checkpointer);
+void _store_checkpointer_free (StoreCheckpointer *checkpointer);
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
 void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);

@@ -75,6 +75,7 @@ typedef struct {
 typedef gboolean (*StoreRowFunc) (const StoreValue *values, guint n, gpointer user_data);
 
 Store *store_open (const char *path, GError **error);
+Store *store_open_to_read (const char *path, GError **error);
 void store_close (Store *store);
 
 char *store_file_sha256 (Store *store, const char *path);

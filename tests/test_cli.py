@@ -11,6 +11,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 import tempfile
 
 import tap
@@ -219,6 +220,55 @@ def missing_or_read_only_database_directory():
     r = deja("ingest", "--db", os.path.join(d, "x.db"), SAMPLE, user=user)
     assert r.returncode == 1 and "cannot open database" in r.stderr, r.stderr
     assert not os.path.exists(os.path.join(d, "x.db"))
+
+
+@tap.test
+def database_in_a_read_only_directory_can_be_read():
+    # A corpus shared read-only: SQLite cannot create the WAL index (-shm)
+    # beside it, so deja's read commands open it as immutable.
+    d = tmp("shared")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o755)
+    db = os.path.join(d, "corpus.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    os.chmod(d, 0o555)
+    user = 65534 if os.geteuid() == 0 else None
+    try:
+        r = deja("search", "--db", db, "sizeof", user=user)
+        assert r.returncode == 0 and "Are arrays pointers?" in r.stdout, r.stderr
+        for args in (["stats"], ["log"], ["export", "--format", "jsonl"],
+                     ["network", "--format", "csv", "--stats", "--out", tmp("ro-edges.csv")],
+                     ["export-mbox", "--out", tmp("ro.mbox")]):
+            r = deja(args[0], "--db", db, *args[1:], user=user)
+            assert r.returncode == 0, (args, r.stderr)
+        # Writing is refused, naming the database.
+        r = deja("thread", "--db", db, user=user)
+        assert r.returncode == 1 and "cannot open database '%s'" % db in r.stderr, r.stderr
+        r = deja("ingest", "--db", db, SAMPLE, user=user)
+        assert r.returncode == 1 and "cannot open database '%s'" % db in r.stderr, r.stderr
+        assert sorted(os.listdir(d)) == ["corpus.db"], os.listdir(d)
+        # A log left by a writer that did not finish holds committed
+        # changes that an immutable reader would miss: refused.
+        os.chmod(d, 0o755)
+        subprocess.run([sys.executable, "-c", "import os, sqlite3\n"
+                        "c = sqlite3.connect(%r, isolation_level=None)\n"
+                        "c.execute('PRAGMA wal_autocheckpoint = 0')\n"
+                        "c.execute(\"UPDATE messages SET subject = 'changed'\")\n"
+                        "os._exit(0)\n" % db], check=True)
+        assert os.path.getsize(db + "-wal") > 0
+        os.chmod(d, 0o555)
+        # With its index (-shm) there too, SQLite reads the log.
+        r = deja("export", "--db", db, "--fields", "subject", user=user)
+        assert r.returncode == 0 and "Are arrays pointers?" not in r.stdout, r.stderr
+        assert r.stdout.count("changed") == 6, r.stdout
+        os.chmod(d, 0o755)
+        os.unlink(db + "-shm")
+        os.chmod(d, 0o555)
+        r = deja("search", "--db", db, "sizeof", user=user)
+        assert r.returncode == 1, r.stderr
+        assert "write-ahead log '%s-wal' may hold changes" % db in r.stderr, r.stderr
+    finally:
+        os.chmod(d, 0o755)
 
 
 @tap.test
