@@ -159,7 +159,9 @@ cmd_ingest (int argc, char **argv)
           break;
         }
     }
-  if (stored > 0 && !rethread (store, db))
+  /* Threads are also stale when an earlier ingest stopped after storing a
+   * file and before threading. */
+  if ((stored > 0 || store_threads_stale (store)) && !rethread (store, db))
     failures++;
   return failures ? DEJA_EXIT_FAILED : DEJA_EXIT_OK;
 }

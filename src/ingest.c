@@ -1,7 +1,7 @@
 /* ingest.c — the ingest pipeline for one file.
  *
  *   input (mmap) → split (this thread) → decode (worker threads)
- *                → store (this thread, one transaction)
+ *                → store (this thread, one transaction) → free (a thread)
  *
  * The splitter runs ahead of the decoders by a bounded number of batches;
  * decoded batches are written in archive order, so ids follow the file.
@@ -31,6 +31,7 @@ typedef struct {
   IngestResult *result;
   Progress *progress;
   guint64 written;           /* messages stored */
+  GThreadPool *freer;        /* frees stored batches, off the writer's thread */
 } Pipeline;
 
 void
@@ -85,13 +86,23 @@ drain_one (Pipeline *p, GError **error)
       end = item->span.offset + item->span.length;
       p->written++;
     }
-  parse_batch_free (batch);
+  if (p->freer)
+    g_thread_pool_push (p->freer, batch, NULL);
+  else
+    parse_batch_free (batch);
   if (ok)
     {
       input_release (p->input, end);
       progress_update (p->progress, end, p->written);
     }
   return ok;
+}
+
+static void
+free_batch (gpointer batch, gpointer unused)
+{
+  (void) unused;
+  parse_batch_free (batch);
 }
 
 static gboolean
@@ -111,6 +122,11 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
 {
   ParseBatch *batch = parse_batch_new ();
   gboolean have = TRUE, ok = TRUE;
+
+  /* The writer is the bottleneck and the decoders wait for it: freeing a
+   * stored batch (thousands of small blocks from the workers' arenas) on
+   * a thread of its own made ingest 5-8% faster (bench/run 256). */
+  p->freer = g_thread_pool_new (free_batch, NULL, 1, TRUE, NULL);
 
   while (ok && have)
     {
@@ -137,6 +153,8 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
   /* On failure, let the workers finish before their batches are freed. */
   g_clear_pointer (&p->pool, parse_pool_free);
   g_queue_clear_full (&p->inflight, (GDestroyNotify) parse_batch_free);
+  if (p->freer)
+    g_thread_pool_free (g_steal_pointer (&p->freer), FALSE, TRUE);
   p->result->counts.lines = mbox_splitter_get_lines (splitter);
   return ok;
 }

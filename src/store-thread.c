@@ -252,6 +252,22 @@ load_refs (Store *store, StoreThreadData *data, GError **error)
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read references", error);
 }
 
+/* Whether a file was stored after threads were last computed (an ingest
+ * stopped between the two). */
+gboolean
+store_threads_stale (Store *store)
+{
+  sqlite3_stmt *stmt;
+  gboolean stale = FALSE;
+
+  if (sqlite3_prepare_v2 (store->db, "SELECT 1 FROM deja_state WHERE key = 'threads'", -1,
+                          &stmt, NULL) != SQLITE_OK)
+    return FALSE;
+  stale = sqlite3_step (stmt) == SQLITE_ROW;
+  sqlite3_finalize (stmt);
+  return stale;
+}
+
 /* Loads what threading needs, for every message, in archive order
  * (subjects only when @subjects: they are needed only to join by subject). */
 gboolean
@@ -378,7 +394,8 @@ store_save_threads (Store *store, const StoreThreadData *data, const ThreadResul
     "INSERT OR IGNORE INTO message_newsgroups (message_id, newsgroup_id, merged)"
     " SELECT d.duplicate_of, mg.newsgroup_id, 1 FROM messages d"
     " JOIN message_newsgroups mg ON mg.message_id = d.id WHERE d.duplicate_of IS NOT NULL;"
-    "DELETE FROM thread_placeholders;";
+    "DELETE FROM thread_placeholders;"
+    "DELETE FROM deja_state WHERE key = 'threads';";
   int rc;
 
   if ((rc = sqlite3_exec (store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK)

@@ -682,6 +682,11 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
       rc = sqlite3_step (stmt);
       sqlite3_finalize (stmt);
     }
+  /* Threads are recomputed after the commit: until then they are stale
+   * (threads_rebuild() deletes the row). */
+  if (rc == SQLITE_DONE)
+    rc = sqlite3_exec (store->db, "INSERT OR REPLACE INTO deja_state (key, value)"
+                       " VALUES ('threads', 'stale')", NULL, NULL, NULL) == SQLITE_OK ? SQLITE_DONE : rc;
   if (rc != SQLITE_DONE || (rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
     {
       _store_fail (store, rc, "cannot commit", error);

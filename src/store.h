@@ -109,6 +109,7 @@ typedef struct {
   GStringChunk *strings;
 } StoreThreadData;
 
+gboolean store_threads_stale (Store *store);
 gboolean store_load_thread_data (Store *store, gboolean subjects, StoreThreadData *data,
                                  GError **error);
 void store_thread_data_clear (StoreThreadData *data);
