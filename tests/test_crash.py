@@ -109,6 +109,7 @@ def sigkill_mid_file_loses_nothing_and_keeps_nothing_partial():
         assert r.returncode == 0, r.stderr
         assert rows(db) == REFERENCE, "trial %d: rows differ from an uninterrupted ingest" % killed_mid_file
         killed_mid_file += 1
+    print("# %d kills mid-file, %d after the commit (tried again)" % (killed_mid_file, late))
 
 
 @tap.test
@@ -134,6 +135,7 @@ def threads_left_stale_by_a_kill_are_computed_by_the_next_ingest():
     # Real kills as soon as the big file has committed (while threads are
     # computed, when the timing allows): a second ingest ends with the rows
     # of an uninterrupted one.
+    stale = 0
     for trial in range(3):
         db = fresh("stale-kill.db")
         assert deja("ingest", "--db", db, SAMPLE).returncode == 0
@@ -145,9 +147,13 @@ def threads_left_stale_by_a_kill_are_computed_by_the_next_ingest():
                 break
         c.close()
         p.wait()
+        c = sqlite3.connect(db)
+        stale += c.execute("SELECT count(*) FROM deja_state").fetchone()[0]
+        c.close()
         r = deja("ingest", "--db", db, BIG)
         assert r.returncode == 0, r.stderr
         assert rows(db) == REFERENCE, "trial %d: rows differ from an uninterrupted ingest" % trial
+    print("# %d of 3 kills left threads stale" % stale)
 
 
 @tap.test
