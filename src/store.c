@@ -237,7 +237,14 @@ store_open (const char *path, GError **error)
    * (Before WAL mode is set: a WAL database keeps its page size.) */
   if (!exec (store, "PRAGMA page_size = 16384", error) ||
       !use_wal (store, error) ||
-      !exec (store, "PRAGMA synchronous = FULL", error) ||
+      /* In WAL mode, NORMAL syncs the log when it is checkpointed (on the
+       * checkpointer's thread, seconds after each commit; store-checkpoint.c)
+       * rather than in COMMIT on the writer's: COMMIT of a 256 MiB archive
+       * went from 1.0 s to 0.3 s.  A crash or kill loses nothing
+       * committed; a power cut in those seconds can undo the last file's
+       * commit (the database stays consistent, and that file is not
+       * recorded as ingested).  Closing checkpoints and syncs the rest. */
+      !exec (store, "PRAGMA synchronous = NORMAL", error) ||
       /* The log is truncated to 64 MiB when it starts afresh. */
       !exec (store, "PRAGMA journal_size_limit = 67108864", error) ||
       !exec (store, "PRAGMA foreign_keys = ON", error) ||
