@@ -27,8 +27,8 @@
 
 #define DEJA_APPLICATION_ID 0x64656a61 /* "deja" */
 
-/* How long a command waits for another deja's commit (a reader waits
- * while an ingest writes a large file out and commits it). */
+/* How long a command waits for another deja's write lock (two ingests
+ * into one database take turns, file by file); readers never wait. */
 #define BUSY_TIMEOUT_MS 120000
 #define SCHEMA_VERSION ((int) G_N_ELEMENTS (deja_schema))
 /* Past this many pages in the log (256 MiB), a new file's transaction
@@ -182,7 +182,11 @@ use_wal (Store *store, GError **error)
     return TRUE;
   if (sqlite3_db_readonly (store->db, "main") == 1)
     return TRUE;
-  return _store_fail (store, sqlite3_errcode (store->db), "cannot switch the database to WAL mode", error);
+  if (mode == NULL)
+    return _store_fail (store, sqlite3_errcode (store->db), "cannot switch the database to WAL mode", error);
+  g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+               "cannot switch the database to WAL mode (it stays in '%s' mode)", mode);
+  return FALSE;
 }
 
 static Store *
