@@ -177,20 +177,37 @@ chunk_text (StoreThreadData *data, sqlite3_stmt *stmt, int col)
   return s ? g_string_chunk_insert_const (data->strings, s) : NULL;
 }
 
+#define THREAD_COLUMNS \
+  "SELECT m.id, m.message_id, m.date, CASE WHEN ?1 THEN m.subject END," \
+  " coalesce(m.content_hash, deja_content_hash(m.from_addr, m.subject, m.body))," \
+  " deja_content_hash(m.thread_id, m.parent_id, m.duplicate_of, m.missing_parent," \
+  " m.thread_flags)"
+
+/* What threading reads, of every message ([0]) or of one batch ([1],
+ * store-thread-batches.c). */
+static const char *const messages_sql[2] = {
+  THREAD_COLUMNS " FROM messages m ORDER BY m.id",
+  THREAD_COLUMNS " FROM temp.thread_batch b JOIN messages m ON m.id = b.id"
+  " WHERE b.batch = ?2 ORDER BY m.id",
+};
+static const char *const refs_sql[2] = {
+  "SELECT message_id, kind = 'references', ref FROM refs ORDER BY message_id, kind DESC, position",
+  "SELECT r.message_id, r.kind = 'references', r.ref"
+  " FROM temp.thread_batch b JOIN refs r ON r.message_id = b.id"
+  " WHERE b.batch = ?1 ORDER BY r.message_id, r.kind DESC, r.position",
+};
+
+/* The messages of @batch, or all (-1). */
 static gboolean
-load_messages (Store *store, StoreThreadData *data, gboolean subjects, GError **error)
+load_messages (Store *store, StoreThreadData *data, gboolean subjects, gint batch, GError **error)
 {
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db,
-                               "SELECT id, message_id, date, CASE WHEN ?1 THEN subject END,"
-                               " coalesce(content_hash, deja_content_hash(from_addr, subject, body)),"
-                               " deja_content_hash(thread_id, parent_id, duplicate_of, missing_parent,"
-                               " thread_flags) FROM messages ORDER BY id",
-                               -1, &stmt, NULL);
+  int rc = sqlite3_prepare_v2 (store->db, messages_sql[batch >= 0], -1, &stmt, NULL);
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read messages", error);
   sqlite3_bind_int (stmt, 1, subjects);
+  sqlite3_bind_int (stmt, 2, batch);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       gint64 id = sqlite3_column_int64 (stmt, 0);
@@ -212,18 +229,16 @@ load_messages (Store *store, StoreThreadData *data, gboolean subjects, GError **
  * the pointers it held); each message records where its run starts, and
  * the pointers are set once the array has stopped moving. */
 static gboolean
-load_refs (Store *store, StoreThreadData *data, GError **error)
+load_refs (Store *store, StoreThreadData *data, gint batch, GError **error)
 {
   sqlite3_stmt *stmt;
   gsize i = 0;
-  int rc = sqlite3_prepare_v2 (store->db,
-                               "SELECT message_id, kind = 'references', ref FROM refs"
-                               " ORDER BY message_id, kind DESC, position",
-                               -1, &stmt, NULL);
+  int rc = sqlite3_prepare_v2 (store->db, refs_sql[batch >= 0], -1, &stmt, NULL);
   g_autofree guint *starts = NULL;
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read references", error);
+  sqlite3_bind_int (stmt, 1, batch);
   starts = g_new0 (guint, 2 * data->ids->len);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
@@ -268,10 +283,12 @@ store_threads_stale (Store *store)
   return stale;
 }
 
-/* Loads what threading needs, for every message, in archive order
- * (subjects only when @subjects: they are needed only to join by subject). */
+/* Loads what threading needs, for every message of @batch (see
+ * store_plan_threads(); -1: every message), in archive order (subjects
+ * only when @subjects: they are needed only to join by subject). */
 gboolean
-store_load_thread_data (Store *store, gboolean subjects, StoreThreadData *data, GError **error)
+store_load_thread_data (Store *store, gboolean subjects, gint batch, StoreThreadData *data,
+                        GError **error)
 {
   gboolean ok;
 
@@ -286,7 +303,7 @@ store_load_thread_data (Store *store, gboolean subjects, StoreThreadData *data, 
   data->refs = g_ptr_array_new ();
   data->stored = g_array_new (FALSE, FALSE, sizeof (guint64));
   data->strings = g_string_chunk_new (1024 * 1024);
-  ok = load_messages (store, data, subjects, error) && load_refs (store, data, error);
+  ok = load_messages (store, data, subjects, batch, error) && load_refs (store, data, batch, error);
   sqlite3_exec (store->db, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), NULL, NULL, NULL);
   if (ok)
     return TRUE;
@@ -382,31 +399,54 @@ save_placeholders (Store *store, const StoreThreadData *data, const ThreadResult
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot record placeholders", error);
 }
 
-/* Writes threading's results in one transaction: threads, duplicates
- * (with their newsgroups merged into the canonical copy) and
- * placeholders, replacing the previous ones. */
+/* Threading's results are written in one transaction: begun here, then
+ * each batch's rows, then the newsgroups of duplicates are merged into
+ * their canonical copies. */
+gboolean
+store_begin_threads (Store *store, GError **error)
+{
+  int rc = sqlite3_exec (store->db, "BEGIN IMMEDIATE; DELETE FROM thread_placeholders;",
+                         NULL, NULL, NULL);
+
+  if (rc == SQLITE_OK)
+    return TRUE;
+  _store_fail (store, rc, "cannot record threads", error);
+  store_abort_threads (store);
+  return FALSE;
+}
+
+/* One batch's threads, duplicates and placeholders. */
 gboolean
 store_save_threads (Store *store, const StoreThreadData *data, const ThreadResult *r,
                     GError **error)
+{
+  return save_messages (store, data, r, error) && save_placeholders (store, data, r, error);
+}
+
+gboolean
+store_finish_threads (Store *store, GError **error)
 {
   static const char merge_groups[] =
     "DELETE FROM message_newsgroups WHERE merged = 1;"
     "INSERT OR IGNORE INTO message_newsgroups (message_id, newsgroup_id, merged)"
     " SELECT d.duplicate_of, mg.newsgroup_id, 1 FROM messages d"
     " JOIN message_newsgroups mg ON mg.message_id = d.id WHERE d.duplicate_of IS NOT NULL;"
-    "DELETE FROM thread_placeholders;"
     "DELETE FROM deja_state WHERE key = 'threads';";
   int rc;
 
-  if ((rc = sqlite3_exec (store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK)
-    return _store_fail (store, rc, "cannot record threads", error);
-  if (save_messages (store, data, r, error) &&
-      ((rc = sqlite3_exec (store->db, merge_groups, NULL, NULL, NULL)) == SQLITE_OK ||
-       _store_fail (store, rc, "cannot merge newsgroups", error)) &&
-      save_placeholders (store, data, r, error) &&
-      ((rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) == SQLITE_OK ||
-       _store_fail (store, rc, "cannot commit threads", error)))
+  if ((rc = sqlite3_exec (store->db, merge_groups, NULL, NULL, NULL)) != SQLITE_OK)
+    _store_fail (store, rc, "cannot merge newsgroups", error);
+  else if ((rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+    _store_fail (store, rc, "cannot commit threads", error);
+  else
     return TRUE;
-  sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  store_abort_threads (store);
   return FALSE;
+}
+
+void
+store_abort_threads (Store *store)
+{
+  if (sqlite3_get_autocommit (store->db) == 0)
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
 }

@@ -110,11 +110,15 @@ typedef struct {
 } StoreThreadData;
 
 gboolean store_threads_stale (Store *store);
-gboolean store_load_thread_data (Store *store, gboolean subjects, StoreThreadData *data,
+gboolean store_plan_threads (Store *store, guint max, guint *batches, GError **error);
+gboolean store_load_thread_data (Store *store, gboolean subjects, gint batch, StoreThreadData *data,
                                  GError **error);
 void store_thread_data_clear (StoreThreadData *data);
+gboolean store_begin_threads (Store *store, GError **error);
 gboolean store_save_threads (Store *store, const StoreThreadData *data, const ThreadResult *result,
                              GError **error);
+gboolean store_finish_threads (Store *store, GError **error);
+void store_abort_threads (Store *store);
 
 typedef enum {
   STORE_REPORT_ORPHANS,

@@ -2,16 +2,63 @@
  *
  * Threads are a property of the whole database, not of one file: a reply
  * in one export may answer a post in another, and the same post may be in
- * both.  So threading reads every message's identifiers, threads them all
+ * both.  So threading reads every message's identifiers, threads them
  * (parsers/thread.c) and writes every result back, in one transaction.
+ * A large database is threaded in batches of whole connected components
+ * (store-thread-batches.c), so that memory stays bounded by the batch.
  */
 #include "threads.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* Messages a batch may hold: threading takes about 300 bytes a message,
+ * so about 90 MiB.  DEJA_THREAD_BATCH sets it (the tests make it tiny). */
+#define BATCH_MESSAGES 300000
+
+static guint
+batch_messages (void)
+{
+  const char *env = g_getenv ("DEJA_THREAD_BATCH");
+  gint64 n = env ? g_ascii_strtoll (env, NULL, 10) : 0;
+
+  return n > 0 && n <= G_MAXUINT ? (guint) n : BATCH_MESSAGES;
+}
+
+static void
+add_counts (ThreadCounts *sum, const ThreadCounts *c)
+{
+  sum->threads += c->threads;
+  sum->orphans += c->orphans;
+  sum->cycles += c->cycles;
+  sum->time_travel += c->time_travel;
+  sum->duplicates += c->duplicates;
+  sum->conflicts += c->conflicts;
+  sum->subject_joins += c->subject_joins;
+}
+
+/* Threads batch @batch (-1: every message) and writes its rows. */
+static gboolean
+thread_batch (Store *store, gboolean by_subject, gint batch, ThreadCounts *sum, GError **error)
+{
+  StoreThreadData data;
+  ThreadResult result;
+  gboolean ok;
+
+  if (!store_load_thread_data (store, by_subject, batch, &data, error))
+    return FALSE;
+  thread_compute ((const ThreadInput *) data.inputs->data, data.inputs->len, by_subject, &result);
+  ok = store_save_threads (store, &data, &result, error);
+  add_counts (sum, &result.counts);
+  thread_result_clear (&result);
+  store_thread_data_clear (&data);
+  return ok;
+}
 
 /**
  * threads_rebuild:
- * @by_subject: also join threads whose roots share a subject
+ * @by_subject: also join threads whose roots share a subject (this
+ *   needs every message at once: no batches)
  * @counts: (out) (optional): what threading found
  *
  * (Re)computes thread_id, parent_id, duplicate_of, missing_parent and
@@ -20,19 +67,26 @@
 gboolean
 threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError **error)
 {
-  StoreThreadData data;
-  ThreadResult result;
+  ThreadCounts sum = { 0 };
+  guint batches = 1;
   gboolean ok;
 
-  if (!store_load_thread_data (store, by_subject, &data, error))
+  ok = store_begin_threads (store, error) &&
+       store_plan_threads (store, by_subject ? G_MAXUINT : batch_messages (), &batches, error);
+  if (ok && batches == 1)
+    ok = thread_batch (store, by_subject, -1, &sum, error);
+  for (guint b = 0; ok && batches > 1 && b < batches; b++)
+    ok = thread_batch (store, by_subject, (gint) b, &sum, error);
+  if (!ok)
+    {
+      store_abort_threads (store);
+      return FALSE;
+    }
+  if (!store_finish_threads (store, error))
     return FALSE;
-  thread_compute ((const ThreadInput *) data.inputs->data, data.inputs->len, by_subject, &result);
-  ok = store_save_threads (store, &data, &result, error);
-  if (ok && counts)
-    *counts = result.counts;
-  thread_result_clear (&result);
-  store_thread_data_clear (&data);
-  return ok;
+  if (counts)
+    *counts = sum;
+  return TRUE;
 }
 
 char *

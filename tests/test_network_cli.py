@@ -146,6 +146,38 @@ def rethreading_is_stable_and_subject_joining_is_opt_in():
 
 
 @tap.test
+def threading_in_batches_gives_the_same_rows():
+    # A large database is threaded in batches of whole components
+    # (src/store-thread-batches.c); DEJA_THREAD_BATCH makes them tiny here.
+    db = os.path.join(TMP, "batches.db")
+    r = deja("ingest", "--db", db, THREADS, os.path.join(FIXTURES, "sample"))
+    assert r.returncode == 0, r.stderr
+    sql = ("SELECT id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags"
+           " FROM messages ORDER BY id")
+    extra = ("SELECT message_id, thread_id, children FROM thread_placeholders ORDER BY 1",
+             "SELECT * FROM message_newsgroups ORDER BY 1, 2")
+
+    def state():
+        with sqlite3.connect(db) as c:
+            return [c.execute(q).fetchall() for q in (sql,) + extra]
+
+    reference = state()
+    assert any(row[4] for row in reference[0]) and reference[1], "fixture lost its placeholders"
+    summary = r.stderr.split("threaded ")[1]
+    for size in ("1", "2", "5"):
+        with sqlite3.connect(db) as c:     # nothing left from the last run
+            c.execute("UPDATE messages SET thread_id = NULL, parent_id = NULL, duplicate_of = NULL,"
+                      " missing_parent = NULL, thread_flags = NULL")
+            c.execute("DELETE FROM thread_placeholders")
+            c.execute("DELETE FROM message_newsgroups WHERE merged = 1")
+        env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_THREAD_BATCH=size)
+        t = subprocess.run([DEJA, "thread", "--db", db], capture_output=True, text=True, env=env)
+        assert t.returncode == 0, t.stderr
+        assert t.stderr.split("threaded ")[1] == summary, (size, t.stderr)
+        assert state() == reference, "batches of %s differ" % size
+
+
+@tap.test
 def graphml_has_the_contract_keys_and_edges():
     out = os.path.join(TMP, "reply.graphml")
     network("--format", "graphml", "--out", out)

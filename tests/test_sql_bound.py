@@ -25,6 +25,8 @@ ALLOWED_SQL_ARGS = {
     "report_sql[kind]", # store-query.c: a static table of literals
     "stats_sql[query]", # store-query.c: a static table of literals
     "merge_groups",     # store-thread.c: a static literal
+    "messages_sql[batch >= 0]",  # store-thread.c: a static table of literals
+    "refs_sql[batch >= 0]",      # store-thread.c: a static table of literals
     "sql->str",         # store-query.c store_export: SELECT list from the export_fields table only
     "deja_schema[v]",   # store.c migrate: the embedded schema files
     "pragmas",          # store.c migrate: two integer constants

@@ -1,0 +1,278 @@
+/* store-thread-batches.c — threading in batches that fit in memory.
+ *
+ * Threading holds about 300 bytes a message (inputs, Message-ID strings,
+ * containers): 230 MiB for 800,000 messages.  Messages meet only through
+ * Message-IDs, their own and those they cite, so the connected components
+ * of that graph can be threaded separately with the same result.  Here
+ * the components are found with a union-find over 64-bit hashes of the
+ * Message-IDs (about 50 bytes a message, freed before threading starts; a
+ * hash collision only joins two components, which threads them together
+ * correctly), whole components are packed into batches in the order of
+ * their first message, and each message's batch goes into a TEMP table
+ * that the loading queries join (store-thread.c).
+ */
+#include "store-private.h"
+#include "fnv.h"
+
+#include <string.h>
+
+typedef struct {
+  guint64 *keys;        /* open addressing: hash of a Message-ID, 0 = empty */
+  guint32 *nodes;       /* the node of each key */
+  gsize size, used;     /* slots (a power of two), keys */
+  GArray *parent;       /* of guint32: union-find forest, one entry a node */
+} Ids;
+
+static void
+ids_init (Ids *ids)
+{
+  ids->size = 1 << 16;
+  ids->used = 0;
+  ids->keys = g_new0 (guint64, ids->size);
+  ids->nodes = g_new (guint32, ids->size);
+  ids->parent = g_array_new (FALSE, FALSE, sizeof (guint32));
+}
+
+static void
+ids_clear (Ids *ids)
+{
+  g_clear_pointer (&ids->keys, g_free);
+  g_clear_pointer (&ids->nodes, g_free);
+  g_clear_pointer (&ids->parent, g_array_unref);
+}
+
+static guint32
+new_node (Ids *ids)
+{
+  guint32 node = ids->parent->len;
+
+  g_array_append_val (ids->parent, node);
+  return node;
+}
+
+static gsize
+slot_of (const Ids *ids, guint64 key)
+{
+  gsize i = (gsize) (key ^ (key >> 29)) & (ids->size - 1);
+
+  while (ids->keys[i] != 0 && ids->keys[i] != key)
+    i = (i + 1) & (ids->size - 1);
+  return i;
+}
+
+static void
+grow (Ids *ids)
+{
+  Ids old = *ids;
+
+  ids->size *= 2;
+  ids->keys = g_new0 (guint64, ids->size);
+  ids->nodes = g_new (guint32, ids->size);
+  for (gsize i = 0; i < old.size; i++)
+    if (old.keys[i] != 0)
+      {
+        gsize j = slot_of (ids, old.keys[i]);
+        ids->keys[j] = old.keys[i];
+        ids->nodes[j] = old.nodes[i];
+      }
+  g_free (old.keys);
+  g_free (old.nodes);
+}
+
+/* The node of a Message-ID, made on first sight. */
+static guint32
+node_of (Ids *ids, const char *message_id)
+{
+  guint64 key = fnv_field (FNV_START, message_id, strlen (message_id));
+  gsize i;
+
+  key += key == 0;
+  if (2 * (ids->used + 1) > ids->size)
+    grow (ids);
+  i = slot_of (ids, key);
+  if (ids->keys[i] == 0)
+    {
+      ids->keys[i] = key;
+      ids->nodes[i] = new_node (ids);
+      ids->used++;
+    }
+  return ids->nodes[i];
+}
+
+static guint32
+find (Ids *ids, guint32 node)
+{
+  guint32 *parent = (guint32 *) ids->parent->data;
+
+  while (parent[node] != node)
+    {
+      parent[node] = parent[parent[node]];   /* path halving */
+      node = parent[node];
+    }
+  return node;
+}
+
+static void
+unite (Ids *ids, guint32 a, guint32 b)
+{
+  guint32 *parent = (guint32 *) ids->parent->data;
+
+  a = find (ids, a);
+  b = find (ids, b);
+  parent[MAX (a, b)] = MIN (a, b);
+}
+
+/* Every message's node: its Message-ID's, or one of its own without. */
+static gboolean
+read_messages (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT id, message_id FROM messages ORDER BY id",
+                               -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read messages", error);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (stmt, 0);
+      const char *message_id = (const char *) sqlite3_column_text (stmt, 1);
+      guint32 node = message_id ? node_of (ids, message_id) : new_node (ids);
+
+      g_array_append_val (msg_ids, id);
+      g_array_append_val (msg_nodes, node);
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read messages", error);
+}
+
+/* Joins each message with every Message-ID it cites (all of them: a
+ * coarser partition than threading needs is still a correct one). */
+static gboolean
+read_refs (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, GError **error)
+{
+  sqlite3_stmt *stmt;
+  gsize i = 0;
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT message_id, ref FROM refs ORDER BY message_id",
+                               -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read references", error);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (stmt, 0);
+
+      while (i < msg_ids->len && g_array_index (msg_ids, gint64, i) < id)
+        i++;
+      if (i == msg_ids->len || g_array_index (msg_ids, gint64, i) != id)
+        continue;
+      unite (ids, g_array_index (msg_nodes, guint32, i),
+             node_of (ids, (const char *) sqlite3_column_text (stmt, 1)));
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read references", error);
+}
+
+/* Packs whole components, in the order of their first message, into
+ * batches of at most @max messages (a larger component is a batch of its
+ * own); returns each message's batch in @msg_nodes. */
+static guint
+pack (Ids *ids, GArray *msg_nodes, guint max)
+{
+  gsize n = ids->parent->len;
+  g_autofree guint32 *size = g_new0 (guint32, n);
+  g_autofree guint32 *batch = g_new (guint32, n);
+  guint32 *node = (guint32 *) msg_nodes->data;
+  guint current = 0, filled = 0;
+
+  memset (batch, 0xff, n * sizeof *batch);
+  for (guint i = 0; i < msg_nodes->len; i++)
+    size[node[i] = find (ids, node[i])]++;
+  for (guint i = 0; i < msg_nodes->len; i++)
+    {
+      guint32 root = node[i];
+
+      if (batch[root] == G_MAXUINT32)
+        {
+          if (filled > 0 && filled + size[root] > max)
+            current++, filled = 0;
+          batch[root] = current;
+          filled += size[root];
+        }
+      node[i] = batch[root];
+    }
+  return msg_nodes->len ? current + 1 : 0;
+}
+
+static gboolean
+write_batches (Store *store, GArray *msg_ids, GArray *msg_batches, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db, "INSERT INTO temp.thread_batch (id, batch) VALUES (?1, ?2)",
+                               -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot plan threading", error);
+  rc = SQLITE_DONE;
+  for (guint i = 0; i < msg_ids->len && rc == SQLITE_DONE; i++)
+    {
+      sqlite3_bind_int64 (stmt, 1, g_array_index (msg_ids, gint64, i));
+      sqlite3_bind_int (stmt, 2, (int) g_array_index (msg_batches, guint32, i));
+      rc = sqlite3_step (stmt);
+      sqlite3_reset (stmt);
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot plan threading", error);
+}
+
+static gint64
+count_messages (Store *store)
+{
+  sqlite3_stmt *stmt;
+  gint64 n = -1;
+
+  if (sqlite3_prepare_v2 (store->db, "SELECT count(*) FROM messages", -1, &stmt, NULL) == SQLITE_OK &&
+      sqlite3_step (stmt) == SQLITE_ROW)
+    n = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  return n;
+}
+
+/**
+ * store_plan_threads:
+ * @max: messages a batch may hold
+ * @batches: (out): how many batches; 1 means every message at once
+ *
+ * Splits threading into batches of whole components (see above), which
+ * store_load_thread_data() then loads one by one.
+ */
+gboolean
+store_plan_threads (Store *store, guint max, guint *batches, GError **error)
+{
+  g_autoptr (GArray) msg_ids = NULL;
+  g_autoptr (GArray) msg_nodes = NULL;
+  gint64 n = count_messages (store);
+  Ids ids;
+  gboolean ok;
+
+  *batches = 1;
+  if (n < 0)
+    return _store_fail (store, sqlite3_errcode (store->db), "cannot count messages", error);
+  if (sqlite3_exec (store->db, "CREATE TEMP TABLE IF NOT EXISTS thread_batch"
+                    " (id INTEGER PRIMARY KEY, batch INTEGER NOT NULL);"
+                    "DELETE FROM temp.thread_batch;", NULL, NULL, NULL) != SQLITE_OK)
+    return _store_fail (store, sqlite3_errcode (store->db), "cannot plan threading", error);
+  if (n <= max)
+    return TRUE;
+  msg_ids = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n);
+  msg_nodes = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
+  ids_init (&ids);
+  ok = read_messages (store, &ids, msg_ids, msg_nodes, error) &&
+       read_refs (store, &ids, msg_ids, msg_nodes, error);
+  if (ok)
+    *batches = pack (&ids, msg_nodes, max);
+  ids_clear (&ids);
+  return ok && write_batches (store, msg_ids, msg_nodes, error) &&
+         (sqlite3_exec (store->db, "CREATE INDEX IF NOT EXISTS temp.thread_batch_batch"
+                        " ON thread_batch (batch)", NULL, NULL, NULL) == SQLITE_OK ||
+          _store_fail (store, sqlite3_errcode (store->db), "cannot plan threading", error));
+}
