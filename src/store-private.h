@@ -23,6 +23,7 @@ enum {
 };
 
 typedef struct _StoreCheckpointer StoreCheckpointer;
+typedef struct _StoreKnownIds StoreKnownIds;
 
 struct _Store {
   sqlite3 *db;
@@ -32,9 +33,7 @@ struct _Store {
   sqlite3_stmt *stmts[N_STMTS];
   gint64 file_id;          /* of the file being ingested, or 0 */
   GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
-  GHashTable *known;       /* Message-ID -> row + 1, for threading guesses; NULL: not loaded */
-  GArray *known_rows;      /* of StoreKnown (store-thread.c) */
-  GStringChunk *known_strings;
+  StoreKnownIds *known;    /* recent Message-IDs, for threading guesses; NULL: not loaded */
   gint64 next_id;          /* messages.id of the next message stored */
 };
 

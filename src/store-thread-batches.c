@@ -224,6 +224,23 @@ write_batches (Store *store, GArray *msg_ids, GArray *msg_batches, GError **erro
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot plan threading", error);
 }
 
+/**
+ * store_thread_batch_messages:
+ *
+ * How many messages' threading data deja holds at once: a batch of
+ * threading (about 300 bytes a message: 90 MiB), and the Message-IDs an
+ * ingest keeps to guess threads (store-thread.c).  DEJA_THREAD_BATCH sets
+ * it; the tests make it tiny.
+ */
+guint
+store_thread_batch_messages (void)
+{
+  const char *env = g_getenv ("DEJA_THREAD_BATCH");
+  gint64 n = env ? g_ascii_strtoll (env, NULL, 10) : 0;
+
+  return n > 0 && n <= G_MAXUINT ? (guint) n : 300000;
+}
+
 static gint64
 count_messages (Store *store)
 {
@@ -266,8 +283,12 @@ store_plan_threads (Store *store, guint max, guint *batches, GError **error)
   msg_ids = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n);
   msg_nodes = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
   ids_init (&ids);
+  /* Two table scans: a large page cache would only fill with bodies. */
+  sqlite3_exec (store->db, "PRAGMA cache_size = -4096", NULL, NULL, NULL);
+  sqlite3_db_release_memory (store->db);
   ok = read_messages (store, &ids, msg_ids, msg_nodes, error) &&
        read_refs (store, &ids, msg_ids, msg_nodes, error);
+  sqlite3_exec (store->db, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), NULL, NULL, NULL);
   if (ok)
     *batches = pack (&ids, msg_nodes, max);
   ids_clear (&ids);

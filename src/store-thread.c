@@ -49,36 +49,84 @@ fnv_text (guint64 h, const char *s)
  * then finds nearly every row already right and rewrites only the rest. */
 typedef struct {
   gint64 id, thread;
-  const char *date;        /* in known_strings */
+  const char *date;        /* in the generation's strings */
 } StoreKnown;
 
-/* Message-IDs and dates live in one string chunk, the rows in one array,
- * and the table maps a Message-ID to its row + 1: about 120 bytes a
- * message, where separate allocations took 170. */
+/* The Message-IDs seen last, in two generations of at most half
+ * store_thread_batch_messages() each (150,000): when the newer is full,
+ * the older goes.  Memory stays bounded (about 120 bytes a Message-ID,
+ * 35 MiB at most) however large the database; a reply to a message older
+ * than that is guessed wrong and set right by threading.  In each
+ * generation the strings live in one chunk, the rows in one array, and
+ * the table maps a Message-ID to its row + 1. */
+
+typedef struct {
+  GHashTable *table;
+  GArray *rows;            /* of StoreKnown */
+  GStringChunk *strings;
+} KnownGeneration;
+
+struct _StoreKnownIds {
+  KnownGeneration gen[2];  /* [0] the newer */
+  guint max;               /* Message-IDs a generation holds */
+};
+
+static void
+generation_init (KnownGeneration *g)
+{
+  g->table = g_hash_table_new (g_str_hash, g_str_equal);
+  g->rows = g_array_new (FALSE, FALSE, sizeof (StoreKnown));
+  g->strings = g_string_chunk_new (1024 * 1024);
+}
+
+static void
+generation_clear (KnownGeneration *g)
+{
+  g_clear_pointer (&g->table, g_hash_table_unref);
+  g_clear_pointer (&g->rows, g_array_unref);
+  g_clear_pointer (&g->strings, g_string_chunk_free);
+}
+
 void
 _store_known_clear (Store *store)
 {
-  g_clear_pointer (&store->known, g_hash_table_unref);
-  g_clear_pointer (&store->known_rows, g_array_unref);
-  g_clear_pointer (&store->known_strings, g_string_chunk_free);
+  if (store->known == NULL)
+    return;
+  generation_clear (&store->known->gen[0]);
+  generation_clear (&store->known->gen[1]);
+  g_clear_pointer (&store->known, g_free);
 }
 
 static void
 known_add (Store *store, const char *message_id, gint64 id, gint64 thread, const char *date)
 {
-  StoreKnown k = { id, thread, date ? g_string_chunk_insert_const (store->known_strings, date) : NULL };
+  KnownGeneration *g = &store->known->gen[0];
+  StoreKnown k = { id, thread, NULL };
 
-  g_array_append_val (store->known_rows, k);
-  g_hash_table_insert (store->known, g_string_chunk_insert (store->known_strings, message_id),
-                       GUINT_TO_POINTER (store->known_rows->len));
+  if (g->rows->len >= store->known->max)
+    {
+      generation_clear (&store->known->gen[1]);
+      store->known->gen[1] = *g;
+      generation_init (g);
+    }
+  k.date = date ? g_string_chunk_insert_const (g->strings, date) : NULL;
+  g_array_append_val (g->rows, k);
+  g_hash_table_insert (g->table, g_string_chunk_insert (g->strings, message_id),
+                       GUINT_TO_POINTER (g->rows->len));
 }
 
 static StoreKnown *
 known_lookup (Store *store, const char *message_id)
 {
-  guint row = message_id ? GPOINTER_TO_UINT (g_hash_table_lookup (store->known, message_id)) : 0;
+  for (int i = 0; message_id && i < 2; i++)
+    {
+      KnownGeneration *g = &store->known->gen[i];
+      guint row = g->table ? GPOINTER_TO_UINT (g_hash_table_lookup (g->table, message_id)) : 0;
 
-  return row ? &g_array_index (store->known_rows, StoreKnown, row - 1) : NULL;
+      if (row)
+        return &g_array_index (g->rows, StoreKnown, row - 1);
+    }
+  return NULL;
 }
 
 /* Loads the canonical messages' ids, threads and dates by Message-ID. */
@@ -93,13 +141,13 @@ _store_known_load (Store *store, GError **error)
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read message ids", error);
-  store->known = g_hash_table_new (g_str_hash, g_str_equal);
-  store->known_rows = g_array_new (FALSE, FALSE, sizeof (StoreKnown));
-  store->known_strings = g_string_chunk_new (1024 * 1024);
+  store->known = g_new0 (StoreKnownIds, 1);
+  store->known->max = MAX (store_thread_batch_messages () / 2, 1);
+  generation_init (&store->known->gen[0]);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       const char *mid = (const char *) sqlite3_column_text (stmt, 0);
-      if (!g_hash_table_contains (store->known, mid))
+      if (known_lookup (store, mid) == NULL)
         known_add (store, mid, sqlite3_column_int64 (stmt, 1), sqlite3_column_int64 (stmt, 2),
                    (const char *) sqlite3_column_text (stmt, 3));
     }

@@ -110,6 +110,7 @@ typedef struct {
 } StoreThreadData;
 
 gboolean store_threads_stale (Store *store);
+guint store_thread_batch_messages (void);
 gboolean store_plan_threads (Store *store, guint max, guint *batches, GError **error);
 gboolean store_load_thread_data (Store *store, gboolean subjects, gint batch, StoreThreadData *data,
                                  GError **error);

@@ -9,21 +9,7 @@
  */
 #include "threads.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-/* Messages a batch may hold: threading takes about 300 bytes a message,
- * so about 90 MiB.  DEJA_THREAD_BATCH sets it (the tests make it tiny). */
-#define BATCH_MESSAGES 300000
-
-static guint
-batch_messages (void)
-{
-  const char *env = g_getenv ("DEJA_THREAD_BATCH");
-  gint64 n = env ? g_ascii_strtoll (env, NULL, 10) : 0;
-
-  return n > 0 && n <= G_MAXUINT ? (guint) n : BATCH_MESSAGES;
-}
 
 static void
 add_counts (ThreadCounts *sum, const ThreadCounts *c)
@@ -72,7 +58,8 @@ threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError
   gboolean ok;
 
   ok = store_begin_threads (store, error) &&
-       store_plan_threads (store, by_subject ? G_MAXUINT : batch_messages (), &batches, error);
+       store_plan_threads (store, by_subject ? G_MAXUINT : store_thread_batch_messages (), &batches,
+                           error);
   if (ok && batches == 1)
     ok = thread_batch (store, by_subject, -1, &sum, error);
   for (guint b = 0; ok && batches > 1 && b < batches; b++)

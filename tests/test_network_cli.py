@@ -157,8 +157,8 @@ def threading_in_batches_gives_the_same_rows():
     extra = ("SELECT message_id, thread_id, children FROM thread_placeholders ORDER BY 1",
              "SELECT * FROM message_newsgroups ORDER BY 1, 2")
 
-    def state():
-        with sqlite3.connect(db) as c:
+    def state(path=db):
+        with sqlite3.connect(path) as c:
             return [c.execute(q).fetchall() for q in (sql,) + extra]
 
     reference = state()
@@ -175,6 +175,15 @@ def threading_in_batches_gives_the_same_rows():
         assert t.returncode == 0, t.stderr
         assert t.stderr.split("threaded ")[1] == summary, (size, t.stderr)
         assert state() == reference, "batches of %s differ" % size
+    # An ingest keeps the Message-IDs it has seen to guess threads, in two
+    # generations of half a batch: with one message each, guesses miss and
+    # threading sets the rows right.
+    other = os.path.join(TMP, "batches-ingest.db")
+    env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_THREAD_BATCH="2")
+    t = subprocess.run([DEJA, "ingest", "--db", other, THREADS, os.path.join(FIXTURES, "sample")],
+                       capture_output=True, text=True, env=env)
+    assert t.returncode == 0, t.stderr
+    assert state(other) == reference
 
 
 @tap.test
