@@ -1,10 +1,11 @@
 /* store-thread.c — threading's reads and writes.
  *
- * Threading sees every message at once (cross-file references and
- * duplicates), so its input is loaded whole: for each message, its
- * Message-ID, date, subject, references and a hash of its content; the
- * strings live in one GStringChunk.  The results are written back in one
- * transaction, replacing those of the previous threading.
+ * Threading sees cross-file references and duplicates, so its input is
+ * the whole database, or one batch of whole connected components of it
+ * (store-thread-batches.c): for each message, its Message-ID, date,
+ * subject, references and a hash of its content; the strings live in one
+ * GStringChunk.  The results are written back in one transaction,
+ * replacing those of the previous threading.
  */
 #include "store-private.h"
 #include "fnv.h"
