@@ -230,7 +230,10 @@ def database_in_a_read_only_directory_can_be_read():
     os.makedirs(d, exist_ok=True)
     os.chmod(d, 0o755)
     db = os.path.join(d, "corpus.db")
-    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    archive = os.path.join(d, "comp.lang.c.mbox")   # export-mbox reads it back, as nobody
+    shutil.copy(SAMPLE, archive)
+    os.chmod(archive, 0o644)
+    assert deja("ingest", "--db", db, archive).returncode == 0
     os.chmod(d, 0o555)
     user = 65534 if os.geteuid() == 0 else None
     try:
@@ -246,7 +249,7 @@ def database_in_a_read_only_directory_can_be_read():
         assert r.returncode == 1 and "cannot open database '%s'" % db in r.stderr, r.stderr
         r = deja("ingest", "--db", db, SAMPLE, user=user)
         assert r.returncode == 1 and "cannot open database '%s'" % db in r.stderr, r.stderr
-        assert sorted(os.listdir(d)) == ["corpus.db"], os.listdir(d)
+        assert sorted(os.listdir(d)) == ["comp.lang.c.mbox", "corpus.db"], os.listdir(d)
         # A log left by a writer that did not finish holds committed
         # changes that an immutable reader would miss: refused.
         os.chmod(d, 0o755)
