@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Crash safety: SIGKILL mid-file, Ctrl-C between files, readers during an ingest.
 
-Generates an 8 MiB archive with bench/gen.py (deterministic) and checks that
+Generates a 4 MiB archive with bench/gen.py (deterministic) and checks that
 
   - deja ingest killed with SIGKILL in the middle of that file leaves a
     database that passes PRAGMA integrity_check, records no part of the file,
@@ -69,7 +69,7 @@ def rows(db):
 
 
 def setup():
-    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen.py"), "8", BIG],
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen.py"), "4", BIG],
                    check=True, capture_output=True)
     global REFERENCE, INGEST_SECONDS
     ref = fresh("reference.db")
