@@ -1,4 +1,5 @@
 """A minimal TAP producer for deja's Python tests (meson: protocol 'tap')."""
+import shutil
 import sys
 import traceback
 
@@ -24,3 +25,13 @@ def run():
                 print("# " + line)
         sys.stdout.flush()
     sys.exit(1 if failed else 0)
+
+
+def main(scratch, setup=None):
+    """Runs setup (if any) and the tests, then removes the scratch directory."""
+    try:
+        if setup:
+            setup()
+        run()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

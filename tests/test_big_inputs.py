@@ -5,7 +5,6 @@ Apart from test_cli.py so that meson runs them beside the other tests.
 Run by meson (suite 'cli').
 """
 import os
-import shutil
 import sqlite3
 
 import tap
@@ -62,7 +61,4 @@ def file_larger_than_4_gib():
 
 
 if __name__ == "__main__":
-    try:
-        tap.run()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
+    tap.main(TMP)

@@ -518,7 +518,4 @@ def usage_errors_exit_2():
 
 
 if __name__ == "__main__":
-    try:
-        tap.run()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
+    tap.main(TMP)

@@ -20,7 +20,6 @@ Run by meson (suite 'cli').
 """
 import os
 import random
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -215,8 +214,4 @@ def database_uses_wal_and_is_one_file_at_rest():
 
 
 if __name__ == "__main__":
-    try:
-        setup()
-        tap.run()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
+    tap.main(TMP, setup)

@@ -10,7 +10,6 @@ xml.etree, and the statistics as JSON.  Run by meson (suite 'cli').
 import csv
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import tempfile
@@ -340,8 +339,4 @@ def network_errors():
 
 
 if __name__ == "__main__":
-    try:
-        setup()
-        tap.run()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
+    tap.main(TMP, setup)

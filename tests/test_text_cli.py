@@ -282,8 +282,4 @@ def reingest_keeps_search_consistent():
 
 
 if __name__ == "__main__":
-    try:
-        setup()
-        tap.run()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
+    tap.main(TMP, setup)
