@@ -16,6 +16,7 @@
 #include "msgid.h"
 #include "quote.h"
 #include "rfc2047.h"
+#include "sender.h"
 #include "text.h"
 
 #include <gmime/gmime.h>
@@ -78,7 +79,7 @@ mail_flags_to_string (MailFlags flags)
     "no-headers", "no-message-id", "no-date", "bad-date", "date-no-zone",
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
-    "nul-bytes", "truncated",
+    "nul-bytes", "truncated", "from-rewritten", "from-munged", "from-masked",
   };
 
   return flags_to_string (flags, names, G_N_ELEMENTS (names));
@@ -127,49 +128,27 @@ collapse_space (char *s)
   return s;
 }
 
-/* The display-name part of a From value: the text before "<addr>", or the
- * comment after a bare "addr (Name)".  Quotes are removed (with their
- * backslash escapes) before decoding, as mailers put encoded words inside
- * quotes although RFC 2047 forbids it. */
+/* A display name as written (quotes, backslash escapes, encoded words,
+ * raw bytes) as text.  Quotes are removed before decoding, as mailers put
+ * encoded words inside quotes although RFC 2047 forbids it.  Returns NULL
+ * for a name that is empty once decoded. */
 static char *
-display_name (const char *value, const char *fallback)
+decode_name (const char *raw, const char *fallback)
 {
-  g_autoptr (GString) raw = g_string_new (NULL);
-  const char *lt = NULL, *open = NULL, *close = NULL;
-  gboolean quoted = FALSE;
+  g_autoptr (GString) plain = g_string_new (NULL);
   char *name;
 
-  for (const char *p = value; *p; p++)
+  if (raw == NULL)
+    return NULL;
+  for (const char *p = raw; *p; p++)
     {
-      if (*p == '\\' && quoted && p[1])
+      if (*p == '"')
+        continue;
+      if (*p == '\\' && p[1])
         p++;
-      else if (*p == '"')
-        quoted = !quoted;
-      else if (!quoted && *p == '<' && lt == NULL)
-        lt = p;
-      else if (!quoted && *p == '(' && open == NULL)
-        open = p;
-      else if (!quoted && *p == ')' && open != NULL)
-        close = p;
+      g_string_append_c (plain, *p);
     }
-  if (lt != NULL)
-    g_string_append_len (raw, value, lt - value);
-  else if (open != NULL && close != NULL && close > open)
-    g_string_append_len (raw, open + 1, close - open - 1);
-  quoted = FALSE;
-  {
-    GString *plain = g_string_new (NULL);
-    for (const char *p = raw->str; *p; p++)
-      {
-        if (*p == '"')
-          continue;
-        if (*p == '\\' && p[1])
-          p++;
-        g_string_append_c (plain, *p);
-      }
-    name = rfc2047_decode (plain->str, plain->len, fallback);
-    g_string_free (plain, TRUE);
-  }
+  name = rfc2047_decode (plain->str, plain->len, fallback);
   collapse_space (name);
   if (*name == '\0')
     g_clear_pointer (&name, g_free);
@@ -198,17 +177,6 @@ first_mailbox (InternetAddressList *list)
   return NULL;
 }
 
-/* Pipermail hides addresses as "user at host.example": put the @ back. */
-static char *
-unhide_address (const char *value)
-{
-  const char *at;
-
-  if (strchr (value, '@') != NULL || (at = strstr (value, " at ")) == NULL)
-    return g_strdup (value);
-  return g_strdup_printf ("%.*s@%s", (int) (at - value), value, at + 4);
-}
-
 /* GMime refuses an address list with control characters in it (a NUL
  * made SUB, say); they are spaces for finding the address, while the
  * display name keeps them (as U+FFFD). */
@@ -230,42 +198,213 @@ parse_addresses (const char *value)
   return internet_address_list_parse (parser_options, spaced);
 }
 
+/* The address GMime reads in @value when it is a real one (it knows
+ * quoted local parts and routes), else NULL. */
+static char *
+gmime_address (const char *value)
+{
+  InternetAddressList *list = parse_addresses (value);
+  InternetAddressMailbox *mb = first_mailbox (list);
+  char *addr = NULL;
+
+  if (mb != NULL)
+    {
+      const char *a = internet_address_mailbox_get_addr (mb);
+
+      if (a[0] != '\0' && g_utf8_validate (a, -1, NULL))
+        addr = g_ascii_strdown (a, -1);
+    }
+  g_clear_object (&list);
+  return addr;
+}
+
+/* Reads @raw (a From-like header value) into an address and a name.
+ * sender.c finds the address in every form a person can read; GMime's
+ * reading is kept where both see an ordinary RFC 5322 address, and is
+ * the last resort for a bare local part ("From: bob"). */
+static gboolean
+read_sender (const char *raw, const char *fallback, char **addr, char **name, MailFlags *flags)
+{
+  gsize len;
+  g_autofree char *flat = rfc2047_unfold (raw, strlen (raw), &len);
+  g_autofree char *gmime = NULL;
+  gboolean ours;
+  Sender s;
+
+  g_strstrip (flat);
+  *addr = *name = NULL;
+  if (*flat == '\0')
+    return FALSE;
+  sender_parse (flat, strlen (flat), &s);
+  gmime = gmime_address (flat);
+  ours = s.addr != NULL;
+  if (s.addr != NULL && gmime != NULL && strchr (gmime, '@') != NULL &&
+      !(s.form & (SENDER_FORM_COMMENT | SENDER_FORM_MUNGED | SENDER_FORM_MASKED)))
+    *addr = g_steal_pointer (&gmime);
+  else if (s.addr != NULL)
+    *addr = g_steal_pointer (&s.addr);
+  else if (gmime != NULL)
+    *addr = g_steal_pointer (&gmime);
+  if (*addr != NULL && !g_utf8_validate (*addr, -1, NULL))
+    {
+      /* Raw 8-bit bytes in a local part, read as the header's text is. */
+      char *text = charset_to_utf8 (*addr, strlen (*addr), fallback, NULL);
+
+      g_free (*addr);
+      *addr = text;
+    }
+  if (*addr != NULL && !ours)
+    *name = NULL;     /* "From: bob": the value is the address */
+  else if (*addr != NULL)
+    *name = decode_name (s.name_raw, fallback);
+  else
+    {
+      *name = collapse_space (rfc2047_decode (flat, strlen (flat), fallback));
+      if (**name == '\0')
+        g_clear_pointer (name, g_free);
+    }
+  if (s.form & SENDER_FORM_MUNGED)
+    *flags |= MAIL_FLAG_FROM_MUNGED;
+  if (s.form & SENDER_FORM_MASKED)
+    *flags |= MAIL_FLAG_FROM_MASKED;
+  sender_clear (&s);
+  return TRUE;
+}
+
 static void
 decode_from (MailRecord *r, const char *raw, const char *fallback)
 {
-  gsize len;
-  g_autofree char *flat = NULL, *value = NULL;
+  if (raw == NULL || !read_sender (raw, fallback, &r->from_addr, &r->from_name, &r->flags))
+    {
+      r->flags |= MAIL_FLAG_NO_FROM;
+      return;
+    }
+  if (r->from_addr == NULL)
+    r->flags |= MAIL_FLAG_BAD_FROM;
+}
+
+/* Is @message from a mailing list or Google Group (whose software may
+ * rewrite From:)? */
+static gboolean
+from_a_list (GMimeMessage *message, const char *from_addr)
+{
+  static const char *const headers[] = {
+    "List-Id", "List-Post", "Mailing-List", "X-Mailman-Version", "X-Google-Group-Id",
+    "X-Original-From",
+  };
+
+  if (from_addr != NULL && g_str_has_suffix (from_addr, "@googlegroups.com"))
+    return TRUE;
+  for (gsize i = 0; i < G_N_ELEMENTS (headers); i++)
+    if (text_raw_header (GMIME_OBJECT (message), headers[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* In @raw (Reply-To or Cc), the address of the person called @person,
+ * or the only address that is not the list's. */
+static char *
+person_in (const char *raw, const char *person, const char *list_addr, const char *fallback)
+{
   InternetAddressList *list;
-  InternetAddressMailbox *mb;
+  char *found = NULL, *only = NULL;
+  guint others = 0;
+  int n;
 
   if (raw == NULL)
+    return NULL;
+  list = parse_addresses (raw);
+  n = list ? internet_address_list_length (list) : 0;
+  for (int i = 0; i < n && found == NULL; i++)
     {
-      r->flags |= MAIL_FLAG_NO_FROM;
-      return;
-    }
-  flat = rfc2047_unfold (raw, strlen (raw), &len);
-  value = unhide_address (g_strstrip (flat));
-  if (*value == '\0')
-    {
-      r->flags |= MAIL_FLAG_NO_FROM;
-      return;
-    }
-  list = parse_addresses (value);
-  mb = first_mailbox (list);
-  if (mb != NULL && internet_address_mailbox_get_addr (mb)[0] != '\0' &&
-      g_utf8_validate (internet_address_mailbox_get_addr (mb), -1, NULL))
-    {
-      r->from_addr = g_ascii_strdown (internet_address_mailbox_get_addr (mb), -1);
-      r->from_name = display_name (value, fallback);
-    }
-  else
-    {
-      r->flags |= MAIL_FLAG_BAD_FROM;
-      r->from_name = collapse_space (rfc2047_decode (value, strlen (value), fallback));
-      if (*r->from_name == '\0')
-        g_clear_pointer (&r->from_name, g_free);
+      InternetAddress *a = internet_address_list_get_address (list, i);
+      const char *addr;
+      g_autofree char *name = NULL;
+
+      if (!INTERNET_ADDRESS_IS_MAILBOX (a))
+        continue;
+      addr = internet_address_mailbox_get_addr (INTERNET_ADDRESS_MAILBOX (a));
+      if (addr[0] == '\0' || strchr (addr, '@') == NULL || g_ascii_strcasecmp (addr, list_addr) == 0)
+        continue;
+      others++;
+      g_free (only);
+      only = g_ascii_strdown (addr, -1);
+      if (internet_address_get_name (a) != NULL)
+        {
+          g_autofree char *raw_name = g_strdup (internet_address_get_name (a));
+          name = decode_name (raw_name, fallback);
+        }
+      if (name != NULL && g_utf8_casefold (name, -1) != NULL)
+        {
+          g_autofree char *a_fold = g_utf8_casefold (name, -1);
+          g_autofree char *b_fold = g_utf8_casefold (person, -1);
+
+          if (strcmp (a_fold, b_fold) == 0)
+            found = g_ascii_strdown (addr, -1);
+        }
     }
   g_clear_object (&list);
+  if (found == NULL && others == 1)
+    return only;
+  g_free (only);
+  return found;
+}
+
+/* Google Groups writes From: 'Jan Kiszka' via Jailhouse <list@googlegroups.com>
+ * and keeps the author in X-Original-From:; Mailman's DMARC mitigation
+ * writes "Name via List" <list@…> and puts the author in Reply-To: (or
+ * Cc:).  The author is put back and the message flagged from-rewritten.
+ * When the author's address is nowhere, the name is still the person's
+ * (without " via List") and the address stays the list's. */
+static void
+undo_list_rewrite (MailRecord *r, GMimeMessage *message, const char *fallback)
+{
+  GMimeObject *m = GMIME_OBJECT (message);
+  const char *original = text_raw_header (m, "X-Original-From");
+  g_autofree char *person = NULL;
+  gsize person_len;
+
+  if (original != NULL)
+    {
+      g_autofree char *addr = NULL, *name = NULL;
+      MailFlags ignored = 0;
+
+      if (read_sender (original, fallback, &addr, &name, &ignored) && addr != NULL &&
+          g_strcmp0 (addr, r->from_addr) != 0)
+        {
+          g_free (r->from_addr);
+          r->from_addr = g_steal_pointer (&addr);
+          if (name != NULL)
+            {
+              g_free (r->from_name);
+              r->from_name = g_steal_pointer (&name);
+            }
+          r->flags |= MAIL_FLAG_FROM_REWRITTEN;
+          return;
+        }
+    }
+  if (r->from_name == NULL || r->from_addr == NULL ||
+      !sender_is_list_rewrite (r->from_name, strlen (r->from_name), &person_len) ||
+      !from_a_list (message, r->from_addr))
+    return;
+  person = g_strndup (r->from_name, person_len);
+  g_strstrip (g_strdelimit (person, "'", ' '));
+  if (*person == '\0')
+    return;
+  {
+    char *addr = person_in (text_raw_header (m, "Reply-To"), person, r->from_addr, fallback);
+
+    if (addr == NULL)
+      addr = person_in (text_raw_header (m, "Cc"), person, r->from_addr, fallback);
+    if (addr != NULL)
+      {
+        g_free (r->from_addr);
+        r->from_addr = addr;
+      }
+  }
+  g_free (r->from_name);
+  r->from_name = g_steal_pointer (&person);
+  r->flags |= MAIL_FLAG_FROM_REWRITTEN;
 }
 
 static void
@@ -405,6 +544,7 @@ decode_headers (MailRecord *r, GMimeMessage *message, const char *fallback)
   r->subject = raw ? rfc2047_decode (raw, strlen (raw), fallback) : NULL;
 
   decode_from (r, text_raw_header (GMIME_OBJECT (message), "From"), fallback);
+  undo_list_rewrite (r, message, fallback);
   decode_date (r, text_raw_header (GMIME_OBJECT (message), "Date"));
 
   raw = text_raw_header (GMIME_OBJECT (message), "References");

@@ -24,6 +24,9 @@ typedef enum {
   MAIL_FLAG_YENC             = 1 << 14, /* yEnc data left out of the text */
   MAIL_FLAG_NUL_BYTES        = 1 << 15, /* NUL bytes, read as U+FFFD */
   MAIL_FLAG_TRUNCATED        = 1 << 16, /* decoded from its first part only (too large) */
+  MAIL_FLAG_FROM_REWRITTEN   = 1 << 17, /* a list rewrote From:; the original sender is kept */
+  MAIL_FLAG_FROM_MUNGED      = 1 << 18, /* "user at host" put back together */
+  MAIL_FLAG_FROM_MASKED      = 1 << 19, /* Google Groups' "abc...@domain" */
 } MailFlags;
 
 typedef struct {
