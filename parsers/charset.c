@@ -197,6 +197,23 @@ detect (const char *bytes, gsize len)
   return canonical_name (found);
 }
 
+/**
+ * charset_detect:
+ * @bytes: (array length=len): 8-bit text that is not UTF-8
+ * @len: its length
+ *
+ * What uchardet reads @bytes as (a Latin-script answer only with at
+ * least 16 8-bit bytes of evidence, as for bodies).
+ *
+ * Returns: (transfer none) (nullable): a canonical charset name, or
+ *   %NULL when there is no useful answer
+ */
+const char *
+charset_detect (const char *bytes, gsize len)
+{
+  return detect (bytes, len);
+}
+
 /* Tries the declared charset; NULL when it is unknown or wrong for the
  * bytes (which are not pure ASCII). */
 static char *

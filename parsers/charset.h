@@ -12,5 +12,6 @@ typedef struct {
 
 char *charset_to_utf8 (const char *bytes, gsize len, const char *charset, CharsetResult *result);
 char *charset_sanitize_utf8 (char *text);
+const char *charset_detect (const char *bytes, gsize len);
 
 G_END_DECLS

@@ -403,6 +403,29 @@ take_alpha (DateParts *d, const char *s, gsize len)
 }
 
 static gboolean
+all_digits (const char *s, gsize len)
+{
+  for (gsize i = 0; i < len; i++)
+    if (!_deja_is_digit (s[i]))
+      return FALSE;
+  return len > 0;
+}
+
+/* A zone that cannot be read: the time is taken as UTC, as with an
+ * unknown zone name, and flagged; a readable zone elsewhere wins. */
+static gboolean
+take_bad_zone (DateParts *d)
+{
+  if (!d->have_zone)
+    {
+      d->have_zone = TRUE;
+      d->v.zone_minutes = 0;
+      d->v.flags |= DATE_FLAG_BAD_ZONE;
+    }
+  return TRUE;
+}
+
+static gboolean
 take_token (DateParts *d, const char *s, gsize len)
 {
   int zone;
@@ -412,19 +435,26 @@ take_token (DateParts *d, const char *s, gsize len)
       if (!d->have_time &&
           _deja_parse_time (s, len, &d->v.hour, &d->v.minute, &d->v.second))
         return d->have_time = TRUE;
+      /* "… 05:35:10 0480": digits after a full date and time stand where
+       * the zone does; the date and time are still readable. */
+      if (d->have_time && d->have_year && d->have_day && d->have_month && all_digits (s, len))
+        return take_bad_zone (d);
       if (parse_ymd_token (d, s, len) || parse_dmy_dash_token (d, s, len))
         return TRUE;
       return take_number (d, s, len);
     }
   if ((s[0] == '+' || s[0] == '-') && parse_numeric_zone (s, len, &zone))
     {
-      if (d->have_zone && !(d->v.flags & DATE_FLAG_UNKNOWN_ZONE))
+      if (d->have_zone && !(d->v.flags & (DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE)))
         return TRUE;
       d->have_zone = TRUE;
       d->v.zone_minutes = zone;
-      d->v.flags &= ~DATE_FLAG_UNKNOWN_ZONE;
+      d->v.flags &= ~(DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE);
       return TRUE;
     }
+  /* "+50579034": a signed number that is no zone. */
+  if ((s[0] == '+' || s[0] == '-') && len >= 2 && all_digits (s + 1, len - 1) && d->have_time)
+    return take_bad_zone (d);
   if (_deja_is_alpha (s[0]))
     return take_alpha (d, s, len);
   return FALSE;
@@ -509,8 +539,13 @@ date_parse (const char *s, gsize len, DateValue *out)
               start = i;
               while (i < len && _deja_is_alpha (s[i]))
                 i++;
-              if (!d.have_zone && _deja_parse_zone (s + start, i - start, &zone))
-                d.have_zone = TRUE, d.v.zone_minutes = zone;
+              if ((!d.have_zone || (d.v.flags & DATE_FLAG_BAD_ZONE)) &&
+                  _deja_parse_zone (s + start, i - start, &zone))
+                {
+                  d.have_zone = TRUE;
+                  d.v.zone_minutes = zone;
+                  d.v.flags &= ~DATE_FLAG_BAD_ZONE;
+                }
               continue;
             }
           i++;

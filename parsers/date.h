@@ -11,6 +11,7 @@ typedef enum {
   DATE_FLAG_UNKNOWN_ZONE   = 1 << 1, /* a zone name deja does not know: read as UTC */
   DATE_FLAG_DAY_ONLY       = 1 << 2, /* the source gives a day, no time */
   DATE_FLAG_TWO_DIGIT_YEAR = 1 << 3, /* year widened per RFC 5322 §4.3 */
+  DATE_FLAG_BAD_ZONE       = 1 << 4, /* a zone that is no zone ("+50579034"): read as UTC */
 } DateFlags;
 
 typedef struct {

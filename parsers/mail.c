@@ -80,6 +80,7 @@ mail_flags_to_string (MailFlags flags)
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
     "nul-bytes", "truncated", "from-rewritten", "from-munged", "from-masked",
+    "date-bad-zone",
   };
 
   return flags_to_string (flags, names, G_N_ELEMENTS (names));
@@ -434,6 +435,8 @@ decode_date (MailRecord *r, const char *raw)
     r->flags |= MAIL_FLAG_DATE_NO_ZONE;
   if (flags & DATE_FLAG_UNKNOWN_ZONE)
     r->flags |= MAIL_FLAG_DATE_UNKNOWN_ZONE;
+  if (flags & DATE_FLAG_BAD_ZONE)
+    r->flags |= MAIL_FLAG_DATE_BAD_ZONE;
 }
 
 static GPtrArray *
@@ -561,8 +564,33 @@ header_fallback_charset (GMimeMessage *message)
 {
   GMimeObject *root = g_mime_message_get_mime_part (message);
   GMimePart *part = root ? find_text_part (root, FALSE) : NULL;
+  const char *declared =
+    part ? g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset") : NULL;
+  GMimeHeaderList *headers;
+  g_autoptr (GString) raw = NULL;
+  int n;
 
-  return part ? g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset") : NULL;
+  if (declared != NULL && g_ascii_strcasecmp (declared, "us-ascii") != 0)
+    return declared;
+  /* No 8-bit charset declared: what the raw 8-bit bytes of all the
+   * headers together read as.  A name alone ("葉均季" in Big5, 6 bytes)
+   * is too little for uchardet; with the Subject it is enough. */
+  headers = g_mime_object_get_header_list (GMIME_OBJECT (message));
+  n = g_mime_header_list_get_count (headers);
+  for (int i = 0; i < n; i++)
+    {
+      const char *v = g_mime_header_get_raw_value (g_mime_header_list_get_header_at (headers, i));
+
+      if (v != NULL && has_8bit (v))
+        {
+          if (raw == NULL)
+            raw = g_string_new (NULL);
+          g_string_append (raw, v);
+        }
+    }
+  if (raw == NULL || g_utf8_validate (raw->str, raw->len, NULL))
+    return declared;
+  return charset_detect (raw->str, raw->len);
 }
 
 static void

@@ -27,6 +27,7 @@ typedef enum {
   MAIL_FLAG_FROM_REWRITTEN   = 1 << 17, /* a list rewrote From:; the original sender is kept */
   MAIL_FLAG_FROM_MUNGED      = 1 << 18, /* "user at host" put back together */
   MAIL_FLAG_FROM_MASKED      = 1 << 19, /* Google Groups' "abc...@domain" */
+  MAIL_FLAG_DATE_BAD_ZONE    = 1 << 20, /* a zone that is no zone: read as UTC */
 } MailFlags;
 
 typedef struct {

@@ -11,7 +11,8 @@
  *    charset conversion, so a multi-byte character split across two
  *    words (as many mailers write them) comes out whole;
  *  - encoded words are recognised where they touch other text, as in
- *    "(=?ISO8859-1?Q?a?=)", because real mail does that;
+ *    "(=?ISO8859-1?Q?a?=)", and with white space inside them, because
+ *    real mail does both;
  *  - runs of raw bytes are UTF-8 if valid, else @fallback_charset, else
  *    windows-1252 (charset.c), so nothing is dropped.
  */
@@ -95,9 +96,12 @@ parse_word (const char *s, gsize len, const char **cs, gsize *cs_len,
     return 0;
   i += 2;
   start = i;
+  /* White space inside the text is against RFC 2047 §5, but mailers
+   * wrote it ("=?iso-8859-1?q?a\tpackage?="): it is kept as it is, as
+   * long as the word closes before another one opens. */
   while (i + 1 < len && !(s[i] == '?' && s[i + 1] == '='))
     {
-      if (g_ascii_isspace (s[i]))
+      if (g_ascii_isspace (s[i]) && i + 2 < len && s[i + 1] == '=' && s[i + 2] == '?')
         return 0;
       i++;
     }

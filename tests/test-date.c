@@ -33,6 +33,11 @@ static const struct {
   { "Wed, 25 Jan 2017 9:07 +0100", "2017-01-25T08:07:00", 0 },
   { "Wed, 25 Jan 2017 21:37:37 +0100 XYZ", "2017-01-25T20:37:37", 0 },
   { "Wed, 25 Jan 2017 21:37:37 SAST", "2017-01-25T21:37:37", DATE_FLAG_UNKNOWN_ZONE },
+  /* Garbage zones (twisted-python): the date and time are kept, as UTC. */
+  { "Mon, 21 Oct 2002 15:02:34 +50579034", "2002-10-21T15:02:34", DATE_FLAG_BAD_ZONE },
+  { "Tue, 22 Oct 2002 05:35:10 0480", "2002-10-22T05:35:10", DATE_FLAG_BAD_ZONE },
+  { "Tue, 22 Oct 2002 05:35:10 0480 (PST)", "2002-10-22T13:35:10", DATE_FLAG_NONE },
+  { "Tue, 22 Oct 2002 05:35:10 +99 +0100", "2002-10-22T04:35:10", DATE_FLAG_NONE },
   { "Wed, 25 Sept. 2017 21:37:37 GMT", "2017-09-25T21:37:37", 0 },
   { "Wed, 25 Jan 2017 21:37:37 GMT+1", "2017-01-25T20:37:37", 0 },
   { "Wed, 29 Feb 2012 12:00:00 +0000", "2012-02-29T12:00:00", 0 },

@@ -33,6 +33,11 @@ static const struct {
   { "\xc4pfel", "iso-8859-1", "\xc3\x84pfel" },
   { "Prix: 5 \x80", NULL, "Prix: 5 \xe2\x82\xac" },   /* windows-1252 euro */
   { "=?UTF-8?B?broken", NULL, "=?UTF-8?B?broken" },
+  /* white space inside an encoded word (twisted-python): decoded */
+  { "=?iso-8859-1?q?a\tpackage?=", NULL, "a package" },
+  { "=?iso-8859-1?q?caf=E9 cr=E8me?= =?iso-8859-1?q?_br=FBl=E9e?=", NULL, "caf\xc3\xa9 cr\xc3\xa8me br\xc3\xbbl\xc3\xa9" "e" },
+  /* an unclosed word before another is not a word */
+  { "=?iso-8859-1?q?open =?iso-8859-1?q?b?=", NULL, "=?iso-8859-1?q?open b" },
   { "plain\ttext  here", NULL, "plain text  here" },
   { "", NULL, "" },
 };
