@@ -14,7 +14,23 @@
  *     without the space, when at most 10 lines follow);
  *   - a forwarded or top-posted original: from "-----Original
  *     Message-----", "Begin forwarded message:" or "---------- Forwarded
- *     message ----------" to the end.
+ *     message ----------" to the end; but when what follows the marker
+ *     and its header lines ("From:", "Sent:", …) is quoted, the marker is
+ *     only an attribution and a reply written below the quote is kept
+ *     (Outlook Express quotes the original with ">");
+ *   - text the list software added, which is nobody's own words:
+ *     pipermail's attachment notice (from "-------------- next part
+ *     --------------" to the end, and "An HTML attachment was
+ *     scrubbed..." with its Name/Type/Size/Desc/URL lines), Mailman's
+ *     footer (a line of underscores followed within a few lines by the
+ *     list's name or listinfo address, to the end), Google Groups' footer
+ *     ("You received this message because you are subscribed to the
+ *     Google Groups …", with the "--~--~-" line before it) and Yahoo!
+ *     Groups' ("Yahoo! Groups Links").
+ * An attribution is the line that names the quoting, with the lines
+ * before it only when they begin it ("On Mon, 3 Mar 2003, Bob Smith" /
+ * "<bob@example.org> wrote:"): the author's own line just above "On …
+ * wrote:" stays the author's.
  * Runs of blank lines left behind become one; leading and trailing blank
  * lines go.
  */
@@ -33,6 +49,7 @@ typedef enum {
   LINE_MARKER,
   LINE_SIGNATURE,
   LINE_ORIGINAL,
+  LINE_NOTICE,          /* added by the list software */
 } LineKind;
 
 typedef struct {
@@ -168,7 +185,19 @@ names_quoting (const char *p, gsize len)
 {
   static const char *const words[] = {
     "wrote", "writes", "said", "says", "schrieb", "crit", "escribi", "scripsit", "skrev",
-    "kirjoitti", "scrisse", "napisa", "In article", "In message", "In <", "quoted",
+    "kirjoitti", "scrisse", "scritto", "napisa", "napsal", "schreef", "escreveu", "a scris",
+    "va escriure", "yazd\xc4\xb1", "\xc3\xadrta", "menulis", "\xc4\x91\xc3\xa3 vi\xe1\xba\xbft",
+    "In article", "In message", "In <", "quoted",
+    "\xd0\xbd\xd0\xb0\xd0\xbf\xd0\xb8\xd1\x81\xd0\xb0",               /* написа(л, в): ru, uk */
+    "\xd0\xbf\xd0\xb8\xd1\x88\xd0\xb5\xd1\x82",                       /* пишет */
+    "\xe5\x86\x99\xe9\x81\x93", "\xe5\xaf\xab\xe9\x81\x93",          /* 写道 寫道 */
+    "\xe6\x9b\xb8\xe3\x81\x8d\xe3\x81\xbe\xe3\x81\x97\xe3\x81\x9f", /* 書きました */
+    "\xe6\x9b\xb8\xe3\x81\x8d\xe8\xbe\xbc",                           /* 書き込 */
+    "\xe3\x81\xae\xe3\x83\xa1\xe3\x83\x83\xe3\x82\xbb\xe3\x83\xbc\xe3\x82\xb8", /* のメッセージ */
+    "\xec\x9e\x91\xec\x84\xb1",                                         /* 작성 */
+    "\xce\xad\xce\xb3\xcf\x81\xce\xb1\xcf\x88\xce\xb5",               /* έγραψε */
+    "\xd7\x9b\xd7\xaa\xd7\x91",                                         /* כתב */
+    "\xd9\x83\xd8\xaa\xd8\xa8",                                         /* كتب */
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (words); i++)
@@ -199,6 +228,49 @@ ends_sentence (const Line *l)
   return len == 0 || strchr (".!?", p[len - 1]) != NULL;
 }
 
+/* ":" or the full-width "：" (U+FF1A) of Chinese and Japanese mailers. */
+static gboolean
+ends_in_colon (const char *p, gsize len)
+{
+  return (len > 0 && p[len - 1] == ':') ||
+         (len >= 3 && memcmp (p + len - 3, "\xef\xbc\x9a", 3) == 0);
+}
+
+/* "… <local@host>:" */
+static gboolean
+ends_in_address_colon (const char *p, gsize len)
+{
+  const char *lt;
+
+  if (len < 6 || p[len - 1] != ':' || p[len - 2] != '>')
+    return FALSE;
+  lt = g_strrstr_len (p, len, "<");
+  return lt != NULL && memchr (lt, '@', p + len - lt) != NULL;
+}
+
+/* Does the line open an attribution ("On …", "Am …", "Le …", a date
+ * "2023年11月20日…", "于2023年…", "In article <…>")? */
+static gboolean
+begins_attribution (const Line *l)
+{
+  static const char *const openers[] = {
+    "On ", "Am ", "Le ", "El ", "Il ", "Em ", "Op ", "Den ", "Dne ", "W dniu ", "At ", "Quoting ",
+    "Citando ", "Zitat von ", "Excerpts from ", "In article", "In message", "In <", "* ",
+    "\xd0\x92 ", "\xd0\x92\xd1\x8b ",                  /* В, Вы (ru) */
+    "\xe4\xba\x8e", "\xe5\x9c\xa8", "\xe6\x96\xbc",         /* 于 在 於 */
+  };
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  if (len > 0 && g_ascii_isdigit (p[0]))
+    return TRUE;
+  for (gsize i = 0; i < G_N_ELEMENTS (openers); i++)
+    if (len >= strlen (openers[i]) && memcmp (p, openers[i], strlen (openers[i])) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* Marks the attribution ending at @last, if it is one: the line, with up
  * to two lines before it that it continues (a wrapped "On DATE, X\n<x>
  * wrote:"), when together they name the quoting. */
@@ -211,12 +283,27 @@ mark_attribution (GArray *lines, guint last)
   gboolean named = FALSE;
 
   trimmed (&g_array_index (lines, Line, last), &p, &len);
-  if (len == 0 || p[len - 1] != ':')
+  if (!ends_in_colon (p, len))
     return;
-  while (first > 0 && last - first + 1 < ATTRIBUTION_MAX_LINES &&
-         g_array_index (lines, Line, first - 1).kind == LINE_OWN &&
-         !ends_sentence (&g_array_index (lines, Line, first - 1)))
-    first--;
+  /* The lines before belong to it only when one of them begins it, as a
+   * wrapped "On DATE, X\n<x> wrote:" does; the author's own "i think u
+   * want --ignore-ext right? ;)" just above "On … wrote:" does not. */
+  if (!begins_attribution (&g_array_index (lines, Line, last)))
+    for (guint j = last; j > 0 && last - (j - 1) + 1 <= ATTRIBUTION_MAX_LINES; j--)
+      {
+        const Line *before = &g_array_index (lines, Line, j - 1);
+
+        if (before->kind != LINE_OWN || ends_sentence (before))
+          break;
+        if (begins_attribution (before))
+          {
+            first = j - 1;
+            break;
+          }
+      }
+  /* Gmail in Japanese, Russian and others writes no verb: "2023年11月
+   * 20日(月) 13:47 山田太郎 <yamada@example.jp>:" before the quote. */
+  named = ends_in_address_colon (p, len);
   for (guint i = first; i <= last && !named; i++)
     named = names_quoting (g_array_index (lines, Line, i).p, g_array_index (lines, Line, i).len);
   for (guint i = first; named && i <= last; i++)
@@ -280,6 +367,120 @@ mark_rest (GArray *lines, guint from, LineKind kind)
         g_array_index (lines, Line, i).kind == LINE_QUOTE ? LINE_QUOTE : kind;
 }
 
+/* "From: x", "Sent: …", "Betreff: …": a header line of a quoted
+ * original (a few words, then a colon, then text). */
+static gboolean
+is_header_line (const Line *l)
+{
+  const char *p;
+  gsize len, words = 1;
+
+  trimmed (l, &p, &len);
+  for (gsize i = 0; i < len && i < 40; i++)
+    {
+      if (p[i] == ':')
+        return i > 0 && words <= 3;
+      if (p[i] == ' ')
+        words++;
+      else if (!g_ascii_isalpha (p[i]) && (guchar) p[i] < 0x80 && p[i] != '-')
+        return FALSE;
+    }
+  return FALSE;
+}
+
+/* After the original-message marker at @i: its header lines and blank
+ * lines, then quoted lines?  Returns the index past the header lines when
+ * the original is quoted, else 0. */
+static guint
+quoted_original_after (GArray *lines, guint i)
+{
+  guint j = i + 1;
+
+  while (j < lines->len && (g_array_index (lines, Line, j).kind == LINE_BLANK ||
+                            (g_array_index (lines, Line, j).kind == LINE_OWN &&
+                             is_header_line (&g_array_index (lines, Line, j)))))
+    j++;
+  return j < lines->len && g_array_index (lines, Line, j).kind == LINE_QUOTE ? j : 0;
+}
+
+static gboolean
+line_is (const Line *l, const char *text)
+{
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  return equals_ci (p, len, text);
+}
+
+static gboolean
+line_starts (const Line *l, const char *text)
+{
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  return len >= strlen (text) && g_ascii_strncasecmp (p, text, strlen (text)) == 0;
+}
+
+static gboolean
+is_underscores (const Line *l)
+{
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  if (len < 20)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (p[i] != '_')
+      return FALSE;
+  return TRUE;
+}
+
+#define FOOTER_LOOKAHEAD 6
+
+/* Does a list footer (or pipermail's attachment notice) start at @i?
+ * Returns how many lines of it to mark: G_MAXUINT for "to the end". */
+static guint
+notice_at (GArray *lines, guint i)
+{
+  const Line *l = &g_array_index (lines, Line, i);
+
+  if (line_is (l, "-------------- next part --------------") ||
+      line_starts (l, "You received this message because you are subscribed to the Google") ||
+      line_starts (l, "--~--~---------~--~----~") || line_is (l, "Yahoo! Groups Links") ||
+      line_starts (l, "------------------------ Yahoo! Groups Sponsor"))
+    return G_MAXUINT;
+  if (is_underscores (l))
+    for (guint j = i + 1; j < lines->len && j <= i + FOOTER_LOOKAHEAD; j++)
+      {
+        const Line *f = &g_array_index (lines, Line, j);
+
+        if (contains_ci (f->p, f->len, "mailing list") || contains_ci (f->p, f->len, "listinfo") ||
+            contains_ci (f->p, f->len, "mailman"))
+          return G_MAXUINT;
+      }
+  /* A scrubbed part whose notice stands alone (HTML-only mail). */
+  if (line_is (l, "An HTML attachment was scrubbed...") ||
+      line_is (l, "A non-text attachment was scrubbed...") ||
+      line_starts (l, "Skipped content of type "))
+    {
+      guint j = i + 1;
+
+      while (j < lines->len && (line_starts (&g_array_index (lines, Line, j), "Name: ") ||
+                                line_starts (&g_array_index (lines, Line, j), "Type: ") ||
+                                line_starts (&g_array_index (lines, Line, j), "Size: ") ||
+                                line_starts (&g_array_index (lines, Line, j), "Desc: ") ||
+                                line_starts (&g_array_index (lines, Line, j), "URL: ") ||
+                                line_starts (&g_array_index (lines, Line, j), "Url : ") ||
+                                line_starts (&g_array_index (lines, Line, j), "Url: ")))
+        j++;
+      return j - i;
+    }
+  return 0;
+}
+
 static void
 cut_tail (GArray *lines)
 {
@@ -289,9 +490,36 @@ cut_tail (GArray *lines)
   for (guint i = 0; i < n; i++)
     {
       Line *l = &g_array_index (lines, Line, i);
+      guint notice;
 
-      if (l->kind == LINE_OWN && is_original (l))
+      if (l->kind != LINE_OWN)
+        continue;
+      if ((notice = notice_at (lines, i)) == G_MAXUINT)
         {
+          for (guint j = i; j < lines->len; j++)
+            g_array_index (lines, Line, j).kind = LINE_NOTICE;
+          n = i;
+          break;
+        }
+      if (notice > 0)
+        {
+          for (guint j = i; j < i + notice; j++)
+            g_array_index (lines, Line, j).kind = LINE_NOTICE;
+          i += notice - 1;
+          continue;
+        }
+      if (is_original (l))
+        {
+          guint quoted = quoted_original_after (lines, i);
+
+          if (quoted > 0)
+            {
+              for (guint j = i; j < quoted; j++)
+                if (g_array_index (lines, Line, j).kind == LINE_OWN)
+                  g_array_index (lines, Line, j).kind = LINE_ATTRIBUTION;
+              i = quoted - 1;
+              continue;
+            }
           mark_rest (lines, i, LINE_ORIGINAL);
           n = i;
           break;
