@@ -404,6 +404,14 @@ quoted_original_after (GArray *lines, guint i)
 }
 
 static gboolean
+has_suffix (const char *p, gsize len, const char *suffix)
+{
+  gsize n = strlen (suffix);
+
+  return len >= n && memcmp (p + len - n, suffix, n) == 0;
+}
+
+static gboolean
 line_is (const Line *l, const char *text)
 {
   const char *p;
@@ -438,6 +446,21 @@ is_underscores (const Line *l)
   return TRUE;
 }
 
+/* Mailman's scrubber: "An HTML attachment was scrubbed...", "A
+ * non-text attachment …", "An embedded message …", "An embedded and
+ * charset-unspecified text was scrubbed...", followed by Name:, Type:,
+ * Size:, Desc:, From:, Subject:, Date:, URL: or "Url :" lines. */
+static gboolean
+is_scrubbed_notice (const Line *l)
+{
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  return (line_starts (l, "A ") || line_starts (l, "An ")) && len > 20 &&
+         has_suffix (p, len, " was scrubbed...");
+}
+
 #define FOOTER_LOOKAHEAD 6
 
 /* Does a list footer (or pipermail's attachment notice) start at @i?
@@ -462,19 +485,12 @@ notice_at (GArray *lines, guint i)
           return G_MAXUINT;
       }
   /* A scrubbed part whose notice stands alone (HTML-only mail). */
-  if (line_is (l, "An HTML attachment was scrubbed...") ||
-      line_is (l, "A non-text attachment was scrubbed...") ||
-      line_starts (l, "Skipped content of type "))
+  if (is_scrubbed_notice (l) || line_starts (l, "Skipped content of type "))
     {
       guint j = i + 1;
 
-      while (j < lines->len && (line_starts (&g_array_index (lines, Line, j), "Name: ") ||
-                                line_starts (&g_array_index (lines, Line, j), "Type: ") ||
-                                line_starts (&g_array_index (lines, Line, j), "Size: ") ||
-                                line_starts (&g_array_index (lines, Line, j), "Desc: ") ||
-                                line_starts (&g_array_index (lines, Line, j), "URL: ") ||
-                                line_starts (&g_array_index (lines, Line, j), "Url : ") ||
-                                line_starts (&g_array_index (lines, Line, j), "Url: ")))
+      while (j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN &&
+             is_header_line (&g_array_index (lines, Line, j)))
         j++;
       return j - i;
     }
