@@ -553,7 +553,7 @@ decode_headers (MailRecord *r, GMimeMessage *message, const char *fallback)
   raw = text_raw_header (GMIME_OBJECT (message), "References");
   r->references = raw ? msgid_parse_list (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
   raw = text_raw_header (GMIME_OBJECT (message), "In-Reply-To");
-  r->in_reply_to = raw ? msgid_parse_list (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
+  r->in_reply_to = raw ? msgid_parse_in_reply_to (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
   r->newsgroups = split_newsgroups (text_raw_header (GMIME_OBJECT (message), "Newsgroups"));
 }
 

@@ -105,58 +105,81 @@ add_unique (GPtrArray *ids, char *id)
   g_ptr_array_add (ids, id);
 }
 
+/* Is the word "from" (any case) in [p, p+len)?  "Message from Glyph
+ * Lefkowitz <glyph@twistedmatrix.com> of "Thu, 25 Jul 2002 …" <id>":
+ * what follows "from" is the sender's address, not an id. */
+static gboolean
+names_a_sender (const char *p, gsize len)
+{
+  for (gsize i = 0; i + 4 <= len; i++)
+    if (g_ascii_strncasecmp (p + i, "from", 4) == 0 &&
+        (i == 0 || !g_ascii_isalnum (p[i - 1])) &&
+        (i + 4 == len || !g_ascii_isalnum (p[i + 4])))
+      return TRUE;
+  return FALSE;
+}
+
+static GPtrArray *
+parse_bracketed (const char *raw, gsize len, gboolean skip_senders)
+{
+  GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
+  const char *p = raw, *end = raw + len;
+
+  while (p < end)
+    {
+      const char *lt = memchr (p, '<', end - p), *gt, *next_lt;
+
+      if (lt == NULL)
+        break;
+      gt = memchr (lt + 1, '>', end - lt - 1);
+      if (gt == NULL)
+        break;
+      /* "<a <b@c>": the first "<" was never closed. */
+      next_lt = memchr (lt + 1, '<', gt - lt - 1);
+      if (next_lt != NULL)
+        {
+          p = next_lt;
+          continue;
+        }
+      if (!(skip_senders && names_a_sender (p, lt - p)))
+        add_unique (ids, clean_id (lt + 1, gt - lt - 1));
+      p = gt + 1;
+    }
+  return ids;
+}
+
 /**
  * msgid_parse_list:
- * @raw: a References or In-Reply-To value as bytes
+ * @raw: a References value as bytes
  * @len: its length
  *
  * Reads every complete "<…>" in order (ids folded across lines are joined;
- * an unterminated "<" is dropped).  A value without any "<" is read as
- * white-space-separated ids, keeping those that contain "@".  Repeated
- * ids are kept once, at their first place.
+ * an unterminated "<" is dropped).  Only bracketed tokens are ids: a bare
+ * "glyph@twistedmatrix.com" is an address an old mailer wrote, and taking
+ * it for an id joins unrelated threads through it.  Repeated ids are kept
+ * once, at their first place.
  *
  * Returns: (transfer full) (element-type utf8): the ids, possibly empty
  */
 GPtrArray *
 msgid_parse_list (const char *raw, gsize len)
 {
-  GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
-  const char *p = raw, *end = raw + len;
+  return parse_bracketed (raw, len, FALSE);
+}
 
-  if (memchr (raw, '<', len) != NULL)
-    {
-      while (p < end)
-        {
-          const char *lt = memchr (p, '<', end - p), *gt, *next_lt;
-
-          if (lt == NULL)
-            break;
-          gt = memchr (lt + 1, '>', end - lt - 1);
-          if (gt == NULL)
-            break;
-          /* "<a <b@c>": the first "<" was never closed. */
-          next_lt = memchr (lt + 1, '<', gt - lt - 1);
-          if (next_lt != NULL)
-            {
-              p = next_lt;
-              continue;
-            }
-          add_unique (ids, clean_id (lt + 1, gt - lt - 1));
-          p = gt + 1;
-        }
-      return ids;
-    }
-  {
-    g_autofree char *flat = g_strndup (raw, len);
-    DejaToken t[64];
-    gsize n;
-
-    g_strdelimit (flat, "\r\n", ' ');
-    n = MIN (_deja_tokenize (flat, strlen (flat), t, G_N_ELEMENTS (t)), G_N_ELEMENTS (t));
-
-    for (gsize i = 0; i < n; i++)
-      if (memchr (t[i].p, '@', t[i].len) != NULL)
-        add_unique (ids, clean_id (t[i].p, t[i].len));
-  }
-  return ids;
+/**
+ * msgid_parse_in_reply_to:
+ * @raw: an In-Reply-To value as bytes
+ * @len: its length
+ *
+ * As msgid_parse_list(), and a bracketed token after the word "from" is
+ * the sender's address in old mailers' "Message from NAME <addr> of
+ * "DATE" <id>", not an id.
+ *
+ * Returns: (transfer full) (element-type utf8): the ids, possibly empty
+ */
+GPtrArray *
+msgid_parse_in_reply_to (const char *raw, gsize len)
+{
+  return parse_bracketed (raw, len, TRUE);
 }

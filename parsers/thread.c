@@ -65,24 +65,21 @@ would_loop (Forest *f, ThreadIndex child, ThreadIndex parent)
   return FALSE;
 }
 
-/* The reference chain: References, then In-Reply-To's first id when
- * References does not hold it. */
+/* The reference chain: References when the message has them, else
+ * In-Reply-To's first id.  Where the two disagree, References wins: old
+ * mailers filled In-Reply-To with free text whose ids are not always
+ * the parent's, and a References chain ending in a message of the
+ * archive is the stronger claim (JWZ appends In-Reply-To; that detached
+ * replies from parents the archive holds). */
 static GPtrArray *
 chain_of (const ThreadInput *m)
 {
   GPtrArray *chain = g_ptr_array_new ();
-  const char *irt = m->n_in_reply_to ? m->in_reply_to[0] : NULL;
 
   for (guint i = 0; i < m->n_references; i++)
     g_ptr_array_add (chain, (gpointer) m->references[i]);
-  if (irt)
-    {
-      gboolean present = FALSE;
-      for (guint i = 0; i < chain->len && !present; i++)
-        present = strcmp (chain->pdata[i], irt) == 0;
-      if (!present)
-        g_ptr_array_add (chain, (gpointer) irt);
-    }
+  if (chain->len == 0 && m->n_in_reply_to > 0)
+    g_ptr_array_add (chain, (gpointer) m->in_reply_to[0]);
   return chain;
 }
 

@@ -91,15 +91,49 @@ static const struct {
   { "<a@x> <b@x>\n <c@x>", "a@x b@x c@x" },
   { "<a@x><b@x>", "a@x b@x" },
   { "<a@x> <a@x> <b@x>", "a@x b@x" },
+  /* only bracketed tokens are ids: an address is not (twisted-python) */
+  { "glyph@twistedmatrix.com", "" },
+  { "a@x b@y", "" },
   { "Other person's message of \"Sat, 07 Apr 2007\" <200704070053.46646.other.person@example.com>",
     "200704070053.46646.other.person@example.com" },
   { "<200704070053.46646.other.person@example.com", "" },
   { "<broken <a@x>", "a@x" },
-  { "a@x b@x", "a@x b@x" },
-  { "a@x\n b@x", "a@x b@x" },
+  { "a@x b@x", "" },
+  { "a@x\n b@x", "" },
   { "<a@x>#1/1", "a@x" },
   { "", "" },
 };
+
+/* In-Reply-To as old mailers wrote it. */
+static const struct {
+  const char *raw;
+  const char *joined;
+} in_reply_to[] = {
+  { "Message from Glyph Lefkowitz <glyph@twistedmatrix.com> \n"
+    "   of \"Thu, 25 Jul 2002 01:59:47 CDT.\" <20020725.015947.78705508.glyph@twistedmatrix.com>",
+    "20020725.015947.78705508.glyph@twistedmatrix.com" },
+  { "<20011023.A1@mel.interspace.dk>; from sune-twisted@mel.interspace.dk on Wed, Oct 23, 2001",
+    "20011023.A1@mel.interspace.dk" },
+  { "Your message at 10:20:30 on Monday, 9 November 2009", "" },
+  { "glyph@twistedmatrix.com", "" },
+  { "<a@x> (Bob's message of \"Mon, 1 Jan 2001\")", "a@x" },
+  { "<a@x> <b@x>", "a@x b@x" },
+};
+
+static void
+test_in_reply_to (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (in_reply_to); i++)
+    {
+      g_autoptr (GPtrArray) got = msgid_parse_in_reply_to (in_reply_to[i].raw, strlen (in_reply_to[i].raw));
+      g_autofree char *joined = NULL;
+
+      g_ptr_array_add (got, NULL);
+      joined = g_strjoinv (" ", (char **) got->pdata);
+      if (strcmp (joined, in_reply_to[i].joined) != 0)
+        g_error ("'%s': got '%s', expected '%s'", in_reply_to[i].raw, joined, in_reply_to[i].joined);
+    }
+}
 
 static void
 test_lists (void)
@@ -268,6 +302,7 @@ main (int argc, char **argv)
   g_test_add_func ("/decode/rfc2047", test_rfc2047);
   g_test_add_func ("/decode/msgid", test_msgid);
   g_test_add_func ("/decode/msgid-list", test_lists);
+  g_test_add_func ("/decode/in-reply-to", test_in_reply_to);
   g_test_add_func ("/decode/charset", test_charset);
   g_test_add_func ("/decode/charset-nul", test_charset_nul);
   g_test_add_func ("/decode/charset-reuse", test_charset_reuse);

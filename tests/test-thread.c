@@ -46,9 +46,12 @@ static const Case cases[] = {
   { "in-reply-to-only", FALSE,
     { "a||||Q|1", "b||a||Re: Q|2" },
     { "1 - -", "1 1 -" }, 0 },
-  { "in-reply-to-beyond-references", FALSE,
+  /* When In-Reply-To and References disagree, References wins: c's
+   * References end at a, so c is a's reply whatever In-Reply-To says
+   * (old mailers filled it with addresses and free text). */
+  { "references-win-over-in-reply-to", FALSE,
     { "a||||Q|1", "b|a|||Re: Q|2", "c|a|b||Re: Q|3" },
-    { "1 - -", "1 1 -", "1 2 -" }, 0 },
+    { "1 - -", "1 1 -", "1 1 -" }, 0 },
   /* c's own References place it under a; d's claim that c is under b
    * does not move it (a message's own chain is authoritative). */
   { "own-references-win", FALSE,
