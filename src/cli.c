@@ -2,6 +2,7 @@
 #include "deja.h"
 #include "store.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static Store *
@@ -48,6 +49,23 @@ deja_valid_date (const char *s)
   for (gsize i = 0; i < n; i++)
     if (pattern[i] == 'd' ? !g_ascii_isdigit (s[i]) : s[i] != pattern[i])
       return FALSE;
+  /* The digits must name a real month, day and time: 1997-13 is no date. */
+  if (n >= 7)
+    {
+      int year = atoi (s), month = atoi (s + 5);
+
+      if (month < 1 || month > 12)
+        return FALSE;
+      if (n >= 10)
+        {
+          int day = atoi (s + 8);
+
+          if (day < 1 || day > g_date_get_days_in_month (month, year))
+            return FALSE;
+        }
+      if (n == 19 && (atoi (s + 11) > 23 || atoi (s + 14) > 59 || atoi (s + 17) > 60))
+        return FALSE;
+    }
   return TRUE;
 }
 

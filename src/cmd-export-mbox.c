@@ -52,7 +52,7 @@ cmd_export_mbox (int argc, char **argv)
       deja_error ("%s", error->message);
       return DEJA_EXIT_FAILED;
     }
-  filter = (StoreFilter) { NULL, group, since, until, 0 };
+  filter = (StoreFilter) { NULL, group, NULL, since, until, 0 };
   filter.canonical_only = TRUE;
   ok = store_export (store, &filter, mbox_writer_fields (), mbox_writer_row, writer, &error);
   {

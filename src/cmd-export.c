@@ -1,6 +1,7 @@
 /* cmd-export.c — deja export: messages with their text, for pandas or R. */
 #include "deja.h"
 #include "output.h"
+#include "search-query.h"
 #include "store.h"
 
 #include <stdio.h>
@@ -122,6 +123,7 @@ cmd_export (int argc, char **argv)
   g_autofree char *since = NULL, *until = NULL, *match = NULL, *out = NULL;
   g_auto (GStrv) fields = NULL;
   gint64 limit = 0;
+  gboolean duplicates = FALSE;
   int status = 0;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
@@ -132,6 +134,9 @@ cmd_export (int argc, char **argv)
     { "until", 0, 0, G_OPTION_ARG_STRING, &until, "only messages dated on or before", "YYYY[-MM[-DD]]" },
     { "match", 'm', 0, G_OPTION_ARG_STRING, &match, "only messages matching this full-text query", "QUERY" },
     { "limit", 'n', 0, G_OPTION_ARG_INT64, &limit, "at most N messages (default: all)", "N" },
+    { "duplicates", 0, 0, G_OPTION_ARG_NONE, &duplicates,
+      "also every duplicate copy of a message (another file's copy of a cross-post, a list"
+      " archive's second copy), with the field duplicate_of", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "write to FILE (default: standard output)", "FILE" },
     { NULL }
   };
@@ -140,12 +145,17 @@ cmd_export (int argc, char **argv)
   g_autofree char *all = g_strjoinv (", ", (GStrv) store_export_fields ());
   g_autofree char *defaults = g_strjoinv (",", (GStrv) store_export_default_fields ());
   g_autofree char *description = g_strdup_printf (
-    "Writes one record per message, in archive order.  CSV follows RFC 4180 (a header row,\n"
+    "Writes one record per distinct message, in archive order (a message present in several\n"
+    "files or twice in one is written once, as its canonical copy; --duplicates writes every\n"
+    "copy).  --match takes what 'deja search' takes (words, phrases, from:, group:, since:,\n"
+    "until:).  CSV follows RFC 4180 (a header row,\n"
     "CRLF line ends, fields quoted when needed; NULL is an empty field); JSON Lines writes\n"
     "one object per line, NULL as null, numbers as numbers.  --out writes the file under a\n"
     "temporary name and renames it when complete.\n\n"
     "Fields: %s.\nDefault: %s.", all, defaults);
   StoreFilter filter;
+  SearchQuery parsed = { 0 };
+  g_autoptr (GError) error = NULL;
   gboolean csv;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -165,6 +175,31 @@ cmd_export (int argc, char **argv)
     return status;
   if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
-  filter = (StoreFilter) { match, group, since, until, limit };
-  return run_export (store, &filter, fields, csv, out);
+  if (match != NULL && !search_query_parse (match, &parsed, &error))
+    return deja_usage_error (context, "--match: %s", error->message);
+  if ((parsed.group && group) || (parsed.since && since) || (parsed.until && until))
+    {
+      search_query_clear (&parsed);
+      return deja_usage_error (context, "a filter is given both as an option and in --match");
+    }
+  if ((status = deja_check_dates (context, parsed.since, parsed.until)) != 0)
+    {
+      search_query_clear (&parsed);
+      return status;
+    }
+  if (duplicates && !g_strv_contains ((const char *const *) fields, "duplicate_of"))
+    {
+      /* Copies are told apart from the message they copy. */
+      guint n = g_strv_length (fields);
+
+      fields = g_renew (char *, fields, n + 2);
+      fields[n] = g_strdup ("duplicate_of");
+      fields[n + 1] = NULL;
+    }
+  filter = (StoreFilter) { parsed.match, group ? group : parsed.group, parsed.author,
+                           since ? since : parsed.since, until ? until : parsed.until, limit,
+                           !duplicates };
+  status = run_export (store, &filter, fields, csv, out);
+  search_query_clear (&parsed);
+  return status;
 }

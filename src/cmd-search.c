@@ -1,6 +1,7 @@
 /* cmd-search.c — deja search --db DB QUERY: full-text search. */
 #include "deja.h"
 #include "output.h"
+#include "search-query.h"
 #include "store.h"
 
 #include <errno.h>
@@ -119,7 +120,7 @@ parse_format (const char *s, Format *format)
 }
 
 static int
-run_search (Store *store, const StoreFilter *filter, Format format)
+run_search (Store *store, const StoreFilter *filter, const char *typed, Format format)
 {
   g_autoptr (GError) error = NULL;
   gboolean bold = format == FORMAT_TABLE && isatty (STDOUT_FILENO);
@@ -142,7 +143,7 @@ run_search (Store *store, const StoreFilter *filter, Format format)
                                                                      : DEJA_EXIT_FAILED;
     }
   if (p.rows == 0)
-    deja_note ("no messages match '%s'", filter->match);
+    deja_note ("no messages match '%s'", typed);
   else if (filter->limit > 0 && p.rows == (guint64) filter->limit)
     deja_note ("showing the first %" G_GUINT64_FORMAT " matches (--limit)", p.rows);
   return DEJA_EXIT_OK;
@@ -167,15 +168,20 @@ cmd_search (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("QUERY... — full-text search");
   g_autoptr (Store) store = NULL;
   StoreFilter filter = { 0 };
+  SearchQuery parsed;
+  g_autoptr (GError) error = NULL;
   Format format;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "Searches the subject and the author's own text (quotes and signatures removed) with\n"
-    "SQLite FTS5: words are matched by stem (porter), case and accents aside; use\n"
-    "\"exact phrase\", AND, OR, NOT, prefix*, NEAR(a b, 5), subject:word.  Several QUERY\n"
-    "arguments are joined with spaces (all must match).  A post present in several files\n"
-    "(a cross-post) is shown once.\n\n"
+    "SQLite FTS5: words are matched by stem (porter), case and accents aside.  Plain words\n"
+    "are words (e-mail, don't, C++, twisted.internet, reactor.run() are searched as\n"
+    "written); \"exact phrase\", AND, OR, NOT, prefix*, NEAR(a b, 5), (grouping) and\n"
+    "subject:word keep their FTS5 meaning.  from:TEXT (address or name), group:GLOB,\n"
+    "since:DATE and until:DATE narrow the search; they alone list the messages they let\n"
+    "through, newest first.  Several QUERY arguments are joined with spaces (all must\n"
+    "match).  A post present in several files (a cross-post) is shown once.\n\n"
     "Table output: date, author, subject, then the message id and a snippet with the hits\n"
     "marked [like this] (bold on a terminal).  TSV and JSON give the columns id, date,\n"
     "from_name, from_addr, subject, snippet, file, byte_offset.");
@@ -194,6 +200,21 @@ cmd_search (int argc, char **argv)
   if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
   query = g_strjoinv (" ", argv + 1);
-  filter = (StoreFilter) { query, group, since, until, limit };
-  return run_search (store, &filter, format);
+  if (!search_query_parse (query, &parsed, &error))
+    return deja_usage_error (context, error->message);
+  if ((parsed.group && group) || (parsed.since && since) || (parsed.until && until))
+    {
+      search_query_clear (&parsed);
+      return deja_usage_error (context, "a filter is given both as an option and in the query");
+    }
+  if ((status = deja_check_dates (context, parsed.since, parsed.until)) != 0)
+    {
+      search_query_clear (&parsed);
+      return status;
+    }
+  filter = (StoreFilter) { parsed.match, group ? group : parsed.group, parsed.author,
+                           since ? since : parsed.since, until ? until : parsed.until, limit };
+  status = run_search (store, &filter, query, format);
+  search_query_clear (&parsed);
+  return status;
 }

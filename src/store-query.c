@@ -58,7 +58,9 @@ store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func
   "   JOIN newsgroups g ON g.id = mg.newsgroup_id" \
   "   WHERE mg.message_id = m.id AND g.name GLOB :group))" \
   " AND (:since IS NULL OR m.date >= :since)" \
-  " AND (:until IS NULL OR substr(m.date, 1, length(:until)) <= :until)"
+  " AND (:until IS NULL OR substr(m.date, 1, length(:until)) <= :until)" \
+  " AND (:author IS NULL OR instr(lower(coalesce(m.from_addr, '')), lower(:author)) > 0" \
+  "      OR instr(lower(coalesce(m.from_name, '')), lower(:author)) > 0)"
 
 void
 _store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text)
@@ -79,6 +81,7 @@ bind_filter (sqlite3_stmt *stmt, const StoreFilter *filter)
     sqlite3_bind_int (stmt, canonical, filter->canonical_only);
   _store_bind_named (stmt, ":match", filter->match);
   _store_bind_named (stmt, ":group", filter->group);
+  _store_bind_named (stmt, ":author", filter->author);
   _store_bind_named (stmt, ":since", filter->since);
   _store_bind_named (stmt, ":until", filter->until);
   if (i > 0)
@@ -130,7 +133,8 @@ _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer u
 
 /**
  * store_search:
- * @filter: filter->match is required
+ * @filter: which messages; without filter->match, every message the
+ *   other members let through, newest first
  * @mark_open, @mark_close: what surrounds each hit in the snippet
  *
  * Calls @func for each matching message (a post present in several
@@ -142,19 +146,28 @@ gboolean
 store_search (Store *store, const StoreFilter *filter, const char *mark_open,
               const char *mark_close, StoreRowFunc func, gpointer user_data, GError **error)
 {
-  static const char sql[] =
+  /* [0]: words; [1]: filters alone (from:bob group:comp.lang.c), newest
+   * first, with the start of the own text as the snippet. */
+  static const char *const search_sql[] = {
     "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
     " snippet(messages_fts, -1, :open, :close, '…', 16) AS snippet,"
     " f.path AS file, m.byte_offset"
     " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
     " JOIN files f ON f.id = m.file_id"
     " WHERE messages_fts MATCH :match AND m.duplicate_of IS NULL AND" FILTER_SQL
-    " ORDER BY rank LIMIT :limit";
+    " ORDER BY rank LIMIT :limit",
+    "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
+    " substr(replace(coalesce(m.own_text, ''), char(10), ' '), 1, 120) AS snippet,"
+    " f.path AS file, m.byte_offset"
+    " FROM messages m JOIN files f ON f.id = m.file_id"
+    " WHERE m.duplicate_of IS NULL AND" FILTER_SQL
+    " ORDER BY m.date DESC, m.id LIMIT :limit",
+  };
   sqlite3_stmt *stmt;
   int rc;
 
-  g_return_val_if_fail (filter->match != NULL, FALSE);
-  if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
+  rc = sqlite3_prepare_v2 (store->db, search_sql[filter->match == NULL], -1, &stmt, NULL);
+  if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot search", error);
   bind_filter (stmt, filter);
   _store_bind_named (stmt, ":open", mark_open);

@@ -59,6 +59,7 @@ typedef void (*StoreLogFunc) (const StoreLogRow *row, gpointer user_data);
 typedef struct {
   const char *match;     /* FTS5 query over subject and own text */
   const char *group;     /* newsgroup name, or a glob ("comp.lang.*") */
+  const char *author;    /* a substring of the author's address or name */
   const char *since;     /* ISO 8601 date or prefix, inclusive */
   const char *until;     /* ISO 8601 date or prefix, inclusive */
   gint64 limit;          /* 0: no limit */

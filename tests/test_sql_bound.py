@@ -23,6 +23,7 @@ ALLOWED_SQL_ARGS = {
     "stmt_sql[i]",      # store.c: a static table of literals
     "net_sql[query]",   # store-network.c: a static table of literals
     "report_sql[kind]", # store-query.c: a static table of literals
+    "search_sql[filter->match == NULL]",  # store-query.c: a static table of literals
     "stats_sql[query]", # store-query.c: a static table of literals
     "merge_groups",     # store-thread.c: a static literal
     "messages_sql[batch >= 0]",  # store-thread.c: a static table of literals

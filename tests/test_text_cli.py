@@ -208,8 +208,13 @@ def search_limit():
 
 @tap.test
 def search_errors():
+    # Plain words are words now; what is still malformed FTS5 is exit 2.
     r = deja("search", "--db", DB, "gets()")
+    assert r.returncode == 0, r.stderr
+    r = deja("search", "--db", DB, "fgets AND")
     assert r.returncode == 2 and "bad search query" in r.stderr, r.stderr
+    r = deja("search", "--db", DB, "from:")
+    assert r.returncode == 2 and "needs a value" in r.stderr, r.stderr
     r = deja("search", "--db", DB, "zzzunknownword")
     assert r.returncode == 0 and r.stdout == "" and "no messages match" in r.stderr
     r = deja("search", "--db", os.path.join(TMP, "missing.db"), "x")
