@@ -219,6 +219,19 @@ gmime_address (const char *value)
   return addr;
 }
 
+/* Is @name only @addr again, perhaps munged ("glyph at divmod.com")? */
+static gboolean
+name_is_address (const char *name, const char *addr)
+{
+  Sender s;
+  gboolean same;
+
+  sender_parse (name, strlen (name), &s);
+  same = s.addr != NULL && g_ascii_strcasecmp (s.addr, addr) == 0 && s.name_raw == NULL;
+  sender_clear (&s);
+  return same;
+}
+
 /* Reads @raw (a From-like header value) into an address and a name.
  * sender.c finds the address in every form a person can read; GMime's
  * reading is kept where both see an ordinary RFC 5322 address, and is
@@ -264,6 +277,8 @@ read_sender (const char *raw, const char *fallback, char **addr, char **name, Ma
       if (**name == '\0')
         g_clear_pointer (name, g_free);
     }
+  if (*name != NULL && *addr != NULL && name_is_address (*name, *addr))
+    g_clear_pointer (name, g_free);   /* "glyph at divmod.com (glyph at divmod.com)" */
   if (s.form & SENDER_FORM_MUNGED)
     *flags |= MAIL_FLAG_FROM_MUNGED;
   if (s.form & SENDER_FORM_MASKED)
