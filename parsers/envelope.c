@@ -12,6 +12,7 @@
  *      From goran at domain.com  Wed Dec  1 08:26:40 2010   (pipermail)
  *      From magick-owner@x Wed Feb  9 22:02 MET 2000  (no seconds, zone)
  *      From uucp Wed Jan  5 12:00:00 1994 remote from uunet
+ *      From glyph@divunal.com Mon, 2 Aug 1999 18:55:09 -0400 (EDT)   (RFC 2822)
  *   P  From MAILER-DAEMON, From sender@example.com, "From - ", or a sender
  *      followed by something with a time of day the grammar cannot read
  *   T  everything else: "From what I hear, …", "From 1997 to 2001 …"
@@ -117,6 +118,35 @@ is_asctime (const DejaToken *t, gsize n)
   return i == n;
 }
 
+/* [Www,] [d]d Mmm yy[yy] hh:mm[:ss] [zone…] [(comment)…]: an RFC 2822
+ * date, as 1999-era pipermail wrote it after the sender
+ * ("From glyph@divunal.com Mon, 2 Aug 1999 18:55:09 -0400 (EDT)"). */
+static gboolean
+is_rfc2822 (const DejaToken *t, gsize n)
+{
+  gsize i = 0;
+  int h, m, s;
+
+  if (n >= 1 && t[0].len == 4 && t[0].p[3] == ',' &&
+      _deja_weekday_from_name (t[0].p, 3) >= 0)
+    i++;
+  if (i + 4 > n)
+    return FALSE;
+  if (t[i].len > 2 || !_deja_is_digit (t[i].p[0]) ||
+      (t[i].len == 2 && !_deja_is_digit (t[i].p[1])))
+    return FALSE;
+  if (t[i + 1].len != 3 || _deja_month_from_name (t[i + 1].p, 3) == 0)
+    return FALSE;
+  if (!is_year (&t[i + 2]))
+    return FALSE;
+  if (!_deja_parse_time (t[i + 3].p, t[i + 3].len, &h, &m, &s))
+    return FALSE;
+  for (i += 4; i < n; i++)
+    if (!is_zone_token (&t[i]) && !(t[i].len >= 2 && t[i].p[0] == '(' && t[i].p[t[i].len - 1] == ')'))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 is_sender_like (const DejaToken *t, gsize n)
 {
@@ -178,6 +208,9 @@ mbox_envelope_shape (const char *line, gsize len)
        * three for pipermail's "user at host", more for odd writers. */
       for (gsize i = 1; i + 5 <= n; i++)
         if (is_asctime (t + i, n - i))
+          return MBOX_SHAPE_R;
+      for (gsize i = 1; i + 4 <= n; i++)
+        if (is_rfc2822 (t + i, n - i))
           return MBOX_SHAPE_R;
     }
   n = MIN (n, MAX_TOKENS);

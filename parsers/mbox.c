@@ -50,6 +50,7 @@ typedef struct {
   guint64 line_no;
   MboxShape shape;
   MboxReason reasons;
+  gboolean adjacent;       /* R + strong header block, no blank line before */
   HeaderBlock hb;
   goffset headers;
   guint64 body_line_no;
@@ -579,7 +580,10 @@ judge (MboxSplitter *s, goffset p, goffset end, guint64 line_no,
       log_line (s, p, tlen, line_no, shape, MBOX_VERDICT_REJECTED, reasons);
       return FALSE;
     }
-  if (!b)
+  /* A full R envelope and a strong header block are certain without the
+   * blank line: pipermail starts the next envelope right after its
+   * attachment notice, thousands of times a list.  Counted, not logged. */
+  if (!b && !(shape == MBOX_SHAPE_R && strong && decision == MBOX_DECISION_NONE))
     reasons |= MBOX_REASON_NO_BLANK_BEFORE;
   if (shape == MBOX_SHAPE_P)
     reasons |= MBOX_REASON_NO_DATE;
@@ -594,6 +598,7 @@ judge (MboxSplitter *s, goffset p, goffset end, guint64 line_no,
   next->line_no = line_no;
   next->shape = shape;
   next->reasons = reasons;
+  next->adjacent = !b && !(reasons & MBOX_REASON_NO_BLANK_BEFORE);
   next->hb = hb;
   next->headers = next_line (s, end);
   next->body_line_no = line_no + 1 + hb.lines;
@@ -711,6 +716,7 @@ fill_span (const Message *m, goffset end, MboxSpan *span)
   span->line_no = m->line_no;
   span->shape = m->shape;
   span->reasons = m->reasons;
+  span->adjacent = m->adjacent;
 }
 
 /**

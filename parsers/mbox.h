@@ -60,6 +60,9 @@ typedef struct {
   guint64 line_no;       /* 1-based line of offset */
   MboxShape shape;       /* MBOX_SHAPE_NONE when there is no envelope */
   MboxReason reasons;    /* non-zero when the separator was logged */
+  gboolean adjacent;     /* a certain separator with no blank line before it
+                          * (R envelope + strong header block): counted, not
+                          * logged (docs/splitter.md) */
 } MboxSpan;
 
 typedef struct _MboxSplitter MboxSplitter;

@@ -38,6 +38,7 @@ scan_file (const char *path, gboolean force, gboolean log, SplitCounts *counts, 
       const MboxLogEntry *entries = mbox_splitter_peek_log (splitter, &n);
 
       counts->messages++;
+      counts->adjacent += span.adjacent;
       split_count_log (counts, entries, n);
       for (gsize i = 0; log && i < n; i++)
         print_entry (path, input->data, &entries[i]);

@@ -136,6 +136,7 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
       g_array_append_val (batch->items, item);
       batch->bytes += span->length;
       p->result->counts.messages++;
+      p->result->counts.adjacent += span->adjacent;
       if (ok && (batch->bytes >= BATCH_BYTES || batch->items->len >= BATCH_MESSAGES))
         {
           ok = push_batch (p, batch, error);

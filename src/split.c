@@ -28,13 +28,19 @@ split_line_text (const char *buf, const MboxLogEntry *e)
 
 /* Returns: (transfer full): "N messages, A separators accepted against
  * context, R envelope-shaped lines rejected, L lines where a liberal
- * parser would split and deja does not" (L = rejected + body lines). */
+ * parser would split and deja does not" (L = rejected + body lines),
+ * and how many certain separators followed their message without a
+ * blank line, when there are any. */
 char *
 split_counts_describe (const SplitCounts *c)
 {
+  g_autofree char *adjacent = c->adjacent == 0 ? g_strdup ("") :
+    g_strdup_printf (" (%" G_GUINT64_FORMAT " certain separators right after the message"
+                     " before, without a blank line, not logged)", c->adjacent);
+
   return g_strdup_printf ("%" G_GUINT64_FORMAT " messages, %" G_GUINT64_FORMAT
                           " separators accepted against context, %" G_GUINT64_FORMAT
                           " envelope-shaped lines rejected, %" G_GUINT64_FORMAT
-                          " lines where a liberal parser would split and deja does not",
-                          c->messages, c->accepted, c->rejected, c->rejected + c->body);
+                          " lines where a liberal parser would split and deja does not%s",
+                          c->messages, c->accepted, c->rejected, c->rejected + c->body, adjacent);
 }

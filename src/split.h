@@ -12,6 +12,7 @@ typedef struct {
   guint64 accepted;   /* separators accepted against some evidence */
   guint64 rejected;   /* envelope-shaped lines judged body */
   guint64 body;       /* prose a liberal parser would split on */
+  guint64 adjacent;   /* certain separators right after a message's last line */
   guint64 lines;
 } SplitCounts;
 

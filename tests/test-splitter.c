@@ -52,6 +52,8 @@ split_file (const char *path, GString *out)
           g_string_append_printf (log, "log %" G_GUINT64_FORMAT " %s %s %c\n", e[i].line_no,
                                   mbox_verdict_to_string (e[i].verdict), reasons, e[i].shape);
         }
+      if (span.adjacent)
+        g_string_append_printf (log, "adjacent %" G_GUINT64_FORMAT "\n", span.line_no);
       mbox_splitter_clear_log (s);
       n++;
     }
