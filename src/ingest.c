@@ -257,7 +257,7 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
     return result->empty;
 
   meta = (StoreFileMeta) { abs, input->len, input->stored_size, input->mtime,
-                           input->gzip ? "gzip" : NULL };
+                           input->compression };
   if (!store_begin_file (store, &meta, error))
     return FALSE;
 

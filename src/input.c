@@ -1,13 +1,23 @@
-/* input.c — opening archives: plain files are mapped, gzip is inflated.
+/* input.c — opening archives: plain files are mapped, compressed ones expanded.
  *
  * The splitter needs random look-ahead (a header block after a candidate,
  * a closing MIME boundary far below it), so an archive is presented as
- * one read-only buffer.  A plain file is mmap()ed.  A gzip file (detected
- * by its magic bytes, not its name) is inflated by streaming into an
- * unlinked temporary file, which is then mapped; a truncated or corrupt
- * stream is an error before any of it is used.  Nothing copies a whole
- * archive into memory: input_release() drops pages the pipeline has
- * finished with, so resident memory stays flat on archives of any size.
+ * one read-only buffer.  A plain file is mmap()ed.  A compressed file
+ * (detected by its magic bytes, not its name) is expanded by streaming
+ * into an unlinked temporary file, which is then mapped; a truncated or
+ * corrupt stream is an error before any of it is used.  gzip goes through
+ * zlib; bzip2, xz and the members of a zip archive through libarchive.
+ * A member of a zip is named like a file in a folder:
+ * "usenet-comp.mbox.zip/comp.lang.c.mbox".
+ *
+ * Expansion is bounded: past INPUT_MAX_EXPANSION times the compressed
+ * size (at least INPUT_EXPANSION_FLOOR), or when the temporary folder's
+ * disk would be left with less than INPUT_KEEP_FREE, the file is refused
+ * as a likely compression bomb, and the temporary file goes with it.
+ *
+ * Nothing copies a whole archive into memory: input_release() drops
+ * pages the pipeline has finished with, so resident memory stays flat on
+ * archives of any size.
  */
 #include "input.h"
 
@@ -17,7 +27,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sys/statvfs.h>
 #include <zlib.h>
+#include <archive.h>
+#include <archive_entry.h>
 #include <nettle/sha2.h>
 
 G_DEFINE_QUARK (input-error-quark, input_error)
@@ -37,17 +50,79 @@ set_errno_error (GError **error, InputError code, const char *what, int err)
   return FALSE;
 }
 
-static gboolean
-write_all (int fd, const unsigned char *p, gsize n, GError **error)
+static int
+open_temp (GError **error)
 {
+  g_autofree char *name = NULL;
+  int fd = g_file_open_tmp ("deja-XXXXXX", &name, error);
+
+  if (fd >= 0)
+    unlink (name);
+  return fd;
+}
+
+/* Keep at least this much of the temporary folder's disk free. */
+#define INPUT_KEEP_FREE ((guint64) 512 * 1024 * 1024)
+/* How often (in bytes written) free space is looked at. */
+#define FREE_CHECK_STEP ((guint64) 64 * 1024 * 1024)
+
+/* Where expanded bytes go, and how many may go there. */
+typedef struct {
+  int fd;
+  guint64 written;
+  guint64 limit;
+  guint64 next_check;
+  guint64 ratio;
+} Sink;
+
+static Sink
+sink_new (gint64 compressed_size, GError **error)
+{
+  const char *env = g_getenv ("DEJA_MAX_EXPANSION");
+  guint64 ratio = env ? g_ascii_strtoull (env, NULL, 10) : INPUT_MAX_EXPANSION;
+  Sink sink = { -1, 0, 0, 0, 0 };
+
+  sink.ratio = ratio ? ratio : INPUT_MAX_EXPANSION;
+  sink.limit = MAX ((guint64) INPUT_EXPANSION_FLOOR, sink.ratio * (guint64) MAX (compressed_size, 0));
+  sink.fd = open_temp (error);
+  return sink;
+}
+
+static gboolean
+sink_write (Sink *sink, const unsigned char *p, gsize n, GError **error)
+{
+  if (sink->written + n > sink->limit)
+    {
+      g_set_error (error, INPUT_ERROR, INPUT_ERROR_TOO_LARGE,
+                   "expands past %" G_GUINT64_FORMAT " MiB (%" G_GUINT64_FORMAT " times its"
+                   " compressed size, at least 64 MiB): refused as a likely compression bomb"
+                   " (DEJA_MAX_EXPANSION=RATIO allows more)", sink->limit >> 20, sink->ratio);
+      return FALSE;
+    }
+  if (sink->written + n >= sink->next_check)
+    {
+      struct statvfs vfs;
+
+      sink->next_check = sink->written + n + FREE_CHECK_STEP;
+      if (fstatvfs (sink->fd, &vfs) == 0 &&
+          (guint64) vfs.f_bavail * vfs.f_frsize < INPUT_KEEP_FREE + n)
+        {
+          g_set_error (error, INPUT_ERROR, INPUT_ERROR_TOO_LARGE,
+                       "expanding it would fill the disk of the temporary folder (%s) after %"
+                       G_GUINT64_FORMAT " MiB: set TMPDIR to a larger disk", g_get_tmp_dir (),
+                       sink->written >> 20);
+          return FALSE;
+        }
+    }
   while (n > 0)
     {
-      ssize_t w = write (fd, p, n);
+      ssize_t w = write (sink->fd, p, n);
       if (w < 0 && errno == EINTR)
         continue;
       if (w < 0)
         return set_errno_error (error, INPUT_ERROR_READ, "cannot write temporary file", errno);
       p += w, n -= w;
+      sink->written += w;
     }
   return TRUE;
 }
@@ -55,7 +130,7 @@ write_all (int fd, const unsigned char *p, gsize n, GError **error)
 /* Inflates @in (gzip, possibly several members) into @out.  The input
  * must end exactly where a member ends: anything else is truncation. */
 static gboolean
-gunzip (int in, int out, GError **error)
+gunzip (int in, Sink *out, GError **error)
 {
   g_autofree unsigned char *ibuf = g_malloc (CHUNK), *obuf = g_malloc (CHUNK);
   z_stream z = { 0 };
@@ -94,7 +169,7 @@ gunzip (int in, int out, GError **error)
                            z.msg ? z.msg : "inflate failed");
               goto out;
             }
-          if (!write_all (out, obuf, CHUNK - z.avail_out, error))
+          if (!sink_write (out, obuf, CHUNK - z.avail_out, error))
             goto out;
           ended = zrc == Z_STREAM_END;
           /* Output left in zlib's window shows as a full buffer. */
@@ -113,30 +188,202 @@ out:
   return ok;
 }
 
-static int
-open_temp (GError **error)
-{
-  g_autofree char *name = NULL;
-  int fd = g_file_open_tmp ("deja-XXXXXX", &name, error);
 
-  if (fd >= 0)
-    unlink (name);
-  return fd;
-}
+typedef enum { PLAIN, GZIP, BZIP2, XZ, ZIP } Format;
 
-gboolean
-input_is_gzip_path (const char *path)
+static Format
+format_of (int fd)
 {
-  return g_str_has_suffix (path, ".gz") || g_str_has_suffix (path, ".gzip");
+  unsigned char m[6] = { 0 };
+  ssize_t n = pread (fd, m, sizeof m, 0);
+
+  if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b)
+    return GZIP;
+  if (n >= 3 && memcmp (m, "BZh", 3) == 0)
+    return BZIP2;
+  if (n >= 6 && memcmp (m, "\xfd" "7zXZ\0", 6) == 0)
+    return XZ;
+  if (n >= 4 && (memcmp (m, "PK\x03\x04", 4) == 0 || memcmp (m, "PK\x05\x06", 4) == 0))
+    return ZIP;
+  return PLAIN;
 }
 
 static gboolean
-has_gzip_magic (int fd)
+archive_fail (struct archive *a, const char *what, GError **error)
 {
-  unsigned char magic[2];
-  gboolean gz = pread (fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  const char *msg = archive_error_string (a);
 
-  return gz;
+  g_set_error (error, INPUT_ERROR, INPUT_ERROR_GZIP, "%s%s%s", what, msg ? ": " : "",
+               msg ? msg : "");
+  return FALSE;
+}
+
+/* Copies the current entry's data of @a into @out. */
+static gboolean
+archive_copy (struct archive *a, Sink *out, const char *what, GError **error)
+{
+  g_autofree unsigned char *buf = g_malloc (CHUNK);
+
+  for (;;)
+    {
+      la_ssize_t n = archive_read_data (a, buf, CHUNK);
+
+      if (n == 0)
+        return TRUE;
+      if (n < 0)
+        return archive_fail (a, what, error);
+      if (!sink_write (out, buf, n, error))
+        return FALSE;
+    }
+}
+
+/* A bzip2 or xz stream: one file, expanded whole. */
+static gboolean
+unpack_stream (int in, Format format, Sink *out, GError **error)
+{
+  struct archive *a = archive_read_new ();
+  struct archive_entry *entry;
+  const char *what = format == BZIP2 ? "corrupt or truncated bzip2 data"
+                                     : "corrupt or truncated xz data";
+  gboolean ok;
+
+  if (format == BZIP2)
+    archive_read_support_filter_bzip2 (a);
+  else
+    archive_read_support_filter_xz (a);
+  archive_read_support_format_raw (a);
+  ok = archive_read_open_fd (a, in, CHUNK) == ARCHIVE_OK &&
+       archive_read_next_header (a, &entry) == ARCHIVE_OK;
+  if (!ok)
+    archive_fail (a, what, error);
+  else
+    ok = archive_copy (a, out, what, error);
+  archive_read_free (a);
+  return ok;
+}
+
+static gint
+compare_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static struct archive *
+zip_open (const char *zip, GError **error)
+{
+  struct archive *a = archive_read_new ();
+
+  archive_read_support_format_zip (a);
+  if (archive_read_open_filename (a, zip, CHUNK) != ARCHIVE_OK)
+    {
+      archive_fail (a, "cannot read zip archive", error);
+      archive_read_free (a);
+      return NULL;
+    }
+  return a;
+}
+
+/* The member @member of the zip file @zip, expanded into @out. */
+static gboolean
+unpack_member (const char *zip, const char *member, Sink *out, GError **error)
+{
+  struct archive *a = zip_open (zip, error);
+  struct archive_entry *entry;
+  gboolean ok = FALSE, found = FALSE;
+  int rc;
+
+  if (a == NULL)
+    return FALSE;
+  while ((rc = archive_read_next_header (a, &entry)) == ARCHIVE_OK)
+    if (g_strcmp0 (archive_entry_pathname (entry), member) == 0)
+      {
+        found = TRUE;
+        ok = archive_copy (a, out, "corrupt zip member", error);
+        break;
+      }
+  if (!found && rc != ARCHIVE_EOF)
+    archive_fail (a, "cannot read zip archive", error);
+  else if (!found)
+    g_set_error (error, INPUT_ERROR, INPUT_ERROR_OPEN, "no member '%s' in the zip archive", member);
+  archive_read_free (a);
+  return ok;
+}
+
+/**
+ * input_is_zip:
+ * @path: a file
+ *
+ * Returns: whether @path is a regular file that starts as a zip archive
+ */
+gboolean
+input_is_zip (const char *path)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  gboolean zip;
+
+  if (fd < 0)
+    return FALSE;
+  zip = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && format_of (fd) == ZIP;
+  close (fd);
+  return zip;
+}
+
+/**
+ * input_zip_members:
+ * @path: a zip archive
+ *
+ * Returns: (transfer full) (element-type filename) (nullable): the paths
+ *   "@path/MEMBER" of its regular members, sorted, or %NULL with @error
+ */
+GPtrArray *
+input_zip_members (const char *path, GError **error)
+{
+  struct archive *a = zip_open (path, error);
+  struct archive_entry *entry;
+  g_autoptr (GPtrArray) members = g_ptr_array_new_with_free_func (g_free);
+  int rc;
+
+  if (a == NULL)
+    return NULL;
+  while ((rc = archive_read_next_header (a, &entry)) == ARCHIVE_OK)
+    {
+      const char *name = archive_entry_pathname (entry);
+
+      if (archive_entry_filetype (entry) == AE_IFREG && name != NULL && *name != '\0')
+        g_ptr_array_add (members, g_build_filename (path, name, NULL));
+      archive_read_data_skip (a);
+    }
+  if (rc != ARCHIVE_EOF)
+    {
+      archive_fail (a, "cannot read zip archive", error);
+      archive_read_free (a);
+      return NULL;
+    }
+  archive_read_free (a);
+  g_ptr_array_sort (members, compare_paths);
+  return g_steal_pointer (&members);
+}
+
+/* "archive.zip/dir/member.mbox": the zip file and the member, when a
+ * leading part of @path is a zip archive (and @path itself is no file). */
+static gboolean
+split_zip_path (const char *path, char **zip, char **member)
+{
+  g_autofree char *copy = g_strdup (path);
+
+  for (char *slash = strrchr (copy, '/'); slash != NULL && slash != copy;
+       slash = g_strrstr_len (copy, slash - copy, "/"))
+    {
+      *slash = '\0';
+      if (input_is_zip (copy))
+        {
+          *zip = g_strdup (copy);
+          *member = g_strdup (path + (slash - copy) + 1);
+          return TRUE;
+        }
+    }
+  return FALSE;
 }
 
 static gboolean
@@ -163,9 +410,39 @@ map_fd (Input *input, int fd, GError **error)
   return TRUE;
 }
 
+static Input *
+open_zip_member (Input *input, const char *zip, const char *member, GError **error)
+{
+  g_autoptr (Input) owned = input;
+  struct stat st;
+  Sink sink;
+
+  if (stat (zip, &st) < 0)
+    {
+      set_errno_error (error, INPUT_ERROR_OPEN, "cannot open", errno);
+      return NULL;
+    }
+  sink = sink_new (st.st_size, error);
+  if (sink.fd < 0)
+    return NULL;
+  if (!unpack_member (zip, member, &sink, error))
+    {
+      close (sink.fd);
+      return NULL;
+    }
+  owned->stored_size = st.st_size;
+  owned->mtime = st.st_mtime;
+  owned->compression = "zip";
+  owned->fd = sink.fd;
+  if (!map_fd (owned, sink.fd, error))
+    return NULL;
+  return g_steal_pointer (&owned);
+}
+
 /**
  * input_open:
- * @path: a file
+ * @path: a file (plain, gzip, bzip2, xz), or a member of a zip archive
+ *   named "ARCHIVE.zip/MEMBER"
  *
  * Returns: (transfer full) (nullable): the file's mbox text as a buffer,
  * or %NULL with @error set (the message does not repeat @path)
@@ -175,10 +452,18 @@ input_open (const char *path, GError **error)
 {
   g_autoptr (Input) input = g_new0 (Input, 1);
   struct stat st;
+  Format format;
   int fd;
 
   input->fd = -1;
   fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && (errno == ENOTDIR || errno == ENOENT))
+    {
+      g_autofree char *zip = NULL, *member = NULL;
+
+      if (split_zip_path (path, &zip, &member))
+        return open_zip_member (g_steal_pointer (&input), zip, member, error);
+    }
   if (fd < 0)
     {
       set_errno_error (error, INPUT_ERROR_OPEN, "cannot open", errno);
@@ -193,20 +478,31 @@ input_open (const char *path, GError **error)
     }
   input->stored_size = st.st_size;
   input->mtime = st.st_mtime;
-  if (has_gzip_magic (fd))
+  format = format_of (fd);
+  if (format == ZIP)
     {
-      int tmp = open_temp (error);
+      close (fd);
+      g_set_error (error, INPUT_ERROR, INPUT_ERROR_OPEN,
+                   "a zip archive: name its members (ARCHIVE.zip/MEMBER), or the archive itself"
+                   " on the command line");
+      return NULL;
+    }
+  if (format != PLAIN)
+    {
+      static const char *const names[] = { [GZIP] = "gzip", [BZIP2] = "bzip2", [XZ] = "xz" };
+      Sink sink = sink_new (st.st_size, error);
+      gboolean ok = sink.fd >= 0 && (format == GZIP ? gunzip (fd, &sink, error)
+                                                     : unpack_stream (fd, format, &sink, error));
 
-      input->gzip = TRUE;
-      if (tmp < 0 || !gunzip (fd, tmp, error))
+      input->compression = names[format];
+      close (fd);
+      if (!ok)
         {
-          if (tmp >= 0)
-            close (tmp);
-          close (fd);
+          if (sink.fd >= 0)
+            close (sink.fd);
           return NULL;
         }
-      close (fd);
-      fd = tmp;
+      fd = sink.fd;
     }
   input->fd = fd;
   if (!map_fd (input, fd, error))

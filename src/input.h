@@ -11,15 +11,22 @@ GQuark input_error_quark (void);
 typedef enum {
   INPUT_ERROR_OPEN,
   INPUT_ERROR_READ,
-  INPUT_ERROR_GZIP,
+  INPUT_ERROR_GZIP,        /* any compressed format that cannot be read */
+  INPUT_ERROR_TOO_LARGE,   /* expands past the limit: a compression bomb? */
 } InputError;
+
+/* A compressed file may expand to this many times its size (and always
+ * to INPUT_EXPANSION_FLOOR): mail compresses 3 to 15 times; a bomb, a
+ * thousand times and more.  DEJA_MAX_EXPANSION overrides the ratio. */
+#define INPUT_MAX_EXPANSION 100
+#define INPUT_EXPANSION_FLOOR ((gint64) 64 << 20)
 
 typedef struct {
   const char *data;        /* the mbox text */
   gsize len;
   gint64 stored_size;      /* bytes on disk */
   gint64 mtime;
-  gboolean gzip;
+  const char *compression;   /* NULL, "gzip", "bzip2", "xz" or "zip" */
   /* private */
   void *map;
   int fd;
@@ -29,7 +36,8 @@ typedef struct {
 Input *input_open (const char *path, GError **error);
 void input_release (Input *input, goffset upto);
 void input_free (Input *input);
-gboolean input_is_gzip_path (const char *path);
+GPtrArray *input_zip_members (const char *path, GError **error);
+gboolean input_is_zip (const char *path);
 char *input_sha256 (const Input *input);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Input, input_free)

@@ -3,11 +3,13 @@
  * A named file is always attempted (and its failure is an error).  Files
  * found under a directory are attempted too, but one that turns out not to
  * be an mbox is skipped with a note, since archive folders hold READMEs
- * and indexes.  Hidden files and directories are ignored; the order is
- * sorted so that ingests are reproducible.
+ * and indexes.  A zip archive is expanded into its members the same way.
+ * Hidden files and directories are ignored; the order is sorted so that
+ * ingests are reproducible.
  */
 #include "walk.h"
 #include "deja.h"
+#include "input.h"
 
 #include <errno.h>
 #include <string.h>
@@ -23,13 +25,39 @@ walk_item_free (gpointer data)
 }
 
 static void
-add_item (GPtrArray *items, const char *path, gboolean from_directory)
+add_one (GPtrArray *items, const char *path, gboolean from_directory)
 {
   WalkItem *item = g_new0 (WalkItem, 1);
 
   item->path = g_strdup (path);
   item->from_directory = from_directory;
   g_ptr_array_add (items, item);
+}
+
+/* A zip archive stands for its members ("ARCHIVE.zip/MEMBER"), as a
+ * directory does for its files: members that are not mbox files (a
+ * README) are skipped with a note.  An archive with no member, or one
+ * that cannot be read, is an error. */
+static void
+add_item (GPtrArray *items, const char *path, gboolean from_directory, const char *verb,
+          guint *n_errors)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) members = NULL;
+
+  if (!input_is_zip (path))
+    {
+      add_one (items, path, from_directory);
+      return;
+    }
+  if ((members = input_zip_members (path, &error)) == NULL || members->len == 0)
+    {
+      deja_error ("cannot %s '%s': %s", verb, path, error ? error->message : "an empty zip archive");
+      (*n_errors)++;
+      return;
+    }
+  for (guint i = 0; i < members->len; i++)
+    add_one (items, g_ptr_array_index (members, i), TRUE);
 }
 
 static gint
@@ -66,7 +94,7 @@ walk_directory (GPtrArray *items, const char *dir, const char *verb, guint *n_er
       if (S_ISDIR (st.st_mode))
         walk_directory (items, path, verb, n_errors);
       else if (S_ISREG (st.st_mode))
-        add_item (items, path, TRUE);
+        add_item (items, path, TRUE, verb, n_errors);
     }
 }
 
@@ -90,7 +118,7 @@ walk_paths (char **paths, const char *verb, guint *n_errors)
       if (stat (*p, &st) == 0 && S_ISDIR (st.st_mode))
         walk_directory (items, *p, verb, n_errors);
       else
-        add_item (items, *p, FALSE);   /* errors are reported when opened */
+        add_item (items, *p, FALSE, verb, n_errors);   /* errors are reported when opened */
     }
   return items;
 }

@@ -157,10 +157,19 @@ def unreadable_file():
 @tap.test
 def zip_and_pdf_renamed_mbox():
     import zipfile
+    # A zip is known by its bytes, not its name: its mbox members are read.
     path = tmp("archive.mbox")
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("inbox.mbox", open(SAMPLE, "rb").read())
-    check_bad_input(path, "not an mbox")
+    db = fresh_db("renamed-zip.db")
+    r = deja("ingest", "--db", db, path)
+    assert r.returncode == 0 and "ingested '%s/inbox.mbox': 6 messages" % path in r.stderr, r.stderr
+    # A zip whose only member is not an mbox is an error naming the member.
+    path = tmp("notes.mbox")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("notes.txt", b"just notes\n")
+    r = deja("ingest", "--db", db, path)
+    assert "skipping '%s/notes.txt': not an mbox" % path in r.stderr, r.stderr
     path = tmp("paper.mbox")
     with open(path, "wb") as f:
         f.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n" + os.urandom(4096))

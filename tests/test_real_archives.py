@@ -4,12 +4,18 @@
 In-Reply-To forms of old mailers, search of plain words, distinct exports,
 compressed inputs.  Run by meson (suite 'cli').
 """
+import bz2
+import gzip
+import hashlib
 import json
+import lzma
 import os
 import sqlite3
+import subprocess
+import zipfile
 
 import tap
-from cli_helpers import FIXTURES, TMP, deja, fresh_db
+from cli_helpers import FIXTURES, SAMPLE, TMP, check_bad_input, deja, fresh_db, tmp
 
 REPLIES = os.path.join(FIXTURES, "replies", "in-reply-to-forms.mbox")
 
@@ -98,6 +104,82 @@ def export_writes_distinct_messages_unless_asked():
     assert sum(row["duplicate_of"] is not None for row in rows) == total - distinct
     r = deja("export", "--db", db, "--format", "jsonl", "--match", "from:nobody-at-all")
     assert r.returncode == 0 and r.stdout == ""
+
+
+COMPRESSED = os.path.join(FIXTURES, "compressed")
+
+
+@tap.test
+def bzip2_xz_and_zip_members_are_read():
+    db = fresh_db("compressed.db")
+    paths = [os.path.join(COMPRESSED, n) for n in ("sample.mbox.bz2", "usenet.mbox.zip")]
+    r = deja("ingest", "--db", db, *paths)
+    assert r.returncode == 0, r.stderr
+    assert "skipping '%s/README.txt': not an mbox file" % paths[1] in r.stderr, r.stderr
+    files = query(db, "SELECT path, compression FROM files ORDER BY path")
+    assert [(os.path.basename(p), c) for p, c in files] == [
+        ("sample.mbox.bz2", "bzip2"), ("plain-words.mbox", "zip")], files
+    assert files[1][0].endswith("usenet.mbox.zip/plain-words.mbox")
+    # The zip's sample.mbox is the .bz2's content: the same hash, not stored twice.
+    assert "usenet.mbox.zip/sample.mbox' has the same content as" in r.stderr, r.stderr
+    with open(SAMPLE, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+    assert query(db, "SELECT count(*) FROM files WHERE sha256 = ?", sha) == [(1,)]
+    assert query(db, "SELECT count(*) FROM messages") == [(6 + 3,)]
+    r = deja("scan", os.path.join(COMPRESSED, "sample.mbox.xz"),
+             os.path.join(COMPRESSED, "usenet.mbox.zip", "plain-words.mbox"))
+    assert r.returncode == 0, r.stderr
+    assert ": 6 messages" in r.stdout and "plain-words.mbox: 3 messages" in r.stdout, r.stdout
+    # A member named on its own, and read back for export-mbox.
+    out = tmp("zip-export.mbox")
+    assert deja("export-mbox", "--db", db, "--out", out).returncode == 0
+    with open(out, "rb") as f:
+        assert f.read().count(b"\nFrom ") + 1 == 6 + 3
+
+
+@tap.test
+def broken_compressed_files_are_errors_naming_them():
+    with open(SAMPLE, "rb") as f:
+        data = f.read()
+    for name, packed in (("truncated.mbox.bz2", bz2.compress(data)[:-20]),
+                         ("truncated.mbox.xz", lzma.compress(data)[:-20])):
+        path = tmp(name)
+        with open(path, "wb") as f:
+            f.write(packed)
+        check_bad_input(path, "corrupt or truncated")
+    path = tmp("broken.zip")
+    with open(path, "wb") as f:
+        f.write(b"PK\x03\x04" + os.urandom(200))
+    r = deja("ingest", "--db", fresh_db("broken-zip.db"), path)
+    assert r.returncode == 1 and "cannot ingest '%s'" % path in r.stderr, r.stderr
+
+
+@tap.test
+def compression_bombs_are_stopped_before_the_disk_fills():
+    bomb = os.path.join(COMPRESSED, "bomb.mbox.bz2")
+    assert os.path.getsize(bomb) < 1000
+    check_bad_input(bomb, "likely compression bomb")
+    r = deja("scan", bomb)
+    assert r.returncode == 1 and "likely compression bomb" in r.stderr, r.stderr
+    # gzip and zip, made here: 100 MB of zeros, about 100 KB packed.
+    head = b"From a@example.com Mon Jan  1 00:00:00 2001\nSubject: x\n\n"
+    gz = tmp("bomb.mbox.gz")
+    with gzip.open(gz, "wb", compresslevel=1) as f:
+        f.write(head)
+        for _ in range(100):
+            f.write(bytes(1 << 20))
+    check_bad_input(gz, "likely compression bomb")
+    zp = tmp("bomb.mbox.zip")
+    with zipfile.ZipFile(zp, "w", zipfile.ZIP_DEFLATED) as z:
+        with z.open("huge.mbox", "w", force_zip64=True) as f:
+            f.write(head)
+            for _ in range(100):
+                f.write(bytes(1 << 20))
+    check_bad_input(zp + "/huge.mbox", "likely compression bomb")
+    # The limit is a ratio: allowed when asked for.
+    env = dict(os.environ, DEJA_MAX_EXPANSION="10000000")
+    r = subprocess.run([os.environ["DEJA"], "scan", bomb], capture_output=True, text=True, env=env)
+    assert "compression bomb" not in r.stderr, r.stderr
 
 
 if __name__ == "__main__":
