@@ -608,6 +608,29 @@ header_fallback_charset (GMimeMessage *message)
   return charset_detect (raw->str, raw->len);
 }
 
+static guint
+count_bytes (const char *s, const char *needle)
+{
+  guint n = 0;
+  gsize len = strlen (needle);
+
+  for (const char *p = s ? strstr (s, needle) : NULL; p != NULL; p = strstr (p + len, needle))
+    n++;
+  return n;
+}
+
+/* How much of the text a lossy conversion replaced ("J?rgen", U+FFFD):
+ * threading keeps the least damaged of several copies. */
+static void
+set_damage (MailRecord *r)
+{
+  static const char fffd[] = "\xef\xbf\xbd";
+
+  r->damage = count_bytes (r->subject, fffd) + count_bytes (r->from_name, fffd) +
+              count_bytes (r->body, fffd) + count_bytes (r->subject, "?") +
+              count_bytes (r->from_name, "?");
+}
+
 static void
 set_content_hash (MailRecord *r)
 {
@@ -672,11 +695,13 @@ mail_record_parse (const char *data, gsize len)
       r->in_reply_to = g_ptr_array_new_with_free_func (g_free);
       r->newsgroups = g_ptr_array_new_with_free_func (g_free);
       set_content_hash (r);
+      set_damage (r);
       return r;
     }
   fallback = header_fallback_charset (message);
   decode_headers (r, message, fallback);
   decode_body (r, message);
   set_content_hash (r);
+  set_damage (r);
   return r;
 }

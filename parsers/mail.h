@@ -44,6 +44,7 @@ typedef struct {
   char *charset;         /* charset the first text part was read in */
   GPtrArray *attachments; /* (element-type TextAttachment) */
   guint64 content_hash;  /* fnv.c over from_addr, subject, body */
+  guint damage;          /* U+FFFD in subject, from_name, body; '?' in subject, from_name */
   GPtrArray *references; /* (element-type utf8) */
   GPtrArray *in_reply_to;
   GPtrArray *newsgroups; /* lower-case group names */

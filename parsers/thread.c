@@ -10,9 +10,11 @@
  * missing is a placeholder: the thread holds together through it, and the
  * messages under it record the missing Message-ID instead of a parent.
  *
- * Later copies of a Message-ID are duplicates of the first (archive
- * order), flagged as conflicting when their content differs; they take
- * the first copy's thread and no place in the tree.  Everything here is
+ * Of several copies of a Message-ID, the least damaged (fewest '?' and
+ * U+FFFD left by lossy charset conversions; of equals, the first in
+ * archive order) is canonical; the others are its duplicates, flagged as
+ * conflicting when their content differs; they take the canonical copy's
+ * thread and no place in the tree.  Everything here is
  * deterministic: inputs are visited in archive order and ties are broken
  * by date, then by position.
  */
@@ -121,33 +123,38 @@ thread_parent_reference (const ThreadInput *message)
   return NULL;
 }
 
-/* Step 1: a container per Message-ID; later copies are duplicates. */
+/* Step 1: a container per Message-ID, holding its best copy (the least
+ * damaged; of equals, the first); the other copies are duplicates. */
 static void
 place_messages (Forest *f, const ThreadInput *in, gsize n, ThreadResult *r, ThreadIndex *own)
 {
   for (gsize i = 0; i < n; i++)
     {
-      ThreadOutput *o = &r->out[i];
       ThreadIndex c;
 
-      *o = (ThreadOutput) { -1, -1, -1, NULL, 0 };
+      r->out[i] = (ThreadOutput) { -1, -1, -1, NULL, 0 };
       if (in[i].message_id == NULL)
         {
           own[i] = new_container (f, i, NULL);
           continue;
         }
       c = container_for (f, in[i].message_id);
-      if (C (f, c)->msg >= 0)
-        {
-          o->duplicate_of = C (f, c)->msg;
-          o->flags |= THREAD_FLAG_DUPLICATE;
-          if (in[i].content != in[o->duplicate_of].content)
-            o->flags |= THREAD_FLAG_CONFLICT;
-          own[i] = -1;
-          continue;
-        }
-      C (f, c)->msg = i;
+      if (C (f, c)->msg < 0 || in[i].damage < in[C (f, c)->msg].damage)
+        C (f, c)->msg = i;
       own[i] = c;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      ThreadOutput *o = &r->out[i];
+      ThreadIndex best;
+
+      if (own[i] < 0 || (best = C (f, own[i])->msg) == (ThreadIndex) i)
+        continue;
+      o->duplicate_of = best;
+      o->flags |= THREAD_FLAG_DUPLICATE;
+      if (in[i].content != in[best].content)
+        o->flags |= THREAD_FLAG_CONFLICT;
+      own[i] = -1;
     }
 }
 

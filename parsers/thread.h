@@ -10,8 +10,8 @@ G_BEGIN_DECLS
 typedef gint32 ThreadIndex;
 
 /* One message, as threading sees it.  Indexes are positions in the input
- * array, which must be in archive order (the first copy of a Message-ID
- * is the canonical one). */
+ * array, which must be in archive order (of several copies of a
+ * Message-ID, the canonical one is the least damaged, then the first). */
 typedef struct {
   const char *message_id;     /* normalised, or NULL */
   const char *const *references;   /* (array length=n_references) oldest first */
@@ -21,6 +21,7 @@ typedef struct {
   const char *date;           /* ISO 8601, or NULL */
   const char *subject;        /* used only when grouping by subject */
   guint64 content;            /* a hash of the content, to tell conflicting copies */
+  guint damage;               /* characters a lossy conversion replaced ('?', U+FFFD) */
 } ThreadInput;
 
 typedef enum {

@@ -230,7 +230,7 @@ chunk_text (StoreThreadData *data, sqlite3_stmt *stmt, int col)
   "SELECT m.id, m.message_id, m.date, CASE WHEN ?1 THEN m.subject END," \
   " coalesce(m.content_hash, deja_content_hash(m.from_addr, m.subject, m.body))," \
   " deja_content_hash(m.thread_id, m.parent_id, m.duplicate_of, m.missing_parent," \
-  " m.thread_flags)"
+  " m.thread_flags), coalesce(m.text_damage, 0)"
 
 /* What threading reads, of every message ([0]) or of one batch ([1],
  * store-thread-batches.c). */
@@ -261,7 +261,8 @@ load_messages (Store *store, StoreThreadData *data, gboolean subjects, gint batc
     {
       gint64 id = sqlite3_column_int64 (stmt, 0);
       ThreadInput in = { chunk_text (data, stmt, 1), NULL, 0, NULL, 0, chunk_text (data, stmt, 2),
-                         chunk_text (data, stmt, 3), (guint64) sqlite3_column_int64 (stmt, 4) };
+                         chunk_text (data, stmt, 3), (guint64) sqlite3_column_int64 (stmt, 4),
+                         (guint) sqlite3_column_int64 (stmt, 6) };
 
       guint64 now = (guint64) sqlite3_column_int64 (stmt, 5);
 

@@ -43,9 +43,10 @@ static const char *const stmt_sql[N_STMTS] = {
     "INSERT INTO messages (file_id, byte_offset, byte_length, line_no, envelope,"
     " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags,"
     " own_text, quoted_lines, own_lines, attachment_count,"
-    " id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags, content_hash)"
+    " id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags, content_hash,"
+    " text_damage)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25)",
+    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26)",
   [STMT_INSERT_REF] =
     "INSERT OR IGNORE INTO refs (message_id, kind, position, ref) VALUES (?1, ?2, ?3, ?4)",
   [STMT_INSERT_GROUP] = "INSERT OR IGNORE INTO newsgroups (name) VALUES (?1)",
@@ -641,6 +642,7 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   _store_bind_text_or_null (stmt, 23, guess.missing_parent);
   _store_bind_text_or_null (stmt, 24, guess.flags);
   sqlite3_bind_int64 (stmt, 25, (sqlite3_int64) r->content_hash);
+  sqlite3_bind_int64 (stmt, 26, r->damage);
   rc = step_reset (stmt);
   g_free (guess.flags);
   if (rc != SQLITE_DONE)

@@ -57,6 +57,12 @@ static const Case cases[] = {
   { "own-references-win", FALSE,
     { "a||||Q|1", "b||||R|2", "c|a|||Re: Q|3", "d|b c|||Re: Q|4" },
     { "1 - -", "2 - -", "1 1 -", "1 3 -" }, 0 },
+  /* Three copies of b; the second is the least damaged ("J?rgen" in the
+   * others): it is canonical, the others its duplicates. */
+  { "best-copy-is-canonical", FALSE,
+    { "a||||Q|1", "b|a|||Re: Q|2|3", "b|a|||Re: Q|3|0", "b|a|||Re: Q|2|3", "c|a b|||Re: Q|4" },
+    { "1 - -", "1 - duplicate,conflicting-duplicate", "1 1 -", "1 - duplicate,conflicting-duplicate",
+      "1 3 -" }, 0 },
   { "time-travel", FALSE,
     { "a|||1997-11-18T10:00:00|Q|1", "b|a||1997-11-18T09:00:00|Re: Q|2" },
     { "1 - -", "1 1 time-travel" }, 0 },
@@ -104,13 +110,14 @@ run_case (gconstpointer data)
 
   for (; n < G_N_ELEMENTS (c->messages) && c->messages[n]; n++)
     {
-      char **f = fields[n] = g_strsplit (c->messages[n], "|", 6);
+      char **f = fields[n] = g_strsplit (c->messages[n], "|", 7);
       refs[n] = split_ids (f[1]);
       irts[n] = split_ids (f[2]);
       in[n] = (ThreadInput) { *f[0] ? f[0] : NULL,
                               (const char *const *) refs[n]->pdata, refs[n]->len,
                               (const char *const *) irts[n]->pdata, irts[n]->len,
-                              *f[3] ? f[3] : NULL, f[4], g_ascii_strtoull (f[5], NULL, 10) };
+                              *f[3] ? f[3] : NULL, f[4], g_ascii_strtoull (f[5], NULL, 10),
+                              f[6] ? (guint) g_ascii_strtoull (f[6], NULL, 10) : 0 };
     }
   thread_compute (in, n, c->by_subject, &r);
   for (gsize i = 0; i < n; i++)

@@ -106,6 +106,17 @@ def export_writes_distinct_messages_unless_asked():
     assert r.returncode == 0 and r.stdout == ""
 
 
+@tap.test
+def the_least_damaged_copy_is_canonical():
+    db = fresh_db("best.db")
+    assert deja("ingest", "--db", db, os.path.join(FIXTURES, "replies", "best-copy.mbox")).returncode == 0
+    rows = query(db, "SELECT id, from_name, subject, duplicate_of FROM messages ORDER BY id")
+    assert rows[0][1] == "J?rgen M?ller" and rows[0][3] == rows[1][0], rows
+    assert rows[1][1:] == ("J\u00fcrgen M\u00fcller", "Gr\u00fc\u00dfe aus M\u00fcnchen", None), rows
+    r = deja("export", "--db", db, "--format", "jsonl", "--fields", "id,from_name")
+    assert [json.loads(line)["from_name"] for line in r.stdout.splitlines()] == ["J\u00fcrgen M\u00fcller"]
+
+
 COMPRESSED = os.path.join(FIXTURES, "compressed")
 
 
