@@ -239,11 +239,22 @@ static const char *const messages_sql[2] = {
   THREAD_COLUMNS " FROM temp.thread_batch b JOIN messages m ON m.id = b.id"
   " WHERE b.batch = ?2 ORDER BY m.id",
 };
+/* A reference that is some author's address in this archive, and no
+ * message's Message-ID, is an address an old mailer bracketed into
+ * References ("<elloyd@lancaster.lib.pa.us>", twisted-python 2002): it
+ * would join unrelated threads through one placeholder, so threading
+ * does not read it (the refs table keeps it, as written). */
+#define NOT_AN_ADDRESS(r) \
+  " (" r " NOT IN (SELECT from_addr FROM messages WHERE from_addr IS NOT NULL)" \
+  "  OR " r " IN (SELECT message_id FROM messages WHERE message_id IS NOT NULL))"
+
 static const char *const refs_sql[2] = {
-  "SELECT message_id, kind = 'references', ref FROM refs ORDER BY message_id, kind DESC, position",
+  "SELECT message_id, kind = 'references', ref FROM refs WHERE" NOT_AN_ADDRESS ("ref")
+  " ORDER BY message_id, kind DESC, position",
   "SELECT r.message_id, r.kind = 'references', r.ref"
   " FROM temp.thread_batch b JOIN refs r ON r.message_id = b.id"
-  " WHERE b.batch = ?1 ORDER BY r.message_id, r.kind DESC, r.position",
+  " WHERE b.batch = ?1 AND" NOT_AN_ADDRESS ("r.ref")
+  " ORDER BY r.message_id, r.kind DESC, r.position",
 };
 
 /* The messages of @batch, or all (-1). */
