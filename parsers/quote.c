@@ -22,8 +22,9 @@
  *     pipermail's attachment notice (from "-------------- next part
  *     --------------" to the end, and "An HTML attachment was
  *     scrubbed..." with its Name/Type/Size/Desc/URL lines), Mailman's
- *     footer (a line of underscores followed within a few lines by the
- *     list's name or listinfo address, to the end), Google Groups' footer
+ *     footer (a line of underscores, or a run of them glued to the end
+ *     of the last line, followed within a few lines by the list's name
+ *     or listinfo address, to the end), Google Groups' footer
  *     ("You received this message because you are subscribed to the
  *     Google Groups …", with the "--~--~-" line before it) and Yahoo!
  *     Groups' ("Yahoo! Groups Links").
@@ -463,6 +464,37 @@ is_scrubbed_notice (const Line *l)
 
 #define FOOTER_LOOKAHEAD 6
 
+/* Does a line naming a list follow @i within a few lines? */
+static gboolean
+names_list_soon (GArray *lines, guint i)
+{
+  for (guint j = i + 1; j < lines->len && j <= i + FOOTER_LOOKAHEAD; j++)
+    {
+      const Line *f = &g_array_index (lines, Line, j);
+
+      if (contains_ci (f->p, f->len, "mailing list") || contains_ci (f->p, f->len, "listinfo") ||
+          contains_ci (f->p, f->len, "mailman"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Mailman glues its footer's rule to a last line without a line break
+ * ("Check it out!_____…"): the length of the text before a run of at
+ * least 20 underscores that ends the line, or 0. */
+static gsize
+text_before_rule (const Line *l)
+{
+  gsize end = l->len, run;
+
+  while (end > 0 && g_ascii_isspace (l->p[end - 1]))
+    end--;
+  run = end;
+  while (run > 0 && l->p[run - 1] == '_')
+    run--;
+  return end - run >= 20 && run > 0 ? run : 0;
+}
+
 /* Does a list footer (or pipermail's attachment notice) start at @i?
  * Returns how many lines of it to mark: G_MAXUINT for "to the end". */
 static guint
@@ -475,15 +507,8 @@ notice_at (GArray *lines, guint i)
       line_starts (l, "--~--~---------~--~----~") || line_is (l, "Yahoo! Groups Links") ||
       line_starts (l, "------------------------ Yahoo! Groups Sponsor"))
     return G_MAXUINT;
-  if (is_underscores (l))
-    for (guint j = i + 1; j < lines->len && j <= i + FOOTER_LOOKAHEAD; j++)
-      {
-        const Line *f = &g_array_index (lines, Line, j);
-
-        if (contains_ci (f->p, f->len, "mailing list") || contains_ci (f->p, f->len, "listinfo") ||
-            contains_ci (f->p, f->len, "mailman"))
-          return G_MAXUINT;
-      }
+  if (is_underscores (l) && names_list_soon (lines, i))
+    return G_MAXUINT;
   /* A scrubbed part whose notice stands alone (HTML-only mail). */
   if (is_scrubbed_notice (l) || line_starts (l, "Skipped content of type "))
     {
@@ -510,6 +535,15 @@ cut_tail (GArray *lines)
 
       if (l->kind != LINE_OWN)
         continue;
+      if (text_before_rule (l) > 0 && names_list_soon (lines, i))
+        {
+          /* The author's text before the glued rule stays. */
+          l->len = text_before_rule (l);
+          for (guint j = i + 1; j < lines->len; j++)
+            g_array_index (lines, Line, j).kind = LINE_NOTICE;
+          n = i + 1;
+          break;
+        }
       if ((notice = notice_at (lines, i)) == G_MAXUINT)
         {
           for (guint j = i; j < lines->len; j++)
