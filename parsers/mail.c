@@ -80,7 +80,7 @@ mail_flags_to_string (MailFlags flags)
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
     "nul-bytes", "truncated", "from-rewritten", "from-munged", "from-masked",
-    "date-bad-zone",
+    "date-bad-zone", "html-scrubbed",
   };
 
   return flags_to_string (flags, names, G_N_ELEMENTS (names));
@@ -529,6 +529,8 @@ decode_body (MailRecord *r, GMimeMessage *message)
   r->own_text = own.text;
   r->quoted_lines = own.quoted_lines;
   r->own_lines = own.own_lines;
+  if (own.html_scrubbed)
+    r->flags |= MAIL_FLAG_HTML_SCRUBBED;
   r->charset = g_strdup (text.charset);
   r->attachments = g_steal_pointer (&text.attachments);
   r->flags |= text_flags (text.flags);

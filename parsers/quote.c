@@ -617,9 +617,13 @@ quote_own_text (const char *body, OwnText *own)
   classify (lines);
   cut_tail (lines);
   own->quoted_lines = own->own_lines = 0;
+  own->html_scrubbed = FALSE;
   for (guint i = 0; i < lines->len; i++)
     {
       Line *l = &g_array_index (lines, Line, i);
+
+      if (l->kind == LINE_NOTICE && line_is (l, "An HTML attachment was scrubbed..."))
+        own->html_scrubbed = TRUE;
 
       switch (l->kind)
         {
