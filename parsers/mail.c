@@ -529,7 +529,9 @@ decode_body (MailRecord *r, GMimeMessage *message)
   r->own_text = own.text;
   r->quoted_lines = own.quoted_lines;
   r->own_lines = own.own_lines;
-  if (own.html_scrubbed)
+  /* Flagged where it matters: the HTML was all the author's text (a
+   * plain-text alternative beside the notice loses nothing). */
+  if (own.html_scrubbed && own.own_lines == 0)
     r->flags |= MAIL_FLAG_HTML_SCRUBBED;
   r->charset = g_strdup (text.charset);
   r->attachments = g_steal_pointer (&text.attachments);

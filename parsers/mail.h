@@ -28,7 +28,7 @@ typedef enum {
   MAIL_FLAG_FROM_MUNGED      = 1 << 18, /* "user at host" put back together */
   MAIL_FLAG_FROM_MASKED      = 1 << 19, /* Google Groups' "abc...@domain" */
   MAIL_FLAG_DATE_BAD_ZONE    = 1 << 20, /* a zone that is no zone: read as UTC */
-  MAIL_FLAG_HTML_SCRUBBED    = 1 << 21, /* the archive kept a notice, not the HTML text */
+  MAIL_FLAG_HTML_SCRUBBED    = 1 << 21, /* the archive kept a notice, not the author's only (HTML) text */
 } MailFlags;
 
 typedef struct {
