@@ -142,9 +142,13 @@ skip_yenc_block (const GString *text, gsize offset)
   return offset;
 }
 
-/* Length of a run of bare uuencoded lines at @offset (0 when too short). */
+/* Length of a run of bare uuencoded lines at @offset (0 when too short);
+ * *@scanned is where the uu-shaped lines end either way.  A run that is
+ * too short from its first line is too short from any later line too
+ * (it ends at the same place with fewer full lines), so the caller does
+ * not look for one again before *@scanned: the scan stays linear. */
 static gsize
-uu_run (const GString *text, gsize offset, gint64 *size)
+uu_run (const GString *text, gsize offset, gint64 *size, gsize *scanned)
 {
   Line line;
   gsize start = offset, full = 0;
@@ -160,6 +164,7 @@ uu_run (const GString *text, gsize offset, gint64 *size)
       *size += n;
       offset = line.next;
     }
+  *scanned = offset;
   return full >= UU_RUN_MIN ? offset - start : 0;
 }
 
@@ -169,7 +174,7 @@ binary_strip (GString *text, GPtrArray *attachments)
 {
   GString *kept = NULL;
   TextFlags flags = 0;
-  gsize offset = 0, copied = 0;
+  gsize offset = 0, copied = 0, no_run_until = 0;
   Line line;
 
   while (line_at (text, offset, &line))
@@ -198,7 +203,8 @@ binary_strip (GString *text, GPtrArray *attachments)
                                                 "yenc"));
           flags |= TEXT_FLAG_YENC;
         }
-      else if ((run = uu_run (text, offset, &size)) > 0)
+      else if (offset >= no_run_until &&
+               (run = uu_run (text, offset, &size, &no_run_until)) > 0)
         {
           end = offset + run;
           g_ptr_array_add (attachments, text_attachment_new ("application/octet-stream", NULL, size,
