@@ -231,7 +231,7 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
   MboxSpan span;
   StoreFileMeta meta;
   guint threads;
-  gboolean ok;
+  gboolean ok, recorded;
   g_autoptr (GHashTable) decisions = NULL;
 
   memset (result, 0, sizeof *result);
@@ -241,6 +241,8 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
     sha256 = input_sha256 (input);
   else if (is_unchanged (store, input, abs, result, &sha256))
     return TRUE;
+  /* Here, a hash means the path was ingested before with other content. */
+  recorded = sha256 != NULL;
   splitter = mbox_splitter_new (input->data, input->len,
                                 options->force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
   mbox_splitter_set_scan_func (splitter, release_behind, input);
@@ -253,11 +255,20 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
       if (sha256 != NULL && (decisions = store_decisions_for (store, sha256)) != NULL)
         mbox_splitter_set_decisions (splitter, decisions);
     }
-  if (!first_message (splitter, &span, result, error))
-    return result->empty;
-
   meta = (StoreFileMeta) { abs, input->len, input->stored_size, input->mtime,
                            input->compression };
+  if (!first_message (splitter, &span, result, error))
+    {
+      /* A file that became empty replaces its old rows with none. */
+      if (!result->empty || !recorded)
+        return result->empty;
+      if (!store_begin_file (store, &meta, error))
+        return FALSE;
+      if (store_finish_file (store, sha256, 0, 0, error))
+        return TRUE;
+      store_abort_file (store);
+      return FALSE;
+    }
   if (!store_begin_file (store, &meta, error))
     return FALSE;
 

@@ -93,6 +93,28 @@ def changed_file_replaces_its_rows():
 
 
 @tap.test
+def file_truncated_to_empty_has_no_rows_left():
+    db = fresh_db("emptied.db")
+    path = tmp("emptied.mbox")
+    shutil.copy(SAMPLE, path)
+    assert deja("ingest", "--db", db, path).returncode == 0
+    assert table_count(db, "messages") == 6
+    open(path, "wb").close()
+    r = deja("ingest", "--db", db, path)
+    assert r.returncode == 0 and "is empty" in r.stderr, r.stderr
+    assert table_count(db, "messages") == 0
+    assert table_count(db, "separator_log") == 0
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT size, messages FROM files").fetchall() == [(0, 0)]
+        assert c.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'sizeof'").fetchone() == (0,)
+    # An empty file never ingested leaves no row.
+    other = tmp("never.mbox")
+    open(other, "wb").close()
+    assert deja("ingest", "--db", db, other).returncode == 0
+    assert table_count(db, "files") == 1
+
+
+@tap.test
 def gzip_is_read_and_same_content_is_not_stored_twice():
     db = fresh_db("gz.db")
     gz = tmp("comp.lang.c.mbox.gz")
