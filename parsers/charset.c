@@ -284,6 +284,54 @@ convert_any (const char *bytes, gsize len, const char *charset, CharsetResult *r
   return out;
 }
 
+/* UTF-16, UTF-32 and UCS-2/4 are not ASCII-compatible: their NUL bytes
+ * are half of every Latin character, so they must be converted before
+ * anything treats the bytes as text. */
+static gboolean
+is_wide_encoding (const char *charset)
+{
+  static const char *const prefixes[] = { "utf-16", "utf16", "utf-32", "utf32", "ucs-2", "ucs2",
+                                          "ucs-4", "ucs4", "unicode" };
+
+  if (charset == NULL)
+    return FALSE;
+  while (g_ascii_isspace (*charset) || *charset == '"')
+    charset++;
+  for (gsize i = 0; i < G_N_ELEMENTS (prefixes); i++)
+    if (g_ascii_strncasecmp (charset, prefixes[i], strlen (prefixes[i])) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* @bytes in a wide charset, or NULL when they are not valid in it.  A
+ * byte-order mark goes; U+0000 becomes U+FFFD, as NUL does elsewhere. */
+static char *
+convert_wide (const char *bytes, gsize len, const char *charset, CharsetResult *result)
+{
+  g_autofree char *clean = clean_charset_name (charset);
+  GIConv cd = converter_for (clean);
+  g_autofree char *out = NULL;
+  gsize written = 0;
+  GString *text;
+
+  if (cd == (GIConv) -1)
+    return NULL;
+  g_iconv (cd, NULL, NULL, NULL, NULL);
+  if ((out = g_convert_with_iconv (bytes, len, cd, NULL, &written, NULL)) == NULL)
+    return NULL;
+  text = g_string_sized_new (written + 8);
+  for (gsize i = g_str_has_prefix (out, "\xef\xbb\xbf") ? 3 : 0; i < written; i++)
+    {
+      if (out[i] == '\0')
+        g_string_append (text, "\xef\xbf\xbd");
+      else
+        g_string_append_c (text, out[i]);
+    }
+  result->used = canonical_name (clean);
+  result->guessed = FALSE;
+  return g_string_free (text, FALSE);
+}
+
 /* Replaces each SUB (0x1A) with U+FFFD. */
 static char *
 replace_sub (char *text)
@@ -337,6 +385,8 @@ charset_to_utf8 (const char *bytes, gsize len, const char *charset, CharsetResul
   *result = local;
   if (len == 0)
     return g_strdup ("");
+  if (is_wide_encoding (charset) && (out = convert_wide (bytes, len, charset, result)) != NULL)
+    return charset_sanitize_utf8 (out);
   if (has_nul)
     {
       /* NUL cannot live in a C string: carry it through the conversion as

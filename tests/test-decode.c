@@ -199,6 +199,40 @@ test_charset (void)
     }
 }
 
+/* UTF-16 and UTF-32 parts: NUL bytes are half of every character. */
+static void
+test_charset_wide (void)
+{
+  static const struct {
+    const char *bytes;
+    gsize len;
+    const char *declared;
+    const char *text;
+    const char *used;
+  } cases[] = {
+    { "h\0i\0!\0", 6, "utf-16le", "hi!", "utf-16le" },
+    { "\0h\0i", 4, "UTF-16BE", "hi", "utf-16be" },
+    { "\xff\xfeh\0\xe9\0", 6, "utf-16", "h\xc3\xa9", "utf-16" },     /* BOM, little-endian */
+    { "h\0\0\0i\0\0\0", 8, "utf-32le", "hi", "utf-32le" },
+    { "\0\0h\0", 4, "utf-16le", "\xef\xbf\xbdh", "utf-16le" },         /* U+0000 */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      CharsetResult cs;
+      g_autofree char *out = charset_to_utf8 (cases[i].bytes, cases[i].len, cases[i].declared, &cs);
+
+      if (strcmp (out, cases[i].text) != 0 || strcmp (cs.used, cases[i].used) != 0 || cs.guessed)
+        g_error ("wide case %zu: got '%s' (%s, guessed %d)", i, out, cs.used, cs.guessed);
+    }
+  {
+    /* Odd length: not UTF-16 after all; read as bytes, and guessed. */
+    CharsetResult cs;
+    g_autofree char *out = charset_to_utf8 ("abc", 3, "utf-16le", &cs);
+    g_assert_cmpstr (out, ==, "abc");
+  }
+}
+
 static void
 test_charset_nul (void)
 {
@@ -305,6 +339,7 @@ main (int argc, char **argv)
   g_test_add_func ("/decode/in-reply-to", test_in_reply_to);
   g_test_add_func ("/decode/charset", test_charset);
   g_test_add_func ("/decode/charset-nul", test_charset_nul);
+  g_test_add_func ("/decode/charset-wide", test_charset_wide);
   g_test_add_func ("/decode/charset-reuse", test_charset_reuse);
   g_test_add_func ("/decode/message", test_message);
   g_test_add_func ("/decode/broken-message", test_broken_message);
