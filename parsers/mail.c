@@ -350,7 +350,7 @@ person_in (const char *raw, const char *person, const char *list_addr, const cha
           g_autofree char *raw_name = g_strdup (internet_address_get_name (a));
           name = decode_name (raw_name, fallback);
         }
-      if (name != NULL && g_utf8_casefold (name, -1) != NULL)
+      if (name != NULL)
         {
           g_autofree char *a_fold = g_utf8_casefold (name, -1);
           g_autofree char *b_fold = g_utf8_casefold (person, -1);
