@@ -199,7 +199,7 @@ import_decisions (Review *r, const char *path)
           return FALSE;
         }
       if (!record (r, f[c_sha], g_ascii_strtoll (f[c_line], NULL, 10), d,
-                   c_note >= 0 && (guint) c_note < nf ? f[c_note] : NULL))
+                   c_note >= 0 && (guint) c_note < nf ? output_tsv_unescape (f[c_note]) : NULL))
         return FALSE;
     }
   return TRUE;

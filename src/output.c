@@ -51,6 +51,34 @@ output_tsv_field (GString *out, const char *text)
     }
 }
 
+/**
+ * output_tsv_unescape:
+ * @field: (inout): a TSV field as output_tsv_field() wrote it
+ *
+ * Undoes output_tsv_field() in place: "\\t", "\\n", "\\r" and "\\\\" become
+ * the characters; a backslash before anything else stays as written.
+ *
+ * Returns: (transfer none): @field
+ */
+char *
+output_tsv_unescape (char *field)
+{
+  char *w = field;
+
+  for (const char *p = field; *p; p++)
+    {
+      if (*p == '\\' && p[1] != '\0' && strchr ("tnr\\", p[1]) != NULL)
+        {
+          p++;
+          *w++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r' : '\\';
+        }
+      else
+        *w++ = *p;
+    }
+  *w = '\0';
+  return field;
+}
+
 /* A JSON string for UTF-8 @text, or null. */
 void
 output_json_string (GString *out, const char *text)

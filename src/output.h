@@ -10,6 +10,7 @@ G_BEGIN_DECLS
 
 void output_csv_field (GString *out, const char *text);
 void output_tsv_field (GString *out, const char *text);
+char *output_tsv_unescape (char *field);
 void output_json_string (GString *out, const char *text);
 void output_json_object (GString *out, const StoreValue *values, guint n);
 

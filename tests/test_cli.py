@@ -480,6 +480,7 @@ def review_decisions_are_imported_and_stick():
         ("37", "rejected", "From 2003"),
         ("96", "rejected", "From eve@example.com Wed Nov 19 07:00:00 1997")]
     body[0][6], body[0][7] = "split", "checked against the group's FAQ"
+    body[1][6], body[1][7] = "no-split", "see C:\\\\faq\\tsection 2"   # TSV: a backslash and a tab
     with open(tmp("decided.tsv"), "w", encoding="utf-8") as f:
         f.write("\n".join("\t".join(r) for r in [head] + body) + "\n")
     r = deja("review", "--db", db, "--import", tmp("decided.tsv"))
@@ -494,7 +495,20 @@ def review_decisions_are_imported_and_stick():
     # export shows the decision.
     assert deja("ingest", "--db", db, SAMPLE).returncode == 0
     assert table_count(db, "messages") == 7
-    assert review_tsv(db, tmp("again.tsv"))[1][6] == "split"
+    again = review_tsv(db, tmp("again.tsv"))
+    assert again[1][6] == "split"
+    # Notes round-trip: exported as written, imported again unchanged.
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT note FROM separator_decisions WHERE line_no = 96").fetchone()[0] == \
+            "see C:\\faq\tsection 2"
+    assert again[2][7] == "see C:\\\\faq\\tsection 2", again[2]
+    with open(tmp("again.tsv"), "w", encoding="utf-8") as f:
+        f.write("\n".join("\t".join(r) for r in again) + "\n")
+    r = deja("review", "--db", db, "--import", tmp("again.tsv"))
+    assert r.returncode == 0 and "0 files read again" in r.stderr, r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT note FROM separator_decisions WHERE line_no = 96").fetchone()[0] == \
+            "see C:\\faq\tsection 2"
     # A bad decision file changes nothing.
     with open(tmp("bad.tsv"), "w") as f:
         f.write("file_sha256\tline_no\tdecision\n%s\t96\tmaybe\n" % body[0][0])
