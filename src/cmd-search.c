@@ -4,7 +4,6 @@
 #include "search-query.h"
 #include "store.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -131,11 +130,6 @@ run_search (Store *store, const StoreFilter *filter, const char *typed, Format f
   if (format == FORMAT_JSON)
     fputs (p.rows ? "\n]\n" : "[]\n", stdout);
   g_string_free (p.line, TRUE);
-  if (fflush (stdout) != 0 || ferror (stdout))
-    {
-      deja_error ("cannot write search results: %s", g_strerror (errno));
-      return DEJA_EXIT_FAILED;
-    }
   if (!ok)
     {
       deja_error ("%s", error->message);

@@ -12,6 +12,7 @@
 #endif
 #include <stdarg.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 static const struct {
@@ -112,6 +113,29 @@ tune_malloc (void)
 #endif
 }
 
+/* As git's run_builtin(): whatever a command printed must have reached
+ * its destination (a full disk, a closed pipe, /dev/full), checked once
+ * here for every command, so that none can forget.  Returns @status, or
+ * DEJA_EXIT_FAILED when standard output failed. */
+static int
+finish_stdout (int status)
+{
+  int failed = fflush (stdout) != 0 || ferror (stdout);
+  int err = errno;
+
+  if (fclose (stdout) != 0 && !failed)
+    {
+      failed = 1;
+      err = errno;
+    }
+  if (failed && err != EPIPE)
+    {
+      fprintf (stderr, "deja: cannot write standard output: %s\n", g_strerror (err));
+      return DEJA_EXIT_FAILED;
+    }
+  return failed ? DEJA_EXIT_FAILED : status;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -128,7 +152,7 @@ main (int argc, char **argv)
   if (strcmp (name, "--version") == 0 || strcmp (name, "version") == 0)
     {
       printf ("deja %s\n", PACKAGE_VERSION);
-      return DEJA_EXIT_OK;
+      return finish_stdout (DEJA_EXIT_OK);
     }
   if (strcmp (name, "--help") == 0 || strcmp (name, "-h") == 0 || strcmp (name, "help") == 0)
     {
@@ -140,18 +164,18 @@ main (int argc, char **argv)
               {
                 g_autofree char *prg = g_strdup_printf ("deja %s", argv[2]);
                 g_set_prgname (prg);
-                return commands[i].fn (2, help_argv);
+                return finish_stdout (commands[i].fn (2, help_argv));
               }
         }
       usage (stdout);
-      return DEJA_EXIT_OK;
+      return finish_stdout (DEJA_EXIT_OK);
     }
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (name, commands[i].name) == 0)
       {
         g_autofree char *prg = g_strdup_printf ("deja %s", name);
         g_set_prgname (prg);
-        return commands[i].fn (argc - 1, argv + 1);
+        return finish_stdout (commands[i].fn (argc - 1, argv + 1));
       }
   fprintf (stderr, "deja: '%s' is not a deja command (see 'deja --help')\n", name);
   return DEJA_EXIT_USAGE;

@@ -181,11 +181,12 @@ output_stream (Output *o)
 }
 
 /* Finishes the output: with @commit, a file is renamed into place; without
- * (or on a write error), it is removed.  Returns FALSE when writing failed. */
+ * (or on a write error), it is removed.  Returns FALSE when writing failed.
+ * Standard output is checked once for every command, in main.c. */
 gboolean
 output_close (Output *o, gboolean commit, GError **error)
 {
-  gboolean ok = fflush (o->stream) == 0 && !ferror (o->stream);
+  gboolean ok = o->path == NULL || (fflush (o->stream) == 0 && !ferror (o->stream));
   int saved = errno;
 
   if (o->path != NULL)

@@ -551,6 +551,20 @@ def force_reads_a_file_that_starts_with_prose():
 
 
 @tap.test
+def a_full_standard_output_is_an_error_for_every_command():
+    # Checked once, in main.c, as git's run_builtin does.
+    db = fresh_db("full.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    for args in (["log", "--db", db], ["stats", "--db", db], ["thread", "--db", db, "--report"],
+                 ["search", "--db", db, "sizeof"], ["export", "--db", db], ["--version"],
+                 ["scan", SAMPLE], ["network", "--db", db, "--format", "gml"]):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([DEJA] + args, stdout=full, stderr=subprocess.PIPE, text=True)
+        assert r.returncode == 1, (args, r.returncode, r.stderr)
+        assert r.stderr.count("cannot write standard output") == 1, (args, r.stderr)
+
+
+@tap.test
 def usage_errors_exit_2():
     assert deja("ingest", SAMPLE).returncode == 2
     assert deja("frobnicate").returncode == 2
