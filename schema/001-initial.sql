@@ -1,5 +1,5 @@
 -- deja schema version 1: files, messages, references, newsgroups and the
--- separator log.  Names in CONTRACT.md are fixed; see docs/schema.md.
+-- separator log.  Names the external contract fixes are listed in docs/schema.md.
 
 CREATE TABLE files (
   id            INTEGER PRIMARY KEY,

@@ -1,4 +1,4 @@
-/* cli.c — what the read commands (log, search, export) share. */
+/* cli.c — what the commands share: opening the database, checking options. */
 #include "deja.h"
 #include "store.h"
 

@@ -5,7 +5,7 @@
 
 G_BEGIN_DECLS
 
-/* Exit statuses (CONTRACT.md). */
+/* Exit statuses, fixed by the project's external contract (README, "Exit status"). */
 #define DEJA_EXIT_OK     0
 #define DEJA_EXIT_FAILED 1   /* some input failed */
 #define DEJA_EXIT_USAGE  2

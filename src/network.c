@@ -49,7 +49,7 @@ typedef struct {
   Network *net;
   GHashTable *vertex_of;    /* address -> index + 1 */
   GHashTable *name_count;   /* address -> count of its current name */
-  GHashTable *edge_of;      /* "from\nto" -> NetEdge */
+  GHashTable *edge_of;      /* "FROM TO" (vertex indexes, "%u %u") -> NetEdge */
   const NetworkOptions *options;
   gint64 thread;            /* NETWORK_THREAD: the thread being read */
   GArray *thread_authors;   /* of guint */

@@ -1,4 +1,6 @@
-/* store-private.h — what store.c and store-query.c share. */
+/* store-private.h — what the store*.c files share: the Store struct, the
+ * prepared statements and the SQLite helpers.  Nothing outside the store
+ * includes it. */
 #pragma once
 
 #include "store.h"
