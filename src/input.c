@@ -318,7 +318,7 @@ unpack_member (const char *zip, const char *member, Sink *out, GError **error)
 gboolean
 input_is_zip (const char *path)
 {
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block */
   struct stat st;
   gboolean zip;
 
@@ -456,7 +456,7 @@ input_open (const char *path, GError **error)
   int fd;
 
   input->fd = -1;
-  fd = open (path, O_RDONLY | O_CLOEXEC);
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block */
   if (fd < 0 && (errno == ENOTDIR || errno == ENOENT))
     {
       g_autofree char *zip = NULL, *member = NULL;
@@ -469,11 +469,18 @@ input_open (const char *path, GError **error)
       set_errno_error (error, INPUT_ERROR_OPEN, "cannot open", errno);
       return NULL;
     }
-  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+  if (fstat (fd, &st) < 0)
     {
-      int err = S_ISDIR (st.st_mode) ? EISDIR : errno ? errno : EINVAL;
+      int err = errno;
       close (fd);
-      set_errno_error (error, INPUT_ERROR_OPEN, "not a regular file", err);
+      set_errno_error (error, INPUT_ERROR_OPEN, "cannot stat", err);
+      return NULL;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      close (fd);
+      set_errno_error (error, INPUT_ERROR_OPEN, "not a regular file",
+                       S_ISDIR (st.st_mode) ? EISDIR : EINVAL);
       return NULL;
     }
   input->stored_size = st.st_size;
