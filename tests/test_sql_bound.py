@@ -47,7 +47,7 @@ SQL_WORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|PRAGMA|WHERE|VALUES)\b")
 
 
 def sources():
-    for path in sorted(glob.glob(os.path.join(SRC, "*.c"))):
+    for path in sorted(glob.glob(os.path.join(SRC, "**", "*.c"), recursive=True)):
         with open(path, encoding="utf-8") as f:
             yield path, f.read()
 

@@ -13,7 +13,7 @@
 #include "ingest.h"
 #include "charset.h"
 #include "input.h"
-#include "parse.h"
+#include "decode-pool.h"
 #include "progress.h"
 
 #include <string.h>

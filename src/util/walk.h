@@ -8,8 +8,10 @@ G_BEGIN_DECLS
 typedef struct {
   char *path;
   gboolean from_directory;  /* found by walking, not named by the user */
+  char *error;              /* why @path cannot be read as a folder or zip
+                             * archive, or NULL: the caller reports it */
 } WalkItem;
 
-GPtrArray *walk_paths (char **paths, const char *verb, guint *n_errors);
+GPtrArray *walk_paths (char **paths);
 
 G_END_DECLS

@@ -4,7 +4,7 @@
 #include <glib.h>
 #include <stdio.h>
 
-#include "store.h"
+#include "row.h"
 
 G_BEGIN_DECLS
 
@@ -12,7 +12,7 @@ void output_csv_field (GString *out, const char *text);
 void output_tsv_field (GString *out, const char *text);
 char *output_tsv_unescape (char *field);
 void output_json_string (GString *out, const char *text);
-void output_json_object (GString *out, const StoreValue *values, guint n);
+void output_json_object (GString *out, const RowValue *values, guint n);
 
 typedef struct _Output Output;
 

@@ -1,4 +1,4 @@
-/* parse.h — decoding messages on worker threads, in archive order. */
+/* decode-pool.h — decoding messages on worker threads, in archive order. */
 #pragma once
 
 #include <glib.h>

@@ -131,14 +131,19 @@ cmd_ingest (int argc, char **argv)
     }
   options.force = force;
   options.threads = threads;
-  items = walk_paths (paths, "ingest", &failures);
+  items = walk_paths (paths);
   for (guint i = 0; i < items->len; i++)
     {
       WalkItem *item = g_ptr_array_index (items, i);
-      IngestResult result;
+      IngestResult result = { 0 };
 
       g_clear_error (&error);
-      if (ingest_file (store, item->path, &options, &result, &error))
+      if (item->error != NULL)
+        {
+          deja_error ("cannot ingest '%s': %s", item->path, item->error);
+          failures++;
+        }
+      else if (ingest_file (store, item->path, &options, &result, &error))
         {
           report (item->path, &result);
           stored += !result.unchanged && !result.empty && !result.duplicate_of;

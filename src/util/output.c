@@ -110,7 +110,7 @@ output_json_string (GString *out, const char *text)
 
 /* A result row as one JSON object: numbers as numbers, NULL as null. */
 void
-output_json_object (GString *out, const StoreValue *values, guint n)
+output_json_object (GString *out, const RowValue *values, guint n)
 {
   g_string_append_c (out, '{');
   for (guint i = 0; i < n; i++)

@@ -82,14 +82,19 @@ cmd_scan (int argc, char **argv)
   if (paths == NULL || paths[0] == NULL)
     return deja_usage_error (context, "no PATH given");
 
-  items = walk_paths (paths, "scan", &failures);
+  items = walk_paths (paths);
   for (guint i = 0; i < items->len; i++)
     {
       WalkItem *item = g_ptr_array_index (items, i);
       g_autoptr (GError) error = NULL;
       SplitCounts counts = { 0 };
 
-      if (scan_file (item->path, force, log, &counts, &error))
+      if (item->error != NULL)
+        {
+          deja_error ("cannot scan '%s': %s", item->path, item->error);
+          failures++;
+        }
+      else if (scan_file (item->path, force, log, &counts, &error))
         {
           g_autofree char *text = split_counts_describe (&counts);
           printf ("%s: %s\n", item->path, text);

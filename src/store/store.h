@@ -3,6 +3,8 @@
 
 #include <glib.h>
 
+#include "row.h"
+
 #include "mail.h"
 #include "mbox.h"
 #include "thread.h"
@@ -66,12 +68,9 @@ typedef struct {
   gboolean canonical_only;  /* leave out later copies of a Message-ID */
 } StoreFilter;
 
-/* One value of a result row: text is NULL for SQL NULL. */
-typedef struct {
-  const char *name;
-  const char *text;
-  gboolean number;
-} StoreValue;
+/* One value of a result row (row.h): text is NULL for SQL NULL; borrowed,
+ * valid only during the callback. */
+typedef RowValue StoreValue;
 
 typedef gboolean (*StoreRowFunc) (const StoreValue *values, guint n, gpointer user_data);
 

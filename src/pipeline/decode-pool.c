@@ -1,11 +1,11 @@
-/* parse.c — the decode stage: GMime work on worker threads.
+/* decode-pool.c — the decode stage: GMime work on worker threads.
  *
  * Splitting and SQLite writes are sequential; decoding (MIME parsing,
  * charset conversion) is the expensive, independent part, so batches of
  * spans go to a thread pool and the writer takes them back in the order
  * they were pushed.  Batches keep the cost of locking per message small.
  */
-#include "parse.h"
+#include "decode-pool.h"
 #include "charset.h"
 
 struct _ParsePool {

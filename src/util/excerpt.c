@@ -1,5 +1,5 @@
-/* context.c — lines of an archive around a line, read back by byte offset. */
-#include "context.h"
+/* excerpt.c — lines of an archive around a line, read back by byte offset. */
+#include "excerpt.h"
 #include "charset.h"
 #include "input.h"
 
@@ -8,7 +8,7 @@
 /* Prints @context lines either side of the line at @offset of @path (its
  * line @line_no marked ">>"), each cut at 200 bytes and read as UTF-8. */
 void
-context_print (FILE *out, const char *path, goffset offset, guint64 line_no, int context)
+excerpt_print (FILE *out, const char *path, goffset offset, guint64 line_no, int context)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (Input) input = input_open (path, &error);

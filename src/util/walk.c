@@ -8,7 +8,6 @@
  * ingests are reproducible.
  */
 #include "walk.h"
-#include "deja.h"
 #include "input.h"
 
 #include <errno.h>
@@ -21,10 +20,11 @@ walk_item_free (gpointer data)
   WalkItem *item = data;
 
   g_free (item->path);
+  g_free (item->error);
   g_free (item);
 }
 
-static void
+static WalkItem *
 add_one (GPtrArray *items, const char *path, gboolean from_directory)
 {
   WalkItem *item = g_new0 (WalkItem, 1);
@@ -32,6 +32,7 @@ add_one (GPtrArray *items, const char *path, gboolean from_directory)
   item->path = g_strdup (path);
   item->from_directory = from_directory;
   g_ptr_array_add (items, item);
+  return item;
 }
 
 /* A zip archive stands for its members ("ARCHIVE.zip/MEMBER"), as a
@@ -39,8 +40,7 @@ add_one (GPtrArray *items, const char *path, gboolean from_directory)
  * README) are skipped with a note.  An archive with no member, or one
  * that cannot be read, is an error. */
 static void
-add_item (GPtrArray *items, const char *path, gboolean from_directory, const char *verb,
-          guint *n_errors)
+add_item (GPtrArray *items, const char *path, gboolean from_directory)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) members = NULL;
@@ -52,8 +52,8 @@ add_item (GPtrArray *items, const char *path, gboolean from_directory, const cha
     }
   if ((members = input_zip_members (path, &error)) == NULL || members->len == 0)
     {
-      deja_error ("cannot %s '%s': %s", verb, path, error ? error->message : "an empty zip archive");
-      (*n_errors)++;
+      add_one (items, path, from_directory)->error =
+        g_strdup (error ? error->message : "an empty zip archive");
       return;
     }
   for (guint i = 0; i < members->len; i++)
@@ -67,7 +67,7 @@ compare_strings (gconstpointer a, gconstpointer b)
 }
 
 static void
-walk_directory (GPtrArray *items, const char *dir, const char *verb, guint *n_errors)
+walk_directory (GPtrArray *items, const char *dir)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GDir) d = g_dir_open (dir, 0, &error);
@@ -76,8 +76,7 @@ walk_directory (GPtrArray *items, const char *dir, const char *verb, guint *n_er
 
   if (d == NULL)
     {
-      deja_error ("cannot %s '%s': %s", verb, dir, error->message);
-      (*n_errors)++;
+      add_one (items, dir, FALSE)->error = g_strdup (error->message);
       return;
     }
   while ((name = g_dir_read_name (d)) != NULL)
@@ -92,22 +91,24 @@ walk_directory (GPtrArray *items, const char *dir, const char *verb, guint *n_er
       if (lstat (path, &st) < 0)
         continue;
       if (S_ISDIR (st.st_mode))
-        walk_directory (items, path, verb, n_errors);
+        walk_directory (items, path);
       else if (S_ISREG (st.st_mode))
-        add_item (items, path, TRUE, verb, n_errors);
+        add_item (items, path, TRUE);
     }
 }
 
 /**
  * walk_paths:
  * @paths: %NULL-terminated paths from the command line
- * @verb: for error messages ("ingest", "scan")
- * @n_errors: (inout): incremented for each path that cannot be read
+ *
+ * Paths that cannot be walked (an unreadable folder, a broken zip) are
+ * items with an error, in their place, for the caller to report; files
+ * are opened, and their errors found, by the caller.
  *
  * Returns: (transfer full) (element-type WalkItem): the files, in order
  */
 GPtrArray *
-walk_paths (char **paths, const char *verb, guint *n_errors)
+walk_paths (char **paths)
 {
   GPtrArray *items = g_ptr_array_new_with_free_func (walk_item_free);
 
@@ -116,9 +117,9 @@ walk_paths (char **paths, const char *verb, guint *n_errors)
       struct stat st;
 
       if (stat (*p, &st) == 0 && S_ISDIR (st.st_mode))
-        walk_directory (items, *p, verb, n_errors);
+        walk_directory (items, *p);
       else
-        add_item (items, *p, FALSE, verb, n_errors);   /* errors are reported when opened */
+        add_item (items, *p, FALSE);   /* errors are reported when opened */
     }
   return items;
 }

@@ -11,7 +11,7 @@
  */
 #include "deja.h"
 #include "ingest.h"
-#include "context.h"
+#include "excerpt.h"
 #include "output.h"
 #include "threads.h"
 
@@ -76,7 +76,7 @@ review_one (Review *r, char **v)
 
   r->seen++;
   printf ("\n%s:%s: %s (%s)\n", v[1], v[2], v[4], v[5]);
-  context_print (stdout, v[1], g_ascii_strtoll (v[3], NULL, 10), line_no, r->context);
+  excerpt_print (stdout, v[1], g_ascii_strtoll (v[3], NULL, 10), line_no, r->context);
   for (;;)
     {
       if (!ask (answer, sizeof answer) || answer[0] == 'q')

@@ -1,6 +1,6 @@
 /* cmd-log.c — deja log --db DB: the separator log, for review. */
 #include "deja.h"
-#include "context.h"
+#include "excerpt.h"
 #include "output.h"
 #include "store.h"
 
@@ -49,7 +49,7 @@ print_table (LogPrinter *p, const StoreLogRow *row)
           row->reason, row->shape, row->line_text);
   if (p->context > 0)
     {
-      context_print (stdout, row->path, row->byte_offset, row->line_no, p->context);
+      excerpt_print (stdout, row->path, row->byte_offset, row->line_no, p->context);
       putchar ('\n');
     }
 }
