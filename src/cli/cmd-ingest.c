@@ -103,6 +103,7 @@ cmd_ingest (int argc, char **argv)
   g_autoptr (GPtrArray) items = NULL;
   IngestOptions options = { 0 };
   guint failures = 0, stored = 0;
+  gboolean stale = FALSE;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -166,7 +167,13 @@ cmd_ingest (int argc, char **argv)
     }
   /* Threads are also stale when an earlier ingest stopped after storing a
    * file and before threading. */
-  if ((stored > 0 || store_threads_stale (store)) && !rethread (store, db))
+  g_clear_error (&error);
+  if (!store_threads_stale (store, &stale, &error))
+    {
+      deja_error ("cannot read '%s': %s", db, error->message);
+      failures++;
+    }
+  else if ((stored > 0 || stale) && !rethread (store, db))
     failures++;
   return failures ? DEJA_EXIT_FAILED : DEJA_EXIT_OK;
 }

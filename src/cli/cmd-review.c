@@ -217,8 +217,15 @@ apply (Review *r, const char *db)
   g_hash_table_iter_init (&iter, r->changed);
   while (g_hash_table_iter_next (&iter, &sha, NULL))
     {
-      g_autoptr (GPtrArray) paths = store_paths_for_sha256 (r->store, sha);
+      g_autoptr (GPtrArray) paths = NULL;
+      g_autoptr (GError) read_error = NULL;
 
+      if (!store_paths_for_sha256 (r->store, sha, &paths, &read_error))
+        {
+          deja_error ("cannot read '%s': %s", db, read_error->message);
+          failures++;
+          continue;
+        }
       for (guint i = 0; i < paths->len; i++)
         {
           g_autoptr (GError) error = NULL;

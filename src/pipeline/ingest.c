@@ -160,23 +160,29 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
   return ok;
 }
 
-/* Returns TRUE (with result->unchanged) when @abs holds what the
- * database already has; sets *known to the recorded hash otherwise. */
+/* Sets result->unchanged when @abs holds what the database already has;
+ * sets *known to the file's hash when the path was ingested with other
+ * content (NULL when it never was).  FALSE with @error when the database
+ * cannot say. */
 static gboolean
-is_unchanged (Store *store, Input *input, const char *abs, IngestResult *result, char **known)
+check_unchanged (Store *store, Input *input, const char *abs, IngestResult *result, char **known,
+                 GError **error)
 {
-  g_autofree char *recorded = store_file_sha256 (store, abs);
+  g_autofree char *recorded = NULL;
   g_autofree char *actual = NULL;
 
   *known = NULL;
-  if (recorded == NULL)
+  if (!store_file_sha256 (store, abs, &recorded, error))
     return FALSE;
+  if (recorded == NULL)
+    return TRUE;
   if ((actual = input_sha256 (input)) == NULL)
-    return FALSE;       /* hashed again, and reported, by the pipeline */
+    return TRUE;       /* hashed again, and reported, by the pipeline */
   if (strcmp (recorded, actual) == 0)
-    return result->unchanged = TRUE;
-  *known = g_steal_pointer (&actual);
-  return FALSE;
+    result->unchanged = TRUE;
+  else
+    *known = g_steal_pointer (&actual);
+  return TRUE;
 }
 
 /* While the splitter reads through a very long message, the pages behind
@@ -231,7 +237,7 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
   MboxSpan span;
   StoreFileMeta meta;
   guint threads;
-  gboolean ok, recorded;
+  gboolean ok, recorded, any_decisions;
   g_autoptr (GHashTable) decisions = NULL;
 
   memset (result, 0, sizeof *result);
@@ -239,7 +245,9 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
     return FALSE;
   if (options->reingest)
     sha256 = input_sha256 (input);
-  else if (is_unchanged (store, input, abs, result, &sha256))
+  else if (!check_unchanged (store, input, abs, result, &sha256, error))
+    return FALSE;
+  else if (result->unchanged)
     return TRUE;
   /* Here, a hash means the path was ingested before with other content. */
   recorded = sha256 != NULL;
@@ -248,11 +256,15 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
   mbox_splitter_set_scan_func (splitter, release_behind, input);
   /* People's decisions about lines of this content (deja review) are
    * keyed by its hash: with any in the database, hash first. */
-  if (store_has_decisions (store))
+  if (!store_has_decisions (store, &any_decisions, error))
+    return FALSE;
+  if (any_decisions)
     {
       if (sha256 == NULL)
         sha256 = input_sha256 (input);
-      if (sha256 != NULL && (decisions = store_decisions_for (store, sha256)) != NULL)
+      if (sha256 != NULL && !store_decisions_for (store, sha256, &decisions, error))
+        return FALSE;
+      if (decisions != NULL)
         mbox_splitter_set_decisions (splitter, decisions);
     }
   meta = (StoreFileMeta) { abs, input->len, input->stored_size, input->mtime,
@@ -285,7 +297,9 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
       g_set_error (error, INPUT_ERROR, INPUT_ERROR_READ, "read error while hashing");
       ok = FALSE;
     }
-  if (ok && (result->duplicate_of = store_path_with_sha256 (store, sha256)) != NULL)
+  if (ok)
+    ok = store_path_with_sha256 (store, sha256, &result->duplicate_of, error);
+  if (ok && result->duplicate_of != NULL)
     {
       store_abort_file (store);
       return TRUE;

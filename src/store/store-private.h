@@ -56,6 +56,10 @@ void _store_checkpointer_wait (StoreCheckpointer *checkpointer);
 void _store_checkpointer_free (StoreCheckpointer *checkpointer);
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
+gboolean _store_query_int (Store *store, const char *sql, gint64 *value, gboolean *found,
+                           GError **error);
+gboolean _store_query_text (Store *store, const char *sql, const char *param, gint64 number,
+                            char **value, GError **error);
 void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);
 gboolean _store_register_functions (Store *store, GError **error);
 void _store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text);

@@ -27,49 +27,49 @@ store_parse_decision (const char *text, MboxDecision *decision)
 /* Does the database hold any decision?  (If not, ingest need not hash a
  * file before splitting it.) */
 gboolean
-store_has_decisions (Store *store)
+store_has_decisions (Store *store, gboolean *any, GError **error)
 {
-  sqlite3_stmt *stmt;
-  gboolean any = FALSE;
+  gint64 one;
 
-  if (sqlite3_prepare_v2 (store->db, "SELECT 1 FROM separator_decisions LIMIT 1", -1, &stmt,
-                          NULL) == SQLITE_OK)
-    {
-      any = sqlite3_step (stmt) == SQLITE_ROW;
-      sqlite3_finalize (stmt);
-    }
-  return any;
+  return _store_query_int (store, "SELECT 1 FROM separator_decisions LIMIT 1", &one, any, error);
 }
 
 /**
  * store_decisions_for:
+ * @lines: (out) (transfer full) (nullable): line number -> MboxDecision
+ *   for the content @sha256 (see mbox_splitter_set_decisions()), or %NULL
+ *   when there is none
  *
- * Returns: (transfer full) (nullable): line number -> MboxDecision for
- *   the content @sha256 (see mbox_splitter_set_decisions()), or NULL
+ * Returns: %FALSE with @error when the database cannot be read (then the
+ *   file must not be split without the people's decisions)
  */
-GHashTable *
-store_decisions_for (Store *store, const char *sha256)
+gboolean
+store_decisions_for (Store *store, const char *sha256, GHashTable **lines, GError **error)
 {
   sqlite3_stmt *stmt;
-  GHashTable *lines = NULL;
+  int rc = sqlite3_prepare_v2 (store->db,
+                               "SELECT line_no, decision FROM separator_decisions WHERE file_sha256 = ?1",
+                               -1, &stmt, NULL);
 
-  if (sqlite3_prepare_v2 (store->db,
-                          "SELECT line_no, decision FROM separator_decisions WHERE file_sha256 = ?1",
-                          -1, &stmt, NULL) != SQLITE_OK)
-    return NULL;
+  *lines = NULL;
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read decisions", error);
   sqlite3_bind_text (stmt, 1, sha256, -1, SQLITE_STATIC);
-  while (sqlite3_step (stmt) == SQLITE_ROW)
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       MboxDecision d;
 
       if (!store_parse_decision ((const char *) sqlite3_column_text (stmt, 1), &d))
         continue;
-      if (lines == NULL)
-        lines = g_hash_table_new (g_direct_hash, g_direct_equal);
-      g_hash_table_insert (lines, GSIZE_TO_POINTER (sqlite3_column_int64 (stmt, 0)), GINT_TO_POINTER (d));
+      if (*lines == NULL)
+        *lines = g_hash_table_new (g_direct_hash, g_direct_equal);
+      g_hash_table_insert (*lines, GSIZE_TO_POINTER (sqlite3_column_int64 (stmt, 0)), GINT_TO_POINTER (d));
     }
   sqlite3_finalize (stmt);
-  return lines;
+  if (rc == SQLITE_DONE)
+    return TRUE;
+  g_clear_pointer (lines, g_hash_table_unref);
+  return _store_fail (store, rc, "cannot read decisions", error);
 }
 
 /**
@@ -159,20 +159,25 @@ store_review_rows (Store *store, gboolean all, gboolean undecided, StoreRowFunc 
   return _store_run_rows (store, stmt, func, user_data, "cannot read the separator log", error);
 }
 
-/* Paths of the ingested files with this content. */
-GPtrArray *
-store_paths_for_sha256 (Store *store, const char *sha256)
+/* Paths of the ingested files with this content (@paths: out, transfer
+ * full, empty when there is none). */
+gboolean
+store_paths_for_sha256 (Store *store, const char *sha256, GPtrArray **paths, GError **error)
 {
-  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
   sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT path FROM files WHERE sha256 = ?1 ORDER BY path",
+                               -1, &stmt, NULL);
 
-  if (sqlite3_prepare_v2 (store->db, "SELECT path FROM files WHERE sha256 = ?1 ORDER BY path", -1,
-                          &stmt, NULL) == SQLITE_OK)
-    {
-      sqlite3_bind_text (stmt, 1, sha256, -1, SQLITE_STATIC);
-      while (sqlite3_step (stmt) == SQLITE_ROW)
-        g_ptr_array_add (paths, g_strdup ((const char *) sqlite3_column_text (stmt, 0)));
-      sqlite3_finalize (stmt);
-    }
-  return paths;
+  *paths = NULL;
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read files", error);
+  *paths = g_ptr_array_new_with_free_func (g_free);
+  sqlite3_bind_text (stmt, 1, sha256, -1, SQLITE_STATIC);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (*paths, g_strdup ((const char *) sqlite3_column_text (stmt, 0)));
+  sqlite3_finalize (stmt);
+  if (rc == SQLITE_DONE)
+    return TRUE;
+  g_clear_pointer (paths, g_ptr_array_unref);
+  return _store_fail (store, rc, "cannot read files", error);
 }

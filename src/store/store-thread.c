@@ -331,17 +331,12 @@ load_refs (Store *store, StoreThreadData *data, gint batch, GError **error)
 /* Whether a file was stored after threads were last computed (an ingest
  * stopped between the two). */
 gboolean
-store_threads_stale (Store *store)
+store_threads_stale (Store *store, gboolean *stale, GError **error)
 {
-  sqlite3_stmt *stmt;
-  gboolean stale = FALSE;
+  gint64 one;
 
-  if (sqlite3_prepare_v2 (store->db, "SELECT 1 FROM deja_state WHERE key = 'threads'", -1,
-                          &stmt, NULL) != SQLITE_OK)
-    return FALSE;
-  stale = sqlite3_step (stmt) == SQLITE_ROW;
-  sqlite3_finalize (stmt);
-  return stale;
+  return _store_query_int (store, "SELECT 1 FROM deja_state WHERE key = 'threads'", &one, stale,
+                           error);
 }
 
 /* Loads what threading needs, for every message of @batch (see

@@ -89,30 +89,75 @@ exec (Store *store, const char *sql, GError **error)
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "database error", error);
 }
 
-static gint64
-query_int (Store *store, const char *sql)
+/**
+ * _store_query_int:
+ * @sql: one statement, its result's first column an integer
+ * @value: (out): that column of the first row
+ * @found: (out) (optional): whether there was a row (*@value is 0 when not)
+ *
+ * Returns: %FALSE with @error when SQLite fails; "no row" is not a failure
+ */
+gboolean
+_store_query_int (Store *store, const char *sql, gint64 *value, gboolean *found, GError **error)
 {
   sqlite3_stmt *stmt;
-  gint64 value = -1;
+  int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
 
-  if (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL) != SQLITE_OK)
-    return -1;
-  if (sqlite3_step (stmt) == SQLITE_ROW)
-    value = sqlite3_column_int64 (stmt, 0);
+  *value = 0;
+  if (found)
+    *found = FALSE;
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read database", error);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    {
+      *value = sqlite3_column_int64 (stmt, 0);
+      if (found)
+        *found = TRUE;
+    }
   sqlite3_finalize (stmt);
-  return value;
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read database", error);
+}
+
+/**
+ * _store_query_text:
+ * @sql: one statement with ?1 (bound to @param) and, if it wants, ?2
+ *   (bound to @number)
+ * @value: (out) (transfer full) (nullable): the first column of the first
+ *   row, or %NULL when there is no row (or the value is NULL)
+ *
+ * Returns: %FALSE with @error when SQLite fails; "no row" is not a failure
+ */
+gboolean
+_store_query_text (Store *store, const char *sql, const char *param, gint64 number, char **value,
+                   GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
+
+  *value = NULL;
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read database", error);
+  sqlite3_bind_text (stmt, 1, param, -1, SQLITE_STATIC);
+  if (sqlite3_bind_parameter_count (stmt) >= 2)
+    sqlite3_bind_int64 (stmt, 2, number);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW && sqlite3_column_type (stmt, 0) != SQLITE_NULL)
+    *value = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read database", error);
 }
 
 /* Refuses databases deja did not make, or that a newer deja made. */
 static gboolean
 check_identity (Store *store, GError **error)
 {
-  gint64 app = query_int (store, "PRAGMA application_id");
-  gint64 version = query_int (store, "PRAGMA user_version");
-  gint64 tables = query_int (store, "SELECT count(*) FROM sqlite_schema");
+  gint64 app, version, tables;
 
-  if (tables < 0)
-    return _store_fail (store, SQLITE_NOTADB, "cannot read database", error);
+  if (!_store_query_int (store, "PRAGMA application_id", &app, NULL, error) ||
+      !_store_query_int (store, "PRAGMA user_version", &version, NULL, error) ||
+      !_store_query_int (store, "SELECT count(*) FROM sqlite_schema", &tables, NULL, error))
+    return FALSE;
   if (app != DEJA_APPLICATION_ID && (tables > 0 || version != 0))
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_FOREIGN,
@@ -133,8 +178,11 @@ check_identity (Store *store, GError **error)
 static gboolean
 migrate (Store *store, GError **error)
 {
-  gint64 version = query_int (store, "PRAGMA user_version");
+  gint64 version;
 
+  if (!_store_query_int (store, "PRAGMA user_version", &version, NULL, error))
+    return FALSE;
+  g_assert (version >= 0);     /* check_identity refused anything else */
   if (version >= SCHEMA_VERSION)
     return TRUE;
   if (!exec (store, "BEGIN IMMEDIATE", error))
@@ -170,21 +218,26 @@ prepare_all (Store *store, GError **error)
   return TRUE;
 }
 
-static char *query_text (Store *store, const char *sql, const char *text, gint64 number);
 
 /* Puts the database in WAL mode (it stays so).  A database deja may only
  * read is read in the mode it is in. */
 static gboolean
 use_wal (Store *store, GError **error)
 {
-  g_autofree char *mode = query_text (store, "PRAGMA journal_mode = WAL", NULL, 0);
+  g_autofree char *mode = NULL;
+  g_autoptr (GError) local = NULL;
+  gboolean ok = _store_query_text (store, "PRAGMA journal_mode = WAL", NULL, 0, &mode, &local);
 
-  if (mode != NULL && g_ascii_strcasecmp (mode, "wal") == 0)
+  if (ok && mode != NULL && g_ascii_strcasecmp (mode, "wal") == 0)
     return TRUE;
   if (sqlite3_db_readonly (store->db, "main") == 1)
     return TRUE;
-  if (mode == NULL)
-    return _store_fail (store, sqlite3_errcode (store->db), "cannot switch the database to WAL mode", error);
+  if (!ok || mode == NULL)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot switch the database to WAL mode: %s",
+                   local ? local->message : "no answer");
+      return FALSE;
+    }
   g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
                "cannot switch the database to WAL mode (it stays in '%s' mode)", mode);
   return FALSE;
@@ -274,6 +327,7 @@ cannot_write_beside (const char *path)
 static Store *
 open_immutable (const char *path, GError **error)
 {
+  gint64 version;
   g_autoptr (Store) store = store_new (path);
   g_autofree char *escaped = g_uri_escape_string (path, G_URI_RESERVED_CHARS_ALLOWED_IN_PATH, FALSE);
   g_autofree char *uri = g_strconcat ("file:", escaped, "?immutable=1", NULL);
@@ -281,7 +335,9 @@ open_immutable (const char *path, GError **error)
   if (!open_db (store, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, error) ||
       !check_identity (store, error))
     return NULL;
-  if (query_int (store, "PRAGMA user_version") != SCHEMA_VERSION)
+  if (!_store_query_int (store, "PRAGMA user_version", &version, NULL, error))
+    return NULL;
+  if (version != SCHEMA_VERSION)
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
                    "made by an older deja and in a read-only place: open it once where it can be"
@@ -349,48 +405,32 @@ store_close (Store *store)
   g_free (store);
 }
 
-/* The first column of the first row of @sql, bound to (@text, @number),
- * as a string; NULL when there is no row. */
-static char *
-query_text (Store *store, const char *sql, const char *text, gint64 number)
-{
-  sqlite3_stmt *stmt;
-  char *value = NULL;
-
-  if (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL) != SQLITE_OK)
-    return NULL;
-  sqlite3_bind_text (stmt, 1, text, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (stmt, 2, number);
-  if (sqlite3_step (stmt) == SQLITE_ROW)
-    value = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
-  sqlite3_finalize (stmt);
-  return value;
-}
-
 /**
  * store_file_sha256:
  * @path: an absolute path
+ * @sha256: (out) (transfer full) (nullable): the content hash recorded
+ *   for @path, or %NULL when it was never ingested
  *
- * Returns: (transfer full) (nullable): the content hash recorded for
- * @path, or %NULL when it was never ingested
+ * Returns: %FALSE with @error when the database cannot be read
  */
-char *
-store_file_sha256 (Store *store, const char *path)
+gboolean
+store_file_sha256 (Store *store, const char *path, char **sha256, GError **error)
 {
-  return query_text (store, "SELECT sha256 FROM files WHERE path = ?1 AND ?2 = ?2", path, 0);
+  return _store_query_text (store, "SELECT sha256 FROM files WHERE path = ?1", path, 0, sha256, error);
 }
 
 /**
  * store_path_with_sha256:
+ * @path: (out) (transfer full) (nullable): the path of an ingested file
+ *   with this content (outside the current transaction's file), or %NULL
  *
- * Returns: (transfer full) (nullable): the path of an ingested file with
- * this content (outside the current transaction's file), or %NULL
+ * Returns: %FALSE with @error when the database cannot be read
  */
-char *
-store_path_with_sha256 (Store *store, const char *sha256)
+gboolean
+store_path_with_sha256 (Store *store, const char *sha256, char **path, GError **error)
 {
-  return query_text (store, "SELECT path FROM files WHERE sha256 = ?1 AND id != ?2",
-                     sha256, store->file_id);
+  return _store_query_text (store, "SELECT path FROM files WHERE sha256 = ?1 AND id != ?2",
+                            sha256, store->file_id, path, error);
 }
 
 void
@@ -476,7 +516,12 @@ store_begin_file (Store *store, const StoreFileMeta *meta, GError **error)
       sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
       return FALSE;
     }
-  store->next_id = query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages");
+  if (!_store_query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages", &store->next_id,
+                         NULL, error))
+    {
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
   rc = sqlite3_prepare_v2 (store->db,
                            "INSERT INTO files (path, size, stored_size, mtime, sha256, compression,"
                            " messages, lines, ingested_at, deja_version)"

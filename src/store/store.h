@@ -78,8 +78,8 @@ Store *store_open (const char *path, GError **error);
 Store *store_open_to_read (const char *path, GError **error);
 void store_close (Store *store);
 
-char *store_file_sha256 (Store *store, const char *path);
-char *store_path_with_sha256 (Store *store, const char *sha256);
+gboolean store_file_sha256 (Store *store, const char *path, char **sha256, GError **error);
+gboolean store_path_with_sha256 (Store *store, const char *sha256, char **path, GError **error);
 
 gboolean store_begin_file (Store *store, const StoreFileMeta *meta, GError **error);
 gboolean store_add_message (Store *store, const StoreMessage *message, GError **error);
@@ -109,7 +109,7 @@ typedef struct {
   GStringChunk *strings;
 } StoreThreadData;
 
-gboolean store_threads_stale (Store *store);
+gboolean store_threads_stale (Store *store, gboolean *stale, GError **error);
 guint store_thread_batch_messages (void);
 gboolean store_plan_threads (Store *store, guint max, guint *batches, GError **error);
 gboolean store_load_thread_data (Store *store, gboolean subjects, gint batch, StoreThreadData *data,
@@ -161,8 +161,8 @@ gboolean store_stats (Store *store, StoreStats query, gboolean by_month, StoreRo
 
 /* deja review (store-review.c). */
 gboolean store_parse_decision (const char *text, MboxDecision *decision);
-gboolean store_has_decisions (Store *store);
-GHashTable *store_decisions_for (Store *store, const char *sha256);
+gboolean store_has_decisions (Store *store, gboolean *any, GError **error);
+gboolean store_decisions_for (Store *store, const char *sha256, GHashTable **lines, GError **error);
 gboolean store_set_decision (Store *store, const char *sha256, gint64 line_no, MboxDecision decision,
                              const char *note, gboolean *changed, GError **error);
 gboolean store_begin (Store *store, GError **error);
@@ -170,7 +170,8 @@ gboolean store_commit (Store *store, GError **error);
 void store_rollback (Store *store);
 gboolean store_review_rows (Store *store, gboolean all, gboolean undecided, StoreRowFunc func,
                             gpointer user_data, GError **error);
-GPtrArray *store_paths_for_sha256 (Store *store, const char *sha256);
+gboolean store_paths_for_sha256 (Store *store, const char *sha256, GPtrArray **paths,
+                                 GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Store, store_close)
 
