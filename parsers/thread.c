@@ -412,12 +412,25 @@ thread_result_clear (ThreadResult *result)
   memset (result, 0, sizeof *result);
 }
 
+static const char *const flag_names[] = {
+  "orphan", "cycle-broken", "time-travel", "duplicate", "conflicting-duplicate", "subject-joined",
+};
+
+/* Returns: (transfer full) (nullable): the flags' names, comma-separated;
+ * NULL for none. */
 char *
 thread_flags_to_string (ThreadFlags flags)
 {
-  static const char *const names[] = {
-    "orphan", "cycle-broken", "time-travel", "duplicate", "conflicting-duplicate", "subject-joined",
-  };
+  return flags_to_string (flags, flag_names, G_N_ELEMENTS (flag_names));
+}
 
-  return flags_to_string (flags, names, G_N_ELEMENTS (names));
+/* Returns: (transfer none): the name of one flag ("orphan"); NULL for
+ * none or several. */
+const char *
+thread_flag_name (ThreadFlags flag)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (flag_names); i++)
+    if (flag == (ThreadFlags) (1u << i))
+      return flag_names[i];
+  return NULL;
 }

@@ -101,6 +101,7 @@ cmd_ingest (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) store = NULL;
   g_autoptr (GPtrArray) items = NULL;
+  g_autoptr (IngestSession) session = NULL;
   IngestOptions options = { 0 };
   guint failures = 0, stored = 0;
   gboolean stale = FALSE;
@@ -132,6 +133,7 @@ cmd_ingest (int argc, char **argv)
     }
   options.force = force;
   options.threads = threads;
+  session = ingest_session_new (store, &options);
   items = walk_paths (paths);
   for (guint i = 0; i < items->len; i++)
     {
@@ -144,7 +146,7 @@ cmd_ingest (int argc, char **argv)
           deja_error ("cannot ingest '%s': %s", item->path, item->error);
           failures++;
         }
-      else if (ingest_file (store, item->path, &options, &result, &error))
+      else if (ingest_file (session, item->path, &result, &error))
         {
           report (item->path, &result);
           stored += !result.unchanged && !result.empty && !result.duplicate_of;

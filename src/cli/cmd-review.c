@@ -212,7 +212,8 @@ apply (Review *r, const char *db)
   GHashTableIter iter;
   gpointer sha;
   guint files = 0, failures = 0;
-  IngestOptions options = { FALSE, 0, TRUE };
+  IngestOptions options = { .reingest = TRUE };
+  g_autoptr (IngestSession) session = ingest_session_new (r->store, &options);
 
   g_hash_table_iter_init (&iter, r->changed);
   while (g_hash_table_iter_next (&iter, &sha, NULL))
@@ -232,7 +233,7 @@ apply (Review *r, const char *db)
           IngestResult result;
           g_autofree char *counts = NULL;
 
-          if (!ingest_file (r->store, paths->pdata[i], &options, &result, &error))
+          if (!ingest_file (session, paths->pdata[i], &result, &error))
             {
               deja_error ("cannot read '%s' again: %s", (char *) paths->pdata[i], error->message);
               failures++;

@@ -6,6 +6,7 @@
  * they were pushed.  Batches keep the cost of locking per message small.
  */
 #include "decode-pool.h"
+#include "text.h"
 #include "charset.h"
 
 struct _ParsePool {
@@ -34,6 +35,8 @@ parse_batch_free (ParseBatch *batch)
       ParseItem *item = &g_array_index (batch->items, ParseItem, i);
       mail_record_free (item->record);
       g_free (item->envelope);
+      g_free (item->flags);
+      g_clear_pointer (&item->attachments, g_array_unref);
     }
   g_array_unref (batch->items);
   g_free (batch);
@@ -63,6 +66,24 @@ decode_span (const char *buf, const MboxSpan *span)
   return record;
 }
 
+static GArray *
+attachment_rows (const MailRecord *r)
+{
+  GArray *rows;
+
+  if (r->attachments == NULL || r->attachments->len == 0)
+    return NULL;
+  rows = g_array_sized_new (FALSE, FALSE, sizeof (StoreAttachment), r->attachments->len);
+  for (guint i = 0; i < r->attachments->len; i++)
+    {
+      const TextAttachment *a = g_ptr_array_index (r->attachments, i);
+      StoreAttachment row = { a->content_type, a->filename, a->size, a->encoding };
+
+      g_array_append_val (rows, row);
+    }
+  return rows;
+}
+
 static void
 decode_batch (gpointer data, gpointer user_data)
 {
@@ -74,6 +95,9 @@ decode_batch (gpointer data, gpointer user_data)
       ParseItem *item = &g_array_index (batch->items, ParseItem, i);
 
       item->record = decode_span (pool->buf, &item->span);
+      /* What the store writes as text is made here, off the writer. */
+      item->flags = mail_flags_to_string (item->record->flags);
+      item->attachments = attachment_rows (item->record);
       if (item->span.envelope_length)
         item->envelope = charset_to_utf8 (pool->buf + item->span.offset,
                                           item->span.envelope_length, NULL, NULL);

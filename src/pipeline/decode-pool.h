@@ -5,6 +5,7 @@
 
 #include "mail.h"
 #include "mbox.h"
+#include "store.h"
 
 G_BEGIN_DECLS
 
@@ -12,6 +13,8 @@ typedef struct {
   MboxSpan span;
   MailRecord *record;      /* set by a worker */
   char *envelope;          /* the envelope line as UTF-8 (or NULL), set by a worker */
+  char *flags;             /* record->flags as text (or NULL), set by a worker */
+  GArray *attachments;     /* of StoreAttachment, pointing into record; NULL for none */
 } ParseItem;
 
 typedef struct {

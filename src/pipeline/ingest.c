@@ -15,14 +15,22 @@
 #include "input.h"
 #include "decode-pool.h"
 #include "progress.h"
+#include "thread-guess.h"
 
 #include <string.h>
 
 #define BATCH_BYTES (1024 * 1024)
 #define BATCH_MESSAGES 512
 
+struct _IngestSession {
+  Store *store;
+  IngestOptions options;
+  ThreadGuesser *guesser;    /* NULL until the first file, and after a rollback */
+};
+
 typedef struct {
   Store *store;
+  ThreadGuesser *guesser;
   Input *input;
   ParsePool *pool;
   GQueue inflight;           /* of ParseBatch, in archive order */
@@ -49,6 +57,49 @@ hash_input (gpointer data)
   return input_sha256 (data);
 }
 
+/**
+ * ingest_session_new:
+ * @store: (transfer none): an open database, which outlives the session
+ *
+ * Returns: (transfer full): a session for ingest_file()
+ */
+IngestSession *
+ingest_session_new (Store *store, const IngestOptions *options)
+{
+  IngestSession *s = g_new0 (IngestSession, 1);
+
+  s->store = store;
+  s->options = *options;
+  return s;
+}
+
+void
+ingest_session_free (IngestSession *s)
+{
+  if (s == NULL)
+    return;
+  thread_guesser_free (s->guesser);
+  g_free (s);
+}
+
+static void
+know_id (const char *message_id, gint64 id, gint64 thread, const char *date, gpointer guesser)
+{
+  thread_guesser_know (guesser, message_id, id, thread, date);
+}
+
+/* The guesser starts from every canonical message already stored. */
+static gboolean
+load_guesser (IngestSession *s, GError **error)
+{
+  g_autoptr (ThreadGuesser) g = thread_guesser_new (store_thread_batch_messages () / 2);
+
+  if (!store_foreach_canonical_id (s->store, know_id, g, error))
+    return FALSE;
+  s->guesser = g_steal_pointer (&g);
+  return TRUE;
+}
+
 static gboolean
 write_log (Pipeline *p, MboxSplitter *splitter, GError **error)
 {
@@ -59,11 +110,43 @@ write_log (Pipeline *p, MboxSplitter *splitter, GError **error)
   for (gsize i = 0; i < n; i++)
     {
       g_autofree char *text = split_line_text (p->input->data, &entries[i]);
-      if (!store_add_log (p->store, &entries[i], text, error))
+      g_autofree char *reason = mbox_reasons_to_string (entries[i].reasons);
+      StoreLogEntry row = { (gint64) entries[i].line_no, entries[i].offset, text,
+                            mbox_verdict_to_string (entries[i].verdict), reason,
+                            (char) entries[i].shape };
+
+      if (!store_add_log (p->store, &row, error))
         return FALSE;
     }
   mbox_splitter_clear_log (splitter);
   return TRUE;
+}
+
+static const char *const *
+strv_of (GPtrArray *array)
+{
+  return array && array->len ? (const char *const *) array->pdata : NULL;
+}
+
+/* The row of a decoded message; its strings are the item's. */
+static void
+message_row (Pipeline *p, ParseItem *item, StoreMessage *m)
+{
+  const MailRecord *r = item->record;
+
+  *m = (StoreMessage) {
+    store_next_message_id (p->store),
+    item->span.offset, item->span.length, (gint64) item->span.line_no, item->envelope,
+    r->message_id, r->subject, r->from_addr, r->from_name, r->date, r->date_raw, r->body,
+    r->own_text, r->charset, item->flags, r->quoted_lines, r->own_lines, r->content_hash,
+    r->damage,
+    item->attachments ? (const StoreAttachment *) item->attachments->data : NULL,
+    item->attachments ? item->attachments->len : 0,
+    strv_of (r->references), r->references ? r->references->len : 0,
+    strv_of (r->in_reply_to), r->in_reply_to ? r->in_reply_to->len : 0,
+    strv_of (r->newsgroups), r->newsgroups ? r->newsgroups->len : 0,
+  };
+  thread_guesser_guess (p->guesser, m->id, r, &m->guess);
 }
 
 /* Waits for the oldest batch and stores its messages. */
@@ -78,10 +161,9 @@ drain_one (Pipeline *p, GError **error)
   for (guint i = 0; ok && i < batch->items->len; i++)
     {
       ParseItem *item = &g_array_index (batch->items, ParseItem, i);
-      StoreMessage m = {
-        item->span.offset, item->span.length, item->span.line_no, item->envelope, item->record,
-      };
+      StoreMessage m;
 
+      message_row (p, item, &m);
       ok = store_add_message (p->store, &m, error);
       end = item->span.offset + item->span.length;
       p->written++;
@@ -211,8 +293,8 @@ first_message (MboxSplitter *splitter, MboxSpan *span, IngestResult *result, GEr
 
 /**
  * ingest_file:
- * @store: an open database
- * @path: an archive file (plain or gzip)
+ * @session: the command's ingest session (its database and options)
+ * @path: an archive file (plain, gzip, bzip2, xz) or a zip member
  * @result: (out caller-allocates): counts, and what happened
  *
  * Stores every message of @path, its references, newsgroups and separator
@@ -225,9 +307,10 @@ first_message (MboxSplitter *splitter, MboxSpan *span, IngestResult *result, GEr
  * database is unchanged
  */
 gboolean
-ingest_file (Store *store, const char *path, const IngestOptions *options,
-             IngestResult *result, GError **error)
+ingest_file (IngestSession *session, const char *path, IngestResult *result, GError **error)
 {
+  Store *store = session->store;
+  const IngestOptions *options = &session->options;
   g_autofree char *abs = g_canonicalize_filename (path, NULL);
   g_autofree char *sha256 = NULL;
   g_autoptr (Input) input = NULL;
@@ -237,7 +320,7 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
   MboxSpan span;
   StoreFileMeta meta;
   guint threads;
-  gboolean ok, recorded, any_decisions;
+  gboolean ok, recorded, any_decisions, replaced;
   g_autoptr (GHashTable) decisions = NULL;
 
   memset (result, 0, sizeof *result);
@@ -274,19 +357,27 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
       /* A file that became empty replaces its old rows with none. */
       if (!result->empty || !recorded)
         return result->empty;
-      if (!store_begin_file (store, &meta, error))
+      if (!store_begin_file (store, &meta, NULL, error))
         return FALSE;
+      g_clear_pointer (&session->guesser, thread_guesser_free);   /* its rows go */
       if (store_finish_file (store, sha256, 0, 0, error))
         return TRUE;
       store_abort_file (store);
       return FALSE;
     }
-  if (!store_begin_file (store, &meta, error))
+  if (!store_begin_file (store, &meta, &replaced, error))
     return FALSE;
+  if (replaced)
+    g_clear_pointer (&session->guesser, thread_guesser_free);   /* the old rows are gone */
+  if (session->guesser == NULL && !load_guesser (session, error))
+    {
+      store_abort_file (store);
+      return FALSE;
+    }
 
   threads = options->threads ? options->threads : g_get_num_processors ();
   progress = progress_new (path, input->len);
-  p = (Pipeline) { store, input, parse_pool_new (input->data, threads), G_QUEUE_INIT,
+  p = (Pipeline) { store, session->guesser, input, parse_pool_new (input->data, threads), G_QUEUE_INIT,
                    threads * 2 + 2, sha256 ? NULL : g_thread_new ("deja-hash", hash_input, input),
                    result, progress, 0 };
   ok = run_pipeline (&p, splitter, &span, error);
@@ -302,10 +393,12 @@ ingest_file (Store *store, const char *path, const IngestOptions *options,
   if (ok && result->duplicate_of != NULL)
     {
       store_abort_file (store);
+      g_clear_pointer (&session->guesser, thread_guesser_free);   /* it knows rows rolled back */
       return TRUE;
     }
   if (ok && store_finish_file (store, sha256, result->counts.messages, result->counts.lines, error))
     return TRUE;
   store_abort_file (store);
+  g_clear_pointer (&session->guesser, thread_guesser_free);
   return FALSE;
 }

@@ -1,4 +1,4 @@
-/* ingest.h — one archive file into the database, in one transaction. */
+/* ingest.h — archive files into the database, each in one transaction. */
 #pragma once
 
 #include <glib.h>
@@ -21,8 +21,16 @@ typedef struct {
   char *duplicate_of;      /* same content already ingested under this path */
 } IngestResult;
 
-gboolean ingest_file (Store *store, const char *path, const IngestOptions *options,
-                      IngestResult *result, GError **error);
+/* One command's ingest: the files it stores, one after the other, share
+ * what the thread guess knows of the database (pipeline/thread-guess.c). */
+typedef struct _IngestSession IngestSession;
+
+IngestSession *ingest_session_new (Store *store, const IngestOptions *options);
+void ingest_session_free (IngestSession *session);
+gboolean ingest_file (IngestSession *session, const char *path, IngestResult *result,
+                      GError **error);
 void ingest_result_clear (IngestResult *result);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (IngestSession, ingest_session_free)
 
 G_END_DECLS

@@ -25,7 +25,6 @@ enum {
 };
 
 typedef struct _StoreCheckpointer StoreCheckpointer;
-typedef struct _StoreKnownIds StoreKnownIds;
 
 struct _Store {
   sqlite3 *db;
@@ -35,20 +34,9 @@ struct _Store {
   sqlite3_stmt *stmts[N_STMTS];
   gint64 file_id;          /* of the file being ingested, or 0 */
   GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
-  StoreKnownIds *known;    /* recent Message-IDs, for threading guesses; NULL: not loaded */
   gint64 next_id;          /* messages.id of the next message stored */
 };
 
-/* Where threading will most likely put a new message (store-thread.c). */
-typedef struct {
-  gint64 thread_id, parent_id, duplicate_of;   /* 0 for NULL */
-  const char *missing_parent;
-  char *flags;
-} StoreThreadGuess;
-
-gboolean _store_known_load (Store *store, GError **error);
-void _store_known_clear (Store *store);
-void _store_guess_thread (Store *store, gint64 id, const MailRecord *record, StoreThreadGuess *guess);
 
 StoreCheckpointer *_store_checkpointer_new (const char *path);
 void _store_checkpointer_kick (StoreCheckpointer *checkpointer);

@@ -42,97 +42,16 @@ fnv_text (guint64 h, const char *s)
   return fnv_field (h, s, s ? strlen (s) : 0);
 }
 
-/* Threading runs over the whole database after an ingest, and an UPDATE
- * rewrites a message row whole, body included.  So each message is
- * stored with where threading will most likely put it: under its parent
- * when the parent is already stored, in a thread of its own otherwise.
- * In archives where parents come before replies (almost all), threading
- * then finds nearly every row already right and rewrites only the rest. */
-typedef struct {
-  gint64 id, thread;
-  const char *date;        /* in the generation's strings */
-} StoreKnown;
-
-/* The Message-IDs seen last, in two generations of at most half
- * store_thread_batch_messages() each (150,000): when the newer is full,
- * the older goes.  Memory stays bounded (about 120 bytes a Message-ID,
- * 35 MiB at most) however large the database; a reply to a message older
- * than that is guessed wrong and set right by threading.  In each
- * generation the strings live in one chunk, the rows in one array, and
- * the table maps a Message-ID to its row + 1. */
-
-typedef struct {
-  GHashTable *table;
-  GArray *rows;            /* of StoreKnown */
-  GStringChunk *strings;
-} KnownGeneration;
-
-struct _StoreKnownIds {
-  KnownGeneration gen[2];  /* [0] the newer */
-  guint max;               /* Message-IDs a generation holds */
-};
-
-static void
-generation_init (KnownGeneration *g)
-{
-  g->table = g_hash_table_new (g_str_hash, g_str_equal);
-  g->rows = g_array_new (FALSE, FALSE, sizeof (StoreKnown));
-  g->strings = g_string_chunk_new (1024 * 1024);
-}
-
-static void
-generation_clear (KnownGeneration *g)
-{
-  g_clear_pointer (&g->table, g_hash_table_unref);
-  g_clear_pointer (&g->rows, g_array_unref);
-  g_clear_pointer (&g->strings, g_string_chunk_free);
-}
-
-void
-_store_known_clear (Store *store)
-{
-  if (store->known == NULL)
-    return;
-  generation_clear (&store->known->gen[0]);
-  generation_clear (&store->known->gen[1]);
-  g_clear_pointer (&store->known, g_free);
-}
-
-static void
-known_add (Store *store, const char *message_id, gint64 id, gint64 thread, const char *date)
-{
-  KnownGeneration *g = &store->known->gen[0];
-  StoreKnown k = { id, thread, NULL };
-
-  if (g->rows->len >= store->known->max)
-    {
-      generation_clear (&store->known->gen[1]);
-      store->known->gen[1] = *g;
-      generation_init (g);
-    }
-  k.date = date ? g_string_chunk_insert_const (g->strings, date) : NULL;
-  g_array_append_val (g->rows, k);
-  g_hash_table_insert (g->table, g_string_chunk_insert (g->strings, message_id),
-                       GUINT_TO_POINTER (g->rows->len));
-}
-
-static StoreKnown *
-known_lookup (Store *store, const char *message_id)
-{
-  for (int i = 0; message_id && i < 2; i++)
-    {
-      KnownGeneration *g = &store->known->gen[i];
-      guint row = g->table ? GPOINTER_TO_UINT (g_hash_table_lookup (g->table, message_id)) : 0;
-
-      if (row)
-        return &g_array_index (g->rows, StoreKnown, row - 1);
-    }
-  return NULL;
-}
-
-/* Loads the canonical messages' ids, threads and dates by Message-ID. */
+/**
+ * store_foreach_canonical_id:
+ * @func: called with each canonical message's Message-ID, id, thread
+ *   (its own id when not threaded yet) and date, in id order; the strings
+ *   are borrowed for the call
+ *
+ * What the ingest-time thread guess (pipeline/thread-guess.c) starts from.
+ */
 gboolean
-_store_known_load (Store *store, GError **error)
+store_foreach_canonical_id (Store *store, StoreIdFunc func, gpointer user_data, GError **error)
 {
   sqlite3_stmt *stmt;
   int rc = sqlite3_prepare_v2 (store->db,
@@ -142,60 +61,11 @@ _store_known_load (Store *store, GError **error)
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read message ids", error);
-  store->known = g_new0 (StoreKnownIds, 1);
-  store->known->max = MAX (store_thread_batch_messages () / 2, 1);
-  generation_init (&store->known->gen[0]);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      const char *mid = (const char *) sqlite3_column_text (stmt, 0);
-      if (known_lookup (store, mid) == NULL)
-        known_add (store, mid, sqlite3_column_int64 (stmt, 1), sqlite3_column_int64 (stmt, 2),
-                   (const char *) sqlite3_column_text (stmt, 3));
-    }
+    func ((const char *) sqlite3_column_text (stmt, 0), sqlite3_column_int64 (stmt, 1),
+          sqlite3_column_int64 (stmt, 2), (const char *) sqlite3_column_text (stmt, 3), user_data);
   sqlite3_finalize (stmt);
-  if (rc == SQLITE_DONE)
-    return TRUE;
-  _store_known_clear (store);
-  return _store_fail (store, rc, "cannot read message ids", error);
-}
-
-/* The same rules as parsers/thread.c, for one message seen in order. */
-void
-_store_guess_thread (Store *store, gint64 id, const MailRecord *r, StoreThreadGuess *g)
-{
-  StoreKnown *self = known_lookup (store, r->message_id);
-  ThreadInput as_input = {
-    r->message_id,
-    r->references ? (const char *const *) r->references->pdata : NULL, r->references ? r->references->len : 0,
-    r->in_reply_to ? (const char *const *) r->in_reply_to->pdata : NULL, r->in_reply_to ? r->in_reply_to->len : 0,
-  };
-  const char *ref = thread_parent_reference (&as_input);
-  StoreKnown *parent = known_lookup (store, ref);
-  ThreadFlags flags = 0;
-
-  *g = (StoreThreadGuess) { id, 0, 0, NULL, NULL };
-  if (self != NULL)
-    {
-      g->duplicate_of = self->id;
-      g->thread_id = self->thread;
-      g->flags = thread_flags_to_string (THREAD_FLAG_DUPLICATE);
-      return;
-    }
-  if (parent != NULL)
-    {
-      g->parent_id = parent->id;
-      g->thread_id = parent->thread;
-      if (thread_date_before (r->date, parent->date))
-        flags |= THREAD_FLAG_TIME_TRAVEL;
-    }
-  else if (ref != NULL)
-    {
-      g->missing_parent = ref;
-      flags |= THREAD_FLAG_ORPHAN;
-    }
-  g->flags = thread_flags_to_string (flags);
-  if (r->message_id)
-    known_add (store, r->message_id, id, g->thread_id, r->date);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read message ids", error);
 }
 
 gboolean
@@ -349,7 +219,6 @@ store_load_thread_data (Store *store, gboolean subjects, gint batch, StoreThread
   gboolean ok;
 
   memset (data, 0, sizeof *data);
-  _store_known_clear (store);   /* reloaded by the next ingest */
   /* A whole-table scan gains nothing from a large page cache, which would
    * only fill with message bodies: read through a small one. */
   sqlite3_exec (store->db, "PRAGMA cache_size = -4096", NULL, NULL, NULL);

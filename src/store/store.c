@@ -19,7 +19,6 @@
  */
 #include "store-private.h"
 #include "schema.h"
-#include "text.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -400,7 +399,6 @@ store_close (Store *store)
   if (store->db)
     sqlite3_close (store->db);
   g_hash_table_unref (store->group_ids);
-  _store_known_clear (store);
   g_free (store->path);
   g_free (store);
 }
@@ -488,7 +486,7 @@ start_checkpointer (Store *store)
  * row is created for what follows.
  */
 gboolean
-store_begin_file (Store *store, const StoreFileMeta *meta, GError **error)
+store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError **error)
 {
   sqlite3_stmt *stmt = NULL;
   int rc;
@@ -509,13 +507,8 @@ store_begin_file (Store *store, const StoreFileMeta *meta, GError **error)
     }
   if (rc != SQLITE_DONE && rc != SQLITE_OK)
     goto fail;
-  if (sqlite3_changes (store->db) > 0)
-    _store_known_clear (store);   /* its messages are gone */
-  if (store->known == NULL && !_store_known_load (store, error))
-    {
-      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-      return FALSE;
-    }
+  if (replaced != NULL)
+    *replaced = sqlite3_changes (store->db) > 0;   /* the path's old rows are gone */
   if (!_store_query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages", &store->next_id,
                          NULL, error))
     {
@@ -573,18 +566,19 @@ group_id (Store *store, const char *name, GError **error)
 }
 
 static gboolean
-add_refs (Store *store, gint64 id, const char *kind, GPtrArray *ids, GError **error)
+add_refs (Store *store, gint64 id, const char *kind, const char *const *ids, guint n,
+          GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_REF];
 
-  for (guint i = 0; ids && i < ids->len; i++)
+  for (guint i = 0; i < n; i++)
     {
       int rc;
 
       sqlite3_bind_int64 (stmt, 1, id);
       sqlite3_bind_text (stmt, 2, kind, -1, SQLITE_STATIC);
       sqlite3_bind_int (stmt, 3, (int) i);
-      sqlite3_bind_text (stmt, 4, g_ptr_array_index (ids, i), -1, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, 4, ids[i], -1, SQLITE_STATIC);
       if ((rc = step_reset (stmt)) != SQLITE_DONE)
         return _store_fail (store, rc, "cannot record reference", error);
     }
@@ -592,13 +586,13 @@ add_refs (Store *store, gint64 id, const char *kind, GPtrArray *ids, GError **er
 }
 
 static gboolean
-add_groups (Store *store, gint64 id, GPtrArray *groups, GError **error)
+add_groups (Store *store, gint64 id, const char *const *groups, guint n, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_MESSAGE_GROUP];
 
-  for (guint i = 0; groups && i < groups->len; i++)
+  for (guint i = 0; i < n; i++)
     {
-      gint64 gid = group_id (store, g_ptr_array_index (groups, i), error);
+      gint64 gid = group_id (store, groups[i], error);
       int rc;
 
       if (gid < 0)
@@ -612,27 +606,28 @@ add_groups (Store *store, gint64 id, GPtrArray *groups, GError **error)
 }
 
 static gboolean
-add_fts (Store *store, gint64 id, const MailRecord *r, GError **error)
+add_fts (Store *store, const StoreMessage *m, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_FTS_INSERT];
   int rc;
 
-  sqlite3_bind_int64 (stmt, 1, id);
-  _store_bind_text_or_null (stmt, 2, r->subject);
-  _store_bind_text_or_null (stmt, 3, r->own_text);
+  sqlite3_bind_int64 (stmt, 1, m->id);
+  _store_bind_text_or_null (stmt, 2, m->subject);
+  _store_bind_text_or_null (stmt, 3, m->own_text);
   if ((rc = step_reset (stmt)) != SQLITE_DONE)
     return _store_fail (store, rc, "cannot index message", error);
   return TRUE;
 }
 
 static gboolean
-add_attachments (Store *store, gint64 id, GPtrArray *attachments, GError **error)
+add_attachments (Store *store, const StoreMessage *m, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_ATTACHMENT];
+  gint64 id = m->id;
 
-  for (guint i = 0; attachments && i < attachments->len; i++)
+  for (guint i = 0; i < m->n_attachments; i++)
     {
-      const TextAttachment *a = g_ptr_array_index (attachments, i);
+      const StoreAttachment *a = &m->attachments[i];
       int rc;
 
       sqlite3_bind_int64 (stmt, 1, id);
@@ -647,72 +642,75 @@ add_attachments (Store *store, gint64 id, GPtrArray *attachments, GError **error
   return TRUE;
 }
 
+/* The id store_add_message() expects next (the pipeline guesses the
+ * message's thread with it first). */
+gint64
+store_next_message_id (Store *store)
+{
+  return store->next_id;
+}
+
 /* Adds one message of the current file, with its attachments, references
- * and groups. */
+ * and groups.  message->id must be store_next_message_id(). */
 gboolean
 store_add_message (Store *store, const StoreMessage *m, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_MESSAGE];
-  const MailRecord *r = m->record;
-  g_autofree char *flags = mail_flags_to_string (r->flags);
-  StoreThreadGuess guess;
-  gint64 id;
   int rc;
 
   g_return_val_if_fail (store->file_id > 0, FALSE);
+  g_return_val_if_fail (m->id == store->next_id, FALSE);
   sqlite3_bind_int64 (stmt, 1, store->file_id);
   sqlite3_bind_int64 (stmt, 2, m->byte_offset);
   sqlite3_bind_int64 (stmt, 3, m->byte_length);
   sqlite3_bind_int64 (stmt, 4, m->line_no);
   _store_bind_text_or_null (stmt, 5, m->envelope);
-  _store_bind_text_or_null (stmt, 6, r->message_id);
-  _store_bind_text_or_null (stmt, 7, r->subject);
-  _store_bind_text_or_null (stmt, 8, r->from_addr);
-  _store_bind_text_or_null (stmt, 9, r->from_name);
-  _store_bind_text_or_null (stmt, 10, r->date);
-  _store_bind_text_or_null (stmt, 11, r->date_raw);
-  _store_bind_text_or_null (stmt, 12, r->body ? r->body : "");
-  _store_bind_text_or_null (stmt, 13, r->charset);
-  _store_bind_text_or_null (stmt, 14, flags);
-  _store_bind_text_or_null (stmt, 15, r->own_text);
-  sqlite3_bind_int64 (stmt, 16, r->quoted_lines);
-  sqlite3_bind_int64 (stmt, 17, r->own_lines);
-  sqlite3_bind_int64 (stmt, 18, r->attachments ? r->attachments->len : 0);
-  id = store->next_id++;
-  _store_guess_thread (store, id, r, &guess);
-  sqlite3_bind_int64 (stmt, 19, id);
-  sqlite3_bind_int64 (stmt, 20, guess.thread_id);
-  sqlite3_bind_int64 (stmt, 21, guess.parent_id);
-  sqlite3_bind_int64 (stmt, 22, guess.duplicate_of);
-  _store_bind_text_or_null (stmt, 23, guess.missing_parent);
-  _store_bind_text_or_null (stmt, 24, guess.flags);
-  sqlite3_bind_int64 (stmt, 25, (sqlite3_int64) r->content_hash);
-  sqlite3_bind_int64 (stmt, 26, r->damage);
+  _store_bind_text_or_null (stmt, 6, m->message_id);
+  _store_bind_text_or_null (stmt, 7, m->subject);
+  _store_bind_text_or_null (stmt, 8, m->from_addr);
+  _store_bind_text_or_null (stmt, 9, m->from_name);
+  _store_bind_text_or_null (stmt, 10, m->date);
+  _store_bind_text_or_null (stmt, 11, m->date_raw);
+  _store_bind_text_or_null (stmt, 12, m->body ? m->body : "");
+  _store_bind_text_or_null (stmt, 13, m->charset);
+  _store_bind_text_or_null (stmt, 14, m->flags);
+  _store_bind_text_or_null (stmt, 15, m->own_text);
+  sqlite3_bind_int64 (stmt, 16, m->quoted_lines);
+  sqlite3_bind_int64 (stmt, 17, m->own_lines);
+  sqlite3_bind_int64 (stmt, 18, m->n_attachments);
+  sqlite3_bind_int64 (stmt, 19, m->id);
+  sqlite3_bind_int64 (stmt, 20, m->guess.thread_id ? m->guess.thread_id : m->id);
+  sqlite3_bind_int64 (stmt, 21, m->guess.parent_id);
+  sqlite3_bind_int64 (stmt, 22, m->guess.duplicate_of);
+  _store_bind_text_or_null (stmt, 23, m->guess.missing_parent);
+  _store_bind_text_or_null (stmt, 24, m->guess.flags);
+  sqlite3_bind_int64 (stmt, 25, (sqlite3_int64) m->content_hash);
+  sqlite3_bind_int64 (stmt, 26, m->text_damage);
   rc = step_reset (stmt);
-  g_free (guess.flags);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record message", error);
-  return add_fts (store, id, r, error) &&
-         add_attachments (store, id, r->attachments, error) &&
-         add_refs (store, id, "references", r->references, error) &&
-         add_refs (store, id, "in-reply-to", r->in_reply_to, error) &&
-         add_groups (store, id, r->newsgroups, error);
+  store->next_id++;
+  return add_fts (store, m, error) &&
+         add_attachments (store, m, error) &&
+         add_refs (store, m->id, "references", m->references, m->n_references, error) &&
+         add_refs (store, m->id, "in-reply-to", m->in_reply_to, m->n_in_reply_to, error) &&
+         add_groups (store, m->id, m->newsgroups, m->n_newsgroups, error);
 }
 
+/* Adds one separator-log row of the current file. */
 gboolean
-store_add_log (Store *store, const MboxLogEntry *e, const char *line_text, GError **error)
+store_add_log (Store *store, const StoreLogEntry *e, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_LOG];
-  g_autofree char *reason = mbox_reasons_to_string (e->reasons);
-  char shape[2] = { (char) e->shape, '\0' };
+  char shape[2] = { e->shape, '\0' };
   int rc;
 
   sqlite3_bind_int64 (stmt, 1, store->file_id);
-  sqlite3_bind_int64 (stmt, 2, (gint64) e->line_no);
-  sqlite3_bind_int64 (stmt, 3, e->offset);
-  sqlite3_bind_text (stmt, 4, line_text, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 5, mbox_verdict_to_string (e->verdict), -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 6, reason, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 2, e->line_no);
+  sqlite3_bind_int64 (stmt, 3, e->byte_offset);
+  sqlite3_bind_text (stmt, 4, e->line_text, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 5, e->verdict, -1, SQLITE_STATIC);
+  _store_bind_text_or_null (stmt, 6, e->reason);
   sqlite3_bind_text (stmt, 7, shape, -1, SQLITE_STATIC);
   if ((rc = step_reset (stmt)) != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record separator log", error);
@@ -764,6 +762,5 @@ store_abort_file (Store *store)
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
   /* Groups and messages added in the transaction are gone again. */
   g_hash_table_remove_all (store->group_ids);
-  _store_known_clear (store);
   store->file_id = 0;
 }

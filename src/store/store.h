@@ -5,7 +5,6 @@
 
 #include "row.h"
 
-#include "mail.h"
 #include "mbox.h"
 #include "thread.h"
 
@@ -31,13 +30,70 @@ typedef struct {
   const char *compression;
 } StoreFileMeta;
 
+/* A part that is not text, or a uuencoded/yEnc file found in text. */
 typedef struct {
+  const char *content_type;  /* lower case */
+  const char *filename;      /* UTF-8 or NULL */
+  gint64 size;               /* decoded bytes */
+  const char *encoding;      /* "mime", "uuencode" or "yenc" */
+} StoreAttachment;
+
+/* Where a message will most likely be threaded (pipeline/thread-guess.c);
+ * threading sets it right at the end of the ingest. */
+typedef struct {
+  gint64 thread_id;          /* the row's own id when alone */
+  gint64 parent_id;          /* 0: none */
+  gint64 duplicate_of;       /* 0: none */
+  const char *missing_parent;
+  const char *flags;         /* comma-separated thread flags, or NULL */
+} StoreThreadGuess;
+
+/* One message row as the store writes it: every value already text or a
+ * number (the store knows no parser type).  Strings are borrowed for the
+ * call; NULL is SQL NULL. */
+typedef struct {
+  gint64 id;                 /* store_next_message_id() */
   gint64 byte_offset;
   gint64 byte_length;
   gint64 line_no;
-  const char *envelope;  /* UTF-8 or NULL */
-  const MailRecord *record;
+  const char *envelope;      /* UTF-8 or NULL */
+  const char *message_id;
+  const char *subject;
+  const char *from_addr;
+  const char *from_name;
+  const char *date;
+  const char *date_raw;
+  const char *body;          /* never NULL */
+  const char *own_text;
+  const char *charset;
+  const char *flags;         /* comma-separated, or NULL */
+  gint64 quoted_lines;
+  gint64 own_lines;
+  guint64 content_hash;
+  gint64 text_damage;
+  const StoreAttachment *attachments;
+  guint n_attachments;
+  const char *const *references;
+  guint n_references;
+  const char *const *in_reply_to;
+  guint n_in_reply_to;
+  const char *const *newsgroups;
+  guint n_newsgroups;
+  StoreThreadGuess guess;
 } StoreMessage;
+
+/* One separator-log row (docs/splitter.md), as text. */
+typedef struct {
+  gint64 line_no;
+  gint64 byte_offset;
+  const char *line_text;
+  const char *verdict;       /* "accepted", "rejected", "body" */
+  const char *reason;        /* comma-separated */
+  char shape;                /* 'G', 'R', 'P' or 'T' */
+} StoreLogEntry;
+
+typedef void (*StoreIdFunc) (const char *message_id, gint64 id, gint64 thread, const char *date,
+                             gpointer user_data);
 
 typedef struct {
   const char *path;
@@ -81,10 +137,13 @@ void store_close (Store *store);
 gboolean store_file_sha256 (Store *store, const char *path, char **sha256, GError **error);
 gboolean store_path_with_sha256 (Store *store, const char *sha256, char **path, GError **error);
 
-gboolean store_begin_file (Store *store, const StoreFileMeta *meta, GError **error);
+gboolean store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced,
+                           GError **error);
+gint64 store_next_message_id (Store *store);
 gboolean store_add_message (Store *store, const StoreMessage *message, GError **error);
-gboolean store_add_log (Store *store, const MboxLogEntry *entry, const char *line_text,
-                        GError **error);
+gboolean store_add_log (Store *store, const StoreLogEntry *entry, GError **error);
+gboolean store_foreach_canonical_id (Store *store, StoreIdFunc func, gpointer user_data,
+                                     GError **error);
 gboolean store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lines,
                             GError **error);
 void store_abort_file (Store *store);

@@ -1,0 +1,167 @@
+/* thread-guess.c — where a message will most likely be threaded, as it is stored.
+ *
+ * Threading runs over the whole database after an ingest, and an UPDATE
+ * rewrites a message row whole, body included.  So each message is
+ * stored with where threading will most likely put it: under its parent
+ * when the parent is already stored, in a thread of its own otherwise.
+ * In archives where parents come before replies (almost all), threading
+ * then finds nearly every row already right and rewrites only the rest.
+ * The rules are parsers/thread.c's (thread_parent_reference(),
+ * thread_date_before()), applied to one message seen in order; nothing
+ * here reads or writes the database (the ingest session fills the
+ * guesser from store_foreach_canonical_id()).
+ *
+ * The Message-IDs seen last are kept in two generations of at most
+ * @max_per_generation each (150,000 in deja): when the newer is full, the
+ * older goes.  Memory stays bounded (about 120 bytes a Message-ID, 35 MiB
+ * at most) however large the database; a reply to a message older than
+ * that is guessed wrong and set right by threading.  In each generation
+ * the strings live in one chunk, the rows in one array, and the table
+ * maps a Message-ID to its row + 1.
+ */
+#include "thread-guess.h"
+#include "thread.h"
+
+typedef struct {
+  gint64 id, thread;
+  const char *date;        /* in the generation's strings */
+} Known;
+
+typedef struct {
+  GHashTable *table;
+  GArray *rows;            /* of Known */
+  GStringChunk *strings;
+} Generation;
+
+struct _ThreadGuesser {
+  Generation gen[2];       /* [0] the newer */
+  guint max;               /* Message-IDs a generation holds */
+};
+
+static void
+generation_init (Generation *g)
+{
+  g->table = g_hash_table_new (g_str_hash, g_str_equal);
+  g->rows = g_array_new (FALSE, FALSE, sizeof (Known));
+  g->strings = g_string_chunk_new (1024 * 1024);
+}
+
+static void
+generation_clear (Generation *g)
+{
+  g_clear_pointer (&g->table, g_hash_table_unref);
+  g_clear_pointer (&g->rows, g_array_unref);
+  g_clear_pointer (&g->strings, g_string_chunk_free);
+}
+
+/* Returns: (transfer full): an empty guesser */
+ThreadGuesser *
+thread_guesser_new (guint max_per_generation)
+{
+  ThreadGuesser *t = g_new0 (ThreadGuesser, 1);
+
+  t->max = MAX (max_per_generation, 1);
+  generation_init (&t->gen[0]);
+  return t;
+}
+
+void
+thread_guesser_free (ThreadGuesser *t)
+{
+  if (t == NULL)
+    return;
+  generation_clear (&t->gen[0]);
+  generation_clear (&t->gen[1]);
+  g_free (t);
+}
+
+static Known *
+lookup (ThreadGuesser *t, const char *message_id)
+{
+  for (int i = 0; message_id && i < 2; i++)
+    {
+      Generation *g = &t->gen[i];
+      guint row = g->table ? GPOINTER_TO_UINT (g_hash_table_lookup (g->table, message_id)) : 0;
+
+      if (row)
+        return &g_array_index (g->rows, Known, row - 1);
+    }
+  return NULL;
+}
+
+static void
+add (ThreadGuesser *t, const char *message_id, gint64 id, gint64 thread, const char *date)
+{
+  Generation *g = &t->gen[0];
+  Known k = { id, thread, NULL };
+
+  if (g->rows->len >= t->max)
+    {
+      generation_clear (&t->gen[1]);
+      t->gen[1] = *g;
+      generation_init (g);
+    }
+  k.date = date ? g_string_chunk_insert_const (g->strings, date) : NULL;
+  g_array_append_val (g->rows, k);
+  g_hash_table_insert (g->table, g_string_chunk_insert (g->strings, message_id),
+                       GUINT_TO_POINTER (g->rows->len));
+}
+
+/**
+ * thread_guesser_know:
+ * @message_id: a canonical message's Message-ID (copied)
+ * @id, @thread, @date: its row, thread and date
+ *
+ * Records a stored message; the first record of a Message-ID wins.
+ */
+void
+thread_guesser_know (ThreadGuesser *t, const char *message_id, gint64 id, gint64 thread,
+                     const char *date)
+{
+  if (message_id != NULL && lookup (t, message_id) == NULL)
+    add (t, message_id, id, thread, date);
+}
+
+/**
+ * thread_guesser_guess:
+ * @id: the row @record will be stored as
+ * @guess: (out caller-allocates): where it will most likely be threaded;
+ *   guess->missing_parent points into @record, guess->flags is static
+ *
+ * Then records @record as stored, so that its replies find it.
+ */
+void
+thread_guesser_guess (ThreadGuesser *t, gint64 id, const MailRecord *r, StoreThreadGuess *g)
+{
+  Known *self = lookup (t, r->message_id);
+  ThreadInput as_input = {
+    r->message_id,
+    r->references ? (const char *const *) r->references->pdata : NULL, r->references ? r->references->len : 0,
+    r->in_reply_to ? (const char *const *) r->in_reply_to->pdata : NULL, r->in_reply_to ? r->in_reply_to->len : 0,
+  };
+  const char *ref = thread_parent_reference (&as_input);
+  Known *parent = lookup (t, ref);
+
+  *g = (StoreThreadGuess) { id, 0, 0, NULL, NULL };
+  if (self != NULL)
+    {
+      g->duplicate_of = self->id;
+      g->thread_id = self->thread;
+      g->flags = thread_flag_name (THREAD_FLAG_DUPLICATE);
+      return;
+    }
+  if (parent != NULL)
+    {
+      g->parent_id = parent->id;
+      g->thread_id = parent->thread;
+      if (thread_date_before (r->date, parent->date))
+        g->flags = thread_flag_name (THREAD_FLAG_TIME_TRAVEL);
+    }
+  else if (ref != NULL)
+    {
+      g->missing_parent = ref;
+      g->flags = thread_flag_name (THREAD_FLAG_ORPHAN);
+    }
+  if (r->message_id)
+    add (t, r->message_id, id, g->thread_id, r->date);
+}
