@@ -495,12 +495,30 @@ text_before_rule (const Line *l)
   return end - run >= 20 && run > 0 ? run : 0;
 }
 
+static gboolean
+ends_with_underscore (const Line *l)
+{
+  gsize end = l->len;
+
+  while (end > 0 && g_ascii_isspace (l->p[end - 1]))
+    end--;
+  return end > 20 && l->p[end - 1] == '_';
+}
+
 /* Does a list footer (or pipermail's attachment notice) start at @i?
  * Returns how many lines of it to mark: G_MAXUINT for "to the end". */
 static guint
 notice_at (GArray *lines, guint i)
 {
   const Line *l = &g_array_index (lines, Line, i);
+  const char *p;
+  gsize len;
+
+  /* Every notice and footer starts with one of these: most lines are
+   * ruled out by their first byte. */
+  trimmed (l, &p, &len);
+  if (len == 0 || strchr ("-_AYS", p[0]) == NULL)
+    return 0;
 
   if (line_is (l, "-------------- next part --------------") ||
       line_starts (l, "You received this message because you are subscribed to the Google") ||
@@ -535,7 +553,7 @@ cut_tail (GArray *lines)
 
       if (l->kind != LINE_OWN)
         continue;
-      if (text_before_rule (l) > 0 && names_list_soon (lines, i))
+      if (ends_with_underscore (l) && text_before_rule (l) > 0 && names_list_soon (lines, i))
         {
           /* The author's text before the glued rule stays. */
           l->len = text_before_rule (l);

@@ -124,7 +124,8 @@ tokens_of (Span s)
         {
           gboolean cut = FALSE;
 
-          for (gsize g = 0; g < G_N_ELEMENTS (glued) && !cut; g++)
+          /* Only "(", "[" and "{" can open a glued "(at)". */
+          for (gsize g = 0; g < G_N_ELEMENTS (glued) && !cut && strchr ("([{", s.p[i]) != NULL; g++)
             {
               gsize n = strlen (glued[g]);
 
