@@ -1,0 +1,238 @@
+/* test-store.c — the store's contracts, one GTest case each, on a
+ * database in a scratch folder (WAL needs a file; SQLite's :memory: has
+ * no write-ahead log).  SQLite itself is used only to break a database
+ * on purpose: "failed" and "not found" must be different answers. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "store.h"
+
+typedef struct {
+  char *dir;
+  char *path;
+  Store *store;
+} Fixture;
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("deja-store-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->path = g_build_filename (f->dir, "t.db", NULL);
+  f->store = store_open (f->path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (f->store);
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  g_autofree char *wal = g_strconcat (f->path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (f->path, "-shm", NULL);
+
+  g_clear_pointer (&f->store, store_close);
+  g_unlink (f->path);
+  g_unlink (wal);
+  g_unlink (shm);
+  g_rmdir (f->dir);
+  g_free (f->path);
+  g_free (f->dir);
+}
+
+/* Runs @sql on the database through a connection of its own. */
+static void
+break_with (Fixture *f, const char *sql)
+{
+  sqlite3 *db;
+
+  g_assert_cmpint (sqlite3_open (f->path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+}
+
+static gint64
+count (Fixture *f, const char *sql)
+{
+  sqlite3 *db;
+  sqlite3_stmt *stmt;
+  gint64 n = -1;
+
+  g_assert_cmpint (sqlite3_open (f->path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    n = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return n;
+}
+
+/* Stores one file of one message and one log row. */
+static void
+store_one_file (Fixture *f, const char *path, const char *sha256, gboolean *replaced)
+{
+  g_autoptr (GError) error = NULL;
+  const char *refs[] = { "root@example.com" };
+  const char *groups[] = { "comp.lang.c" };
+  StoreAttachment att = { "image/gif", "a.gif", 42, "mime" };
+  StoreFileMeta meta = { path, 100, 100, 0, NULL };
+  StoreLogEntry log = { 3, 40, "From what I hear", "body", "prose", 'T' };
+  StoreMessage m = { 0 };
+
+  g_assert_true (store_begin_file (f->store, &meta, replaced, &error));
+  g_assert_no_error (error);
+  m.id = store_next_message_id (f->store);
+  m.byte_length = 100;
+  m.line_no = 1;
+  m.message_id = "m1@example.com";
+  m.subject = "Subject";
+  m.from_addr = "a@example.com";
+  m.body = "Body text\n";
+  m.own_text = "Body text\n";
+  m.flags = "no-date";
+  m.attachments = &att;
+  m.n_attachments = 1;
+  m.references = refs;
+  m.n_references = 1;
+  m.newsgroups = groups;
+  m.n_newsgroups = 1;
+  m.guess = (StoreThreadGuess) { m.id, 0, 0, "root@example.com", "orphan" };
+  g_assert_true (store_add_message (f->store, &m, &error));
+  g_assert_true (store_add_log (f->store, &log, &error));
+  g_assert_true (store_finish_file (f->store, sha256, 1, 10, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_never_ingested_is_not_a_failure (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *sha = g_strdup ("x");
+
+  g_assert_true (store_file_sha256 (f->store, "/no/such.mbox", &sha, &error));
+  g_assert_no_error (error);
+  g_assert_null (sha);
+}
+
+static void
+test_a_file_round_trip (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *sha = NULL, *other = NULL;
+  gboolean replaced = TRUE, stale = FALSE;
+
+  store_one_file (f, "/a.mbox", "abc", &replaced);
+  g_assert_false (replaced);
+  g_assert_true (store_file_sha256 (f->store, "/a.mbox", &sha, &error));
+  g_assert_cmpstr (sha, ==, "abc");
+  g_assert_true (store_threads_stale (f->store, &stale, &error));
+  g_assert_true (stale);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages WHERE flags = 'no-date'"
+                             " AND thread_flags = 'orphan' AND missing_parent = 'root@example.com'"), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM attachments WHERE filename = 'a.gif'"), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM separator_log WHERE shape = 'T'"), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'body'"), ==, 1);
+  /* The same content seen from another file's transaction. */
+  {
+    StoreFileMeta meta = { "/b.mbox", 100, 100, 0, NULL };
+    g_assert_true (store_begin_file (f->store, &meta, NULL, &error));
+    g_assert_true (store_path_with_sha256 (f->store, "abc", &other, &error));
+    g_assert_cmpstr (other, ==, "/a.mbox");
+    store_abort_file (f->store);
+  }
+  g_assert_cmpint (count (f, "SELECT count(*) FROM files"), ==, 1);
+}
+
+static void
+test_a_path_stored_again_replaces_its_rows (Fixture *f, gconstpointer data)
+{
+  gboolean replaced = FALSE;
+
+  store_one_file (f, "/a.mbox", "abc", &replaced);
+  store_one_file (f, "/a.mbox", "def", &replaced);
+  g_assert_true (replaced);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages"), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'body'"), ==, 1);
+}
+
+static void
+test_decisions (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) lines = NULL;
+  g_autoptr (GPtrArray) paths = NULL;
+  gboolean any = TRUE, changed = FALSE;
+
+  g_assert_true (store_has_decisions (f->store, &any, &error));
+  g_assert_false (any);
+  store_one_file (f, "/a.mbox", "abc", NULL);
+  g_assert_true (store_set_decision (f->store, "abc", 3, MBOX_DECISION_SPLIT, "a note", &changed, &error));
+  g_assert_no_error (error);
+  g_assert_true (changed);
+  g_assert_true (store_has_decisions (f->store, &any, &error));
+  g_assert_true (any);
+  g_assert_true (store_decisions_for (f->store, "abc", &lines, &error));
+  g_assert_cmpuint (g_hash_table_size (lines), ==, 1);
+  g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (lines, GSIZE_TO_POINTER (3))), ==, MBOX_DECISION_SPLIT);
+  g_assert_true (store_paths_for_sha256 (f->store, "abc", &paths, &error));
+  g_assert_cmpuint (paths->len, ==, 1);
+}
+
+/* A database that cannot answer is a failure, never "no decisions" (which
+ * would split a file without the people's decisions). */
+static void
+test_failure_is_not_none (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) lines = NULL;
+  g_autofree char *sha = NULL;
+  gboolean any = FALSE;
+
+  break_with (f, "DROP TABLE separator_decisions; ALTER TABLE files RENAME TO files_gone");
+  g_assert_false (store_has_decisions (f->store, &any, &error));
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_SQLITE);
+  g_clear_error (&error);
+  g_assert_false (store_decisions_for (f->store, "abc", &lines, &error));
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_SQLITE);
+  g_assert_null (lines);
+  g_clear_error (&error);
+  g_assert_false (store_file_sha256 (f->store, "/a.mbox", &sha, &error));
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_SQLITE);
+}
+
+static void
+test_foreign_database_is_refused (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("deja-store-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "other.db", NULL);
+  sqlite3 *db;
+  Store *store;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "CREATE TABLE t (x)", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  store = store_open (path, &error);
+  g_assert_null (store);
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_FOREIGN);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(name, fn) g_test_add ("/store/" name, Fixture, NULL, setup, fn, teardown)
+  ADD ("never-ingested-is-not-a-failure", test_never_ingested_is_not_a_failure);
+  ADD ("a-file-round-trip", test_a_file_round_trip);
+  ADD ("a-path-stored-again-replaces-its-rows", test_a_path_stored_again_replaces_its_rows);
+  ADD ("decisions", test_decisions);
+  ADD ("failure-is-not-none", test_failure_is_not_none);
+#undef ADD
+  g_test_add_func ("/store/foreign-database-is-refused", test_foreign_database_is_refused);
+  return g_test_run ();
+}
