@@ -10,6 +10,17 @@ compare_names (gconstpointer a, gconstpointer b)
 }
 
 /* Adds PREFIX/NAME calling @func with the .mbox path; returns how many. */
+void
+table_tests_add (const char *prefix, gconstpointer rows, gsize row_size, gsize n_rows,
+                 GTestDataFunc func)
+{
+  for (gsize i = 0; i < n_rows; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s/%03zu", prefix, i);
+      g_test_add_data_func (name, (const char *) rows + i * row_size, func);
+    }
+}
+
 guint
 fixture_tests_add (const char *subdir, const char *prefix, GTestDataFunc func)
 {

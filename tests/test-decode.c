@@ -2,6 +2,8 @@
 #include <glib.h>
 #include <string.h>
 
+#include "fixtures.h"
+
 #include "charset.h"
 #include "mail.h"
 #include "msgid.h"
@@ -43,15 +45,13 @@ static const struct {
 };
 
 static void
-test_rfc2047 (void)
+test_rfc2047 (gconstpointer data)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (words); i++)
-    {
-      g_autofree char *got = rfc2047_decode (words[i].raw, strlen (words[i].raw), words[i].fallback);
-      if (strcmp (got, words[i].utf8) != 0)
-        g_error ("'%s': got '%s', expected '%s'", words[i].raw, got, words[i].utf8);
-      g_assert_true (g_utf8_validate (got, -1, NULL));
-    }
+  gsize i = (const __typeof__ (words[0]) *) data - words;
+  g_autofree char *got = rfc2047_decode (words[i].raw, strlen (words[i].raw), words[i].fallback);
+  if (strcmp (got, words[i].utf8) != 0)
+    g_test_fail_printf ("'%s': got '%s', expected '%s'", words[i].raw, got, words[i].utf8);
+  g_assert_true (g_utf8_validate (got, -1, NULL));
 }
 
 static const struct {
@@ -73,15 +73,13 @@ static const struct {
 };
 
 static void
-test_msgid (void)
+test_msgid (gconstpointer data)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (ids); i++)
-    {
-      g_autofree char *got = msgid_normalize (ids[i].raw, strlen (ids[i].raw));
-      if (g_strcmp0 (got, ids[i].id) != 0)
-        g_error ("'%s': got %s, expected %s", ids[i].raw, got ? got : "NULL",
-                 ids[i].id ? ids[i].id : "NULL");
-    }
+  gsize i = (const __typeof__ (ids[0]) *) data - ids;
+  g_autofree char *got = msgid_normalize (ids[i].raw, strlen (ids[i].raw));
+  if (g_strcmp0 (got, ids[i].id) != 0)
+    g_test_fail_printf ("'%s': got %s, expected %s", ids[i].raw, got ? got : "NULL",
+             ids[i].id ? ids[i].id : "NULL");
 }
 
 static const struct {
@@ -121,33 +119,29 @@ static const struct {
 };
 
 static void
-test_in_reply_to (void)
+test_in_reply_to (gconstpointer data)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (in_reply_to); i++)
-    {
-      g_autoptr (GPtrArray) got = msgid_parse_in_reply_to (in_reply_to[i].raw, strlen (in_reply_to[i].raw));
-      g_autofree char *joined = NULL;
+  gsize i = (const __typeof__ (in_reply_to[0]) *) data - in_reply_to;
+  g_autoptr (GPtrArray) got = msgid_parse_in_reply_to (in_reply_to[i].raw, strlen (in_reply_to[i].raw));
+  g_autofree char *joined = NULL;
 
-      g_ptr_array_add (got, NULL);
-      joined = g_strjoinv (" ", (char **) got->pdata);
-      if (strcmp (joined, in_reply_to[i].joined) != 0)
-        g_error ("'%s': got '%s', expected '%s'", in_reply_to[i].raw, joined, in_reply_to[i].joined);
-    }
+  g_ptr_array_add (got, NULL);
+  joined = g_strjoinv (" ", (char **) got->pdata);
+  if (strcmp (joined, in_reply_to[i].joined) != 0)
+    g_test_fail_printf ("'%s': got '%s', expected '%s'", in_reply_to[i].raw, joined, in_reply_to[i].joined);
 }
 
 static void
-test_lists (void)
+test_lists (gconstpointer data)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (lists); i++)
-    {
-      g_autoptr (GPtrArray) got = msgid_parse_list (lists[i].raw, strlen (lists[i].raw));
-      g_autofree char *joined = NULL;
+  gsize i = (const __typeof__ (lists[0]) *) data - lists;
+  g_autoptr (GPtrArray) got = msgid_parse_list (lists[i].raw, strlen (lists[i].raw));
+  g_autofree char *joined = NULL;
 
-      g_ptr_array_add (got, NULL);
-      joined = g_strjoinv (" ", (char **) got->pdata);
-      if (strcmp (joined, lists[i].joined) != 0)
-        g_error ("'%s': got '%s', expected '%s'", lists[i].raw, joined, lists[i].joined);
-    }
+  g_ptr_array_add (got, NULL);
+  joined = g_strjoinv (" ", (char **) got->pdata);
+  if (strcmp (joined, lists[i].joined) != 0)
+    g_test_fail_printf ("'%s': got '%s', expected '%s'", lists[i].raw, joined, lists[i].joined);
 }
 
 /* Bytes, declared charset → text, charset used, guessed. */
@@ -183,20 +177,18 @@ static const struct {
 };
 
 static void
-test_charset (void)
+test_charset (gconstpointer data)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (charset_cases); i++)
-    {
-      CharsetResult cs;
-      g_autofree char *out = charset_to_utf8 (charset_cases[i].bytes, strlen (charset_cases[i].bytes),
-                                              charset_cases[i].declared, &cs);
+  gsize i = (const __typeof__ (charset_cases[0]) *) data - charset_cases;
+  CharsetResult cs;
+  g_autofree char *out = charset_to_utf8 (charset_cases[i].bytes, strlen (charset_cases[i].bytes),
+                                          charset_cases[i].declared, &cs);
 
-      if (g_strcmp0 (out, charset_cases[i].text) != 0 || g_strcmp0 (cs.used, charset_cases[i].used) != 0 ||
-          cs.guessed != charset_cases[i].guessed)
-        g_error ("case %zu: got '%s' (%s, guessed %d), expected '%s' (%s, guessed %d)", i, out,
-                 cs.used, cs.guessed, charset_cases[i].text, charset_cases[i].used,
-                 charset_cases[i].guessed);
-    }
+  if (g_strcmp0 (out, charset_cases[i].text) != 0 || g_strcmp0 (cs.used, charset_cases[i].used) != 0 ||
+      cs.guessed != charset_cases[i].guessed)
+    g_test_fail_printf ("case %zu: got '%s' (%s, guessed %d), expected '%s' (%s, guessed %d)", i, out,
+             cs.used, cs.guessed, charset_cases[i].text, charset_cases[i].used,
+             charset_cases[i].guessed);
 }
 
 /* UTF-16 and UTF-32 parts: NUL bytes are half of every character. */
@@ -333,11 +325,11 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/decode/rfc2047", test_rfc2047);
-  g_test_add_func ("/decode/msgid", test_msgid);
-  g_test_add_func ("/decode/msgid-list", test_lists);
-  g_test_add_func ("/decode/in-reply-to", test_in_reply_to);
-  g_test_add_func ("/decode/charset", test_charset);
+  TABLE_TESTS_ADD ("/decode/rfc2047", words, test_rfc2047);
+  TABLE_TESTS_ADD ("/decode/msgid", ids, test_msgid);
+  TABLE_TESTS_ADD ("/decode/msgid-list", lists, test_lists);
+  TABLE_TESTS_ADD ("/decode/in-reply-to", in_reply_to, test_in_reply_to);
+  TABLE_TESTS_ADD ("/decode/charset", charset_cases, test_charset);
   g_test_add_func ("/decode/charset-nul", test_charset_nul);
   g_test_add_func ("/decode/charset-wide", test_charset_wide);
   g_test_add_func ("/decode/charset-reuse", test_charset_reuse);

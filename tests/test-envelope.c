@@ -3,11 +3,14 @@
 #include <string.h>
 
 #include "envelope.h"
+#include "fixtures.h"
 
-static const struct {
+typedef struct {
   const char *line;
   MboxShape shape;
-} cases[] = {
+} Row;
+
+static const Row cases[] = {
   /* G: Google Groups exports */
   { "From -8946248053963491671", MBOX_SHAPE_G },
   { "From 5312399187214577153", MBOX_SHAPE_G },
@@ -52,15 +55,14 @@ static const struct {
 };
 
 static void
-test_shapes (void)
+test_row (gconstpointer data)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      MboxShape got = mbox_envelope_shape (cases[i].line, strlen (cases[i].line));
-      if (got != cases[i].shape)
-        g_error ("'%s': shape %c, expected %c", cases[i].line, got ? got : '-',
-                 cases[i].shape ? cases[i].shape : '-');
-    }
+  const Row *row = data;
+  MboxShape got = mbox_envelope_shape (row->line, strlen (row->line));
+
+  if (got != row->shape)
+    g_test_fail_printf ("'%s': shape %c, expected %c", row->line, got ? got : '-',
+                        row->shape ? row->shape : '-');
 }
 
 /* Envelope lines may hold NUL bytes: the shape reads the given length. */
@@ -76,7 +78,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/envelope/shapes", test_shapes);
+  TABLE_TESTS_ADD ("/envelope/shape", cases, test_row);
   g_test_add_func ("/envelope/nul", test_nul);
   return g_test_run ();
 }

@@ -93,14 +93,12 @@ static const struct {
 };
 
 static void
-test_html (void)
+test_html (gconstpointer data)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (html_cases); i++)
-    {
-      g_autofree char *text = html_to_text (html_cases[i].html, strlen (html_cases[i].html));
-      if (strcmp (text, html_cases[i].text) != 0)
-        g_error ("html case %zu: got '%s', expected '%s'", i, text, html_cases[i].text);
-    }
+  gsize i = (const __typeof__ (html_cases[0]) *) data - html_cases;
+  g_autofree char *text = html_to_text (html_cases[i].html, strlen (html_cases[i].html));
+  if (strcmp (text, html_cases[i].text) != 0)
+    g_test_fail_printf ("html case %zu: got '%s', expected '%s'", i, text, html_cases[i].text);
 }
 
 /* Body → own text, quoted lines, own lines. */
@@ -128,20 +126,18 @@ static const struct {
 };
 
 static void
-test_quote (void)
+test_quote (gconstpointer data)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (quote_cases); i++)
-    {
-      OwnText own;
+  gsize i = (const __typeof__ (quote_cases[0]) *) data - quote_cases;
+  OwnText own;
 
-      quote_own_text (quote_cases[i].body, &own);
-      if (strcmp (own.text, quote_cases[i].own) != 0 || own.quoted_lines != quote_cases[i].quoted ||
-          own.own_lines != quote_cases[i].own_lines)
-        g_error ("quote case %zu: got '%s' (%u quoted, %u own), expected '%s' (%u, %u)", i,
-                 own.text, own.quoted_lines, own.own_lines, quote_cases[i].own,
-                 quote_cases[i].quoted, quote_cases[i].own_lines);
-      g_free (own.text);
-    }
+  quote_own_text (quote_cases[i].body, &own);
+  if (strcmp (own.text, quote_cases[i].own) != 0 || own.quoted_lines != quote_cases[i].quoted ||
+      own.own_lines != quote_cases[i].own_lines)
+    g_test_fail_printf ("quote case %zu: got '%s' (%u quoted, %u own), expected '%s' (%u, %u)", i,
+             own.text, own.quoted_lines, own.own_lines, quote_cases[i].own,
+             quote_cases[i].quoted, quote_cases[i].own_lines);
+  g_free (own.text);
 }
 
 /* Text → text without binaries, and what was found. */
@@ -202,8 +198,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   mail_init ();
-  g_test_add_func ("/text/html", test_html);
-  g_test_add_func ("/text/quote", test_quote);
+  TABLE_TESTS_ADD ("/text/html", html_cases, test_html);
+  TABLE_TESTS_ADD ("/text/quote", quote_cases, test_quote);
   g_test_add_func ("/text/binary", test_binary);
   g_test_add_func ("/text/binary-linear", test_binary_linear);
   g_assert_cmpuint (fixture_tests_add ("text", "/text", test_fixture), >=, 9);
