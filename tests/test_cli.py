@@ -565,6 +565,20 @@ def a_full_standard_output_is_an_error_for_every_command():
 
 
 @tap.test
+def quiet_and_verbose():
+    db = fresh_db("talk.db")
+    r = deja("ingest", "--quiet", "--db", db, SAMPLE)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    r = deja("log", "--db", db, "-q")
+    assert r.returncode == 0 and r.stderr == "" and "From what I hear" in r.stdout, r.stderr
+    r = deja("ingest", "--verbose", "--db", fresh_db("talk2.db"), SAMPLE)
+    assert "deja [deja-store]: " in r.stderr and "deja [deja-pipeline]: threading in 1 batch" in r.stderr, r.stderr
+    assert "deja: ingested" in r.stderr
+    r = deja("ingest", "--quiet", "--db", db, os.path.join(TMP, "no-such.mbox"))
+    assert r.returncode == 1 and "cannot ingest" in r.stderr      # errors are never quiet
+
+
+@tap.test
 def usage_errors_exit_2():
     assert deja("ingest", SAMPLE).returncode == 2
     assert deja("frobnicate").returncode == 2

@@ -51,11 +51,17 @@ deja_error (const char *fmt, ...)
   va_end (ap);
 }
 
+/* --quiet: notes (what was done) are left out; errors never are. */
+static gboolean quiet;
+static gboolean verbose;
+
 void
 deja_note (const char *fmt, ...)
 {
   va_list ap;
 
+  if (quiet)
+    return;
   va_start (ap, fmt);
   vreport (fmt, ap);
   va_end (ap);
@@ -74,13 +80,32 @@ deja_usage_error (GOptionContext *context, const char *fmt, ...)
   return DEJA_EXIT_USAGE;
 }
 
-/* Parses options; on failure or --help sets *status for the caller to
- * return. */
+/* The libraries log their stages with g_debug() under their own domain
+ * (deja-util, deja-store, deja-pipeline, deja-net); --verbose shows them
+ * as "deja [domain]: message". */
+static void
+log_handler (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+  if ((level & (G_LOG_LEVEL_DEBUG | G_LOG_LEVEL_INFO)) && !verbose)
+    return;
+  if (level & (G_LOG_LEVEL_DEBUG | G_LOG_LEVEL_INFO | G_LOG_LEVEL_MESSAGE))
+    fprintf (stderr, "deja [%s]: %s\n", domain ? domain : "deja", message);
+  else
+    g_log_default_handler (domain, level, message, data);
+}
+
+/* Parses options, with --verbose and --quiet for every command; on
+ * failure or --help sets *status for the caller to return. */
 gboolean
 deja_parse_options (GOptionContext *context, int *argc, char ***argv, int *status)
 {
   g_autoptr (GError) error = NULL;
-
+  GOptionEntry common[] = {
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "say what each stage does (on stderr)", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "only errors on stderr, no notes", NULL },
+    { NULL }
+  };
+  g_option_context_add_main_entries (context, common, NULL);
   if (!g_option_context_parse (context, argc, argv, &error))
     {
       *status = deja_usage_error (context, "%s", error->message);
@@ -143,6 +168,9 @@ main (int argc, char **argv)
 
   setlocale (LC_ALL, "");
   tune_malloc ();
+  g_log_set_default_handler (log_handler, NULL);
+  if (g_getenv ("DEJA_VERBOSE") != NULL)
+    verbose = TRUE;
   if (argc < 2)
     {
       usage (stderr);

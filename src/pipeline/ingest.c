@@ -96,6 +96,7 @@ load_guesser (IngestSession *s, GError **error)
 
   if (!store_foreach_canonical_id (s->store, know_id, g, error))
     return FALSE;
+  g_debug ("thread guess loaded from the messages already stored");
   s->guesser = g_steal_pointer (&g);
   return TRUE;
 }
@@ -376,6 +377,10 @@ ingest_file (IngestSession *session, const char *path, IngestResult *result, GEr
     }
 
   threads = options->threads ? options->threads : g_get_num_processors ();
+  g_debug ("'%s': %" G_GSIZE_FORMAT " bytes of mbox text%s%s, %u decoding threads, %s", path,
+           input->len, input->compression ? " expanded from " : "",
+           input->compression ? input->compression : "", threads,
+           sha256 ? "hash known" : "hashing beside the pipeline");
   progress = progress_new (path, input->len);
   p = (Pipeline) { store, session->guesser, input, parse_pool_new (input->data, threads), G_QUEUE_INIT,
                    threads * 2 + 2, sha256 ? NULL : g_thread_new ("deja-hash", hash_input, input),

@@ -60,6 +60,9 @@ threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError
   ok = store_begin_threads (store, error) &&
        store_plan_threads (store, by_subject ? G_MAXUINT : store_thread_batch_messages (), &batches,
                            error);
+  if (ok)
+    g_debug ("threading in %u batch%s of whole connected components", batches,
+             batches == 1 ? "" : "es");
   if (ok && batches == 1)
     ok = thread_batch (store, by_subject, -1, &sum, error);
   for (guint b = 0; ok && batches > 1 && b < batches; b++)

@@ -475,7 +475,10 @@ start_checkpointer (Store *store)
         sqlite3_wal_hook (store->db, on_commit, store);
     }
   else if (store->wal_frames > WAL_RESTART_FRAMES)
-    _store_checkpointer_wait (store->checkpointer);
+    {
+      g_debug ("waiting for the checkpoint: %d pages in the write-ahead log", store->wal_frames);
+      _store_checkpointer_wait (store->checkpointer);
+    }
 }
 
 /**
@@ -509,6 +512,8 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
     goto fail;
   if (replaced != NULL)
     *replaced = sqlite3_changes (store->db) > 0;   /* the path's old rows are gone */
+  g_debug ("'%s': transaction begun%s", meta->path,
+           sqlite3_changes (store->db) > 0 ? ", the rows of its earlier content deleted" : "");
   if (!_store_query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages", &store->next_id,
                          NULL, error))
     {

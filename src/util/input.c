@@ -510,6 +510,8 @@ input_open (const char *path, GError **error)
           return NULL;
         }
       fd = sink.fd;
+      g_debug ("'%s': %s, %" G_GUINT64_FORMAT " bytes expanded to a temporary file", path,
+               input->compression, sink.written);
     }
   input->fd = fd;
   if (!map_fd (input, fd, error))
