@@ -89,6 +89,34 @@ def plain_words_are_words():
 
 
 @tap.test
+def one_filter_in_every_command():
+    db = fresh_db("filter.db")
+    assert deja("ingest", "--db", db, WORDS).returncode == 0
+    # --group and --author repeat the same way everywhere (any of them).
+    assert search(db, "reactor", "--group", "comp.lang.python", "--group", "comp.lang.c++") == [
+        "C++ bindings", "Re: e-mail from the reactor", "e-mail from the reactor"]
+    assert search(db, "reactor", "--author", "BOB", "--author", "carol") == [
+        "C++ bindings", "Re: e-mail from the reactor"]
+    r = deja("export", "--db", db, "--format", "jsonl", "--fields", "subject",
+             "--group", "comp.lang.c*", "--author", "builder")
+    assert [json.loads(x)["subject"] for x in r.stdout.splitlines()] == ["C++ bindings"], r.stderr
+    out = tmp("filtered.mbox")
+    r = deja("export-mbox", "--db", db, "--out", out, "--author", "alice", "--author", "carol")
+    assert r.returncode == 0, r.stderr
+    with open(out, "rb") as f:
+        assert f.read().count(b"\nMessage-ID: ") + 0 == 2
+    r = deja("network", "--db", db, "--format", "json", "--author", "carol", "--author", "alice")
+    assert r.returncode == 0 and json.loads(r.stdout)["vertices"] == 2, r.stdout
+    # A query's from:/group: join the options; dates are checked everywhere.
+    assert search(db, "reactor", "from:carol", "--author", "bob") == [
+        "C++ bindings", "Re: e-mail from the reactor"]
+    for args in (["search", "x"], ["export"], ["export-mbox", "--out", tmp("x.mbox")],
+                 ["network"]):
+        r = deja(args[0], "--db", db, "--since", "1997-13", *args[1:])
+        assert r.returncode == 2 and "is not a date" in r.stderr, (args, r.stderr)
+
+
+@tap.test
 def export_writes_distinct_messages_unless_asked():
     db = fresh_db("export.db")
     assert deja("ingest", "--db", db, THREADS).returncode == 0

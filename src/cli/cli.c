@@ -1,5 +1,6 @@
 /* cli.c — what the commands share: opening the database, checking options. */
 #include "deja.h"
+#include "search-query.h"
 #include "store.h"
 
 #include <stdlib.h>
@@ -89,4 +90,89 @@ deja_check_db_args (GOptionContext *context, const char *db, int argc, char **ar
   if (argc > 1)
     return deja_usage_error (context, "unexpected argument '%s'", argv[1]);
   return 0;
+}
+
+/**
+ * deja_filter_add_options:
+ * @filter: (out caller-allocates): zeroed; filled by option parsing
+ *
+ * --group, --author (both repeatable: any of them), --since, --until, the
+ * same in every command that selects messages.
+ */
+void
+deja_filter_add_options (GOptionContext *context, DejaFilter *filter)
+{
+  GOptionEntry entries[] = {
+    { "group", 'g', 0, G_OPTION_ARG_STRING_ARRAY, &filter->groups,
+      "only messages posted to a newsgroup matching GLOB (comp.lang.*; repeatable: any)", "GLOB" },
+    { "author", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &filter->authors,
+      "only messages whose author's address or name contains TEXT (repeatable: any)", "TEXT" },
+    { "since", 0, 0, G_OPTION_ARG_STRING, &filter->since, "only messages dated on or after",
+      "YYYY[-MM[-DD]]" },
+    { "until", 0, 0, G_OPTION_ARG_STRING, &filter->until, "only messages dated on or before",
+      "YYYY[-MM[-DD]]" },
+    { NULL }
+  };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+}
+
+static GPtrArray *
+joined (char **options, const char *from_query)
+{
+  GPtrArray *all = g_ptr_array_new ();
+
+  for (char **p = options; p && *p; p++)
+    g_ptr_array_add (all, *p);
+  if (from_query != NULL)
+    g_ptr_array_add (all, (gpointer) from_query);
+  g_ptr_array_add (all, NULL);
+  return all;
+}
+
+/**
+ * deja_filter_finish:
+ * @query: (nullable): a parsed search query whose from:, group:, since:
+ *   and until: join the options (it must outlive @out)
+ * @out: (out caller-allocates): the store's filter (match, limit and
+ *   canonical_only are the caller's to set); valid while @filter is
+ *
+ * Returns: 0, or the usage error's exit status (a bad date; a date given
+ *   both as an option and in the query)
+ */
+int
+deja_filter_finish (GOptionContext *context, DejaFilter *filter, const SearchQueryFwd *query,
+                    StoreFilterFwd *out)
+{
+  const char *since = filter->since, *until = filter->until;
+  int status;
+
+  if (query != NULL && ((query->since && since) || (query->until && until)))
+    return deja_usage_error (context, "a date is given both as an option and in the query");
+  if (query != NULL)
+    {
+      since = since ? since : query->since;
+      until = until ? until : query->until;
+    }
+  if ((status = deja_check_dates (context, since, until)) != 0)
+    return status;
+  filter->all_groups = joined (filter->groups, query ? query->group : NULL);
+  filter->all_authors = joined (filter->authors, query ? query->author : NULL);
+  memset (out, 0, sizeof *out);
+  out->groups = filter->all_groups->len > 1 ? (const char *const *) filter->all_groups->pdata : NULL;
+  out->authors = filter->all_authors->len > 1 ? (const char *const *) filter->all_authors->pdata : NULL;
+  out->since = since;
+  out->until = until;
+  return 0;
+}
+
+void
+deja_filter_clear (DejaFilter *filter)
+{
+  g_clear_pointer (&filter->groups, g_strfreev);
+  g_clear_pointer (&filter->authors, g_strfreev);
+  g_clear_pointer (&filter->since, g_free);
+  g_clear_pointer (&filter->until, g_free);
+  g_clear_pointer (&filter->all_groups, g_ptr_array_unref);
+  g_clear_pointer (&filter->all_authors, g_ptr_array_unref);
 }

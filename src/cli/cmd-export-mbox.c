@@ -7,26 +7,24 @@
 int
 cmd_export_mbox (int argc, char **argv)
 {
-  g_autofree char *db = NULL, *out = NULL, *format = NULL, *group = NULL;
-  g_autofree char *since = NULL, *until = NULL;
+  g_autofree char *db = NULL, *out = NULL, *format = NULL;
   int status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the mbox file (or the Maildir directory) to write", "PATH" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "mboxrd (default) or maildir", "mboxrd|maildir" },
-    { "group", 'g', 0, G_OPTION_ARG_STRING, &group, "only messages posted to this newsgroup (a glob)", "NAME" },
-    { "since", 0, 0, G_OPTION_ARG_STRING, &since, "only messages dated on or after", "YYYY[-MM[-DD]]" },
-    { "until", 0, 0, G_OPTION_ARG_STRING, &until, "only messages dated on or before", "YYYY[-MM[-DD]]" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("— write the messages as a clean mbox");
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) store = NULL;
   StoreFilter filter;
+  g_auto (DejaFilter) options = { 0 };
   MboxWriter *writer;
   gboolean maildir, ok;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  deja_filter_add_options (context, &options);
   g_option_context_set_description (context,
     "Writes every canonical message (duplicates once), in archive order, read back from its\n"
     "archive file: a well-formed 'From ' envelope (sender and date), the message as deja read\n"
@@ -42,7 +40,7 @@ cmd_export_mbox (int argc, char **argv)
     return deja_usage_error (context, "--out is required");
   if (format && strcmp (format, "mboxrd") && strcmp (format, "maildir"))
     return deja_usage_error (context, "--format must be mboxrd or maildir");
-  if ((status = deja_check_dates (context, since, until)) != 0)
+  if ((status = deja_filter_finish (context, &options, NULL, &filter)) != 0)
     return status;
   if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
@@ -52,7 +50,6 @@ cmd_export_mbox (int argc, char **argv)
       deja_error ("%s", error->message);
       return DEJA_EXIT_FAILED;
     }
-  filter = (StoreFilter) { NULL, group, NULL, since, until, 0 };
   filter.canonical_only = TRUE;
   ok = store_export (store, &filter, mbox_writer_fields (), mbox_writer_row, writer, &error);
   {

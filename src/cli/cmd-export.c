@@ -119,8 +119,8 @@ run_export (Store *store, const StoreFilter *filter, GStrv fields, gboolean csv,
 int
 cmd_export (int argc, char **argv)
 {
-  g_autofree char *db = NULL, *format = NULL, *fields_spec = NULL, *group = NULL;
-  g_autofree char *since = NULL, *until = NULL, *match = NULL, *out = NULL;
+  g_autofree char *db = NULL, *format = NULL, *fields_spec = NULL;
+  g_autofree char *match = NULL, *out = NULL;
   g_auto (GStrv) fields = NULL;
   gint64 limit = 0;
   gboolean duplicates = FALSE;
@@ -129,9 +129,6 @@ cmd_export (int argc, char **argv)
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "output format (default: csv)", "csv|jsonl" },
     { "fields", 0, 0, G_OPTION_ARG_STRING, &fields_spec, "comma-separated fields (see below)", "F,F,..." },
-    { "group", 'g', 0, G_OPTION_ARG_STRING, &group, "only messages posted to this newsgroup (a glob: comp.lang.*)", "NAME" },
-    { "since", 0, 0, G_OPTION_ARG_STRING, &since, "only messages dated on or after", "YYYY[-MM[-DD]]" },
-    { "until", 0, 0, G_OPTION_ARG_STRING, &until, "only messages dated on or before", "YYYY[-MM[-DD]]" },
     { "match", 'm', 0, G_OPTION_ARG_STRING, &match, "only messages matching this full-text query", "QUERY" },
     { "limit", 'n', 0, G_OPTION_ARG_INT64, &limit, "at most N messages (default: all)", "N" },
     { "duplicates", 0, 0, G_OPTION_ARG_NONE, &duplicates,
@@ -155,10 +152,12 @@ cmd_export (int argc, char **argv)
     "Fields: %s.\nDefault: %s.", all, defaults);
   StoreFilter filter;
   SearchQuery parsed = { 0 };
+  g_auto (DejaFilter) options = { 0 };
   g_autoptr (GError) error = NULL;
   gboolean csv;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  deja_filter_add_options (context, &options);
   g_option_context_set_description (context, description);
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
@@ -169,23 +168,15 @@ cmd_export (int argc, char **argv)
   csv = format == NULL || strcmp (format, "csv") == 0;
   if (limit < 0)
     return deja_usage_error (context, "--limit must be 0 or more");
-  if ((status = deja_check_dates (context, since, until)) != 0)
-    return status;
   if ((fields = parse_fields (context, fields_spec, &status)) == NULL)
     return status;
-  if ((store = deja_open_store_to_read (db)) == NULL)
-    return DEJA_EXIT_FAILED;
   if (match != NULL && !search_query_parse (match, &parsed, &error))
     return deja_usage_error (context, "--match: %s", error->message);
-  if ((parsed.group && group) || (parsed.since && since) || (parsed.until && until))
+  if ((status = deja_filter_finish (context, &options, &parsed, &filter)) != 0 ||
+      (store = deja_open_store_to_read (db)) == NULL)
     {
       search_query_clear (&parsed);
-      return deja_usage_error (context, "a filter is given both as an option and in --match");
-    }
-  if ((status = deja_check_dates (context, parsed.since, parsed.until)) != 0)
-    {
-      search_query_clear (&parsed);
-      return status;
+      return status ? status : DEJA_EXIT_FAILED;
     }
   if (duplicates && !g_strv_contains ((const char *const *) fields, "duplicate_of"))
     {
@@ -196,9 +187,9 @@ cmd_export (int argc, char **argv)
       fields[n] = g_strdup ("duplicate_of");
       fields[n + 1] = NULL;
     }
-  filter = (StoreFilter) { parsed.match, group ? group : parsed.group, parsed.author,
-                           since ? since : parsed.since, until ? until : parsed.until, limit,
-                           !duplicates };
+  filter.match = parsed.match;
+  filter.limit = limit;
+  filter.canonical_only = !duplicates;
   status = run_export (store, &filter, fields, csv, out);
   search_query_clear (&parsed);
   return status;

@@ -172,8 +172,9 @@ write_network (const Network *net, Format format, gboolean dynamic, const char *
 }
 
 typedef struct {
-  char *db, *format, *kind, *since, *until, *out;
-  GStrv groups;
+  char *db, *format, *kind, *out;
+  DejaFilter filter;
+  StoreFilter store_filter;
   gint64 min_weight;
   gboolean self_loops, stats, with_metrics, dynamic;
 } Args;
@@ -196,9 +197,7 @@ check_args (GOptionContext *context, Args *a, int argc, char **argv, Format *for
     return deja_usage_error (context, "--dynamic is for --format gexf");
   if (a->min_weight < 0)
     return deja_usage_error (context, "--min-weight must be 0 or more");
-  if ((status = deja_check_dates (context, a->since, a->until)) != 0)
-    return status;
-  return 0;
+  return deja_filter_finish (context, &a->filter, NULL, &a->store_filter);
 }
 
 static int
@@ -207,8 +206,7 @@ run (Args *a, Format format, NetworkKind kind)
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) store = NULL;
   g_autoptr (Network) net = NULL;
-  NetworkOptions options = { kind, { (const char *const *) a->groups, a->since, a->until },
-                             a->min_weight, a->self_loops };
+  NetworkOptions options = { kind, a->store_filter, a->min_weight, a->self_loops };
   GraphStats stats = { 0 };
   gboolean need_metrics = a->stats || a->with_metrics || format == FMT_JSON;
 
@@ -251,9 +249,6 @@ cmd_network (int argc, char **argv)
     { "format", 'f', 0, G_OPTION_ARG_STRING, &a.format, "file format (default: graphml); json: the statistics", "graphml|gml|pajek|csv|gexf|json" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &a.out, "output file (default: standard output; csv: EDGES.csv and EDGES-nodes.csv)", "FILE" },
     { "kind", 'k', 0, G_OPTION_ARG_STRING, &a.kind, "reply (default): replier -> replied-to author; thread: authors in the same thread; group: author -- newsgroup", "reply|thread|group" },
-    { "group", 'g', 0, G_OPTION_ARG_STRING_ARRAY, &a.groups, "only messages posted to this newsgroup (a glob; repeatable)", "NAME" },
-    { "since", 0, 0, G_OPTION_ARG_STRING, &a.since, "only messages dated on or after", "YYYY[-MM[-DD]]" },
-    { "until", 0, 0, G_OPTION_ARG_STRING, &a.until, "only messages dated on or before", "YYYY[-MM[-DD]]" },
     { "min-weight", 0, 0, G_OPTION_ARG_INT64, &a.min_weight, "drop edges lighter than N", "N" },
     { "self-loops", 0, 0, G_OPTION_ARG_NONE, &a.self_loops, "keep replies to oneself", NULL },
     { "dynamic", 0, 0, G_OPTION_ARG_NONE, &a.dynamic, "GEXF: one spell per reply, for Gephi's timeline", NULL },
@@ -264,6 +259,7 @@ cmd_network (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("— export an author network");
 
   g_option_context_add_main_entries (context, entries, NULL);
+  deja_filter_add_options (context, &a.filter);
   g_option_context_set_description (context,
     "One vertex per author (lower-case address) with attributes address, name (the display\n"
     "name used most), messages, first_date, last_date.  Reply network: an edge from the\n"
@@ -274,7 +270,7 @@ cmd_network (int argc, char **argv)
   if (deja_parse_options (context, &argc, &argv, &status) &&
       (status = check_args (context, &a, argc, argv, &format, &kind)) == 0)
     status = run (&a, format, kind);
-  g_free (a.db), g_free (a.format), g_free (a.kind), g_free (a.since), g_free (a.until), g_free (a.out);
-  g_strfreev (a.groups);
+  g_free (a.db), g_free (a.format), g_free (a.kind), g_free (a.out);
+  deja_filter_clear (&a.filter);
   return status;
 }

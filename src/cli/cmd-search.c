@@ -146,16 +146,13 @@ run_search (Store *store, const StoreFilter *filter, const char *typed, Format f
 int
 cmd_search (int argc, char **argv)
 {
-  g_autofree char *db = NULL, *format_name = NULL, *group = NULL, *since = NULL, *until = NULL;
+  g_autofree char *db = NULL, *format_name = NULL;
   g_autofree char *query = NULL;
   gint64 limit = DEFAULT_LIMIT;
   int status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "limit", 'n', 0, G_OPTION_ARG_INT64, &limit, "at most N matches, best first (default 20; 0: all)", "N" },
-    { "group", 'g', 0, G_OPTION_ARG_STRING, &group, "only messages posted to this newsgroup (a glob: comp.lang.*)", "NAME" },
-    { "since", 0, 0, G_OPTION_ARG_STRING, &since, "only messages dated on or after", "YYYY[-MM[-DD]]" },
-    { "until", 0, 0, G_OPTION_ARG_STRING, &until, "only messages dated on or before", "YYYY[-MM[-DD]]" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", "table|tsv|json" },
     { NULL }
   };
@@ -163,10 +160,12 @@ cmd_search (int argc, char **argv)
   g_autoptr (Store) store = NULL;
   StoreFilter filter = { 0 };
   SearchQuery parsed;
+  g_auto (DejaFilter) options = { 0 };
   g_autoptr (GError) error = NULL;
   Format format;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  deja_filter_add_options (context, &options);
   g_option_context_set_description (context,
     "Searches the subject and the author's own text (quotes and signatures removed) with\n"
     "SQLite FTS5: words are matched by stem (porter), case and accents aside.  Plain words\n"
@@ -189,26 +188,16 @@ cmd_search (int argc, char **argv)
     return deja_usage_error (context, "--format must be table, tsv or json");
   if (limit < 0)
     return deja_usage_error (context, "--limit must be 0 or more");
-  if ((status = deja_check_dates (context, since, until)) != 0)
-    return status;
-  if ((store = deja_open_store_to_read (db)) == NULL)
-    return DEJA_EXIT_FAILED;
   query = g_strjoinv (" ", argv + 1);
   if (!search_query_parse (query, &parsed, &error))
-    return deja_usage_error (context, error->message);
-  if ((parsed.group && group) || (parsed.since && since) || (parsed.until && until))
+    return deja_usage_error (context, "%s", error->message);
+  if ((status = deja_filter_finish (context, &options, &parsed, &filter)) == 0)
     {
-      search_query_clear (&parsed);
-      return deja_usage_error (context, "a filter is given both as an option and in the query");
+      filter.match = parsed.match;
+      filter.limit = limit;
+      status = (store = deja_open_store_to_read (db)) == NULL ? DEJA_EXIT_FAILED
+               : run_search (store, &filter, query, format);
     }
-  if ((status = deja_check_dates (context, parsed.since, parsed.until)) != 0)
-    {
-      search_query_clear (&parsed);
-      return status;
-    }
-  filter = (StoreFilter) { parsed.match, group ? group : parsed.group, parsed.author,
-                           since ? since : parsed.since, until ? until : parsed.until, limit };
-  status = run_search (store, &filter, query, format);
   search_query_clear (&parsed);
   return status;
 }

@@ -34,4 +34,23 @@ gboolean deja_valid_date (const char *s);
 int deja_check_dates (GOptionContext *context, const char *since, const char *until);
 int deja_check_db_args (GOptionContext *context, const char *db, int argc, char **argv);
 
+/* The filter every command that selects messages takes (cli.c): options
+ * parsed in one place, turned into SQL in one place (store-filter.c). */
+typedef struct _StoreFilter StoreFilterFwd;
+typedef struct _SearchQuery SearchQueryFwd;
+typedef struct {
+  char **groups;         /* --group GLOB, repeatable */
+  char **authors;        /* --author TEXT, repeatable */
+  char *since, *until;   /* --since, --until */
+  /* private */
+  GPtrArray *all_groups, *all_authors;
+} DejaFilter;
+
+void deja_filter_add_options (GOptionContext *context, DejaFilter *filter);
+int deja_filter_finish (GOptionContext *context, DejaFilter *filter, const SearchQueryFwd *query,
+                        StoreFilterFwd *out);
+void deja_filter_clear (DejaFilter *filter);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (DejaFilter, deja_filter_clear)
+
 G_END_DECLS

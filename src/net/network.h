@@ -42,7 +42,7 @@ typedef struct {
 
 typedef struct {
   NetworkKind kind;
-  StoreNetFilter filter;
+  StoreFilter filter;
   gint64 min_weight;
   gboolean self_loops;
 } NetworkOptions;

@@ -44,6 +44,24 @@ void _store_checkpointer_wait (StoreCheckpointer *checkpointer);
 void _store_checkpointer_free (StoreCheckpointer *checkpointer);
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
+
+/* The filter's conditions on messages m (store-filter.c): parameters
+ * :since, :until, :grouped, :authored, and the temporary tables of group
+ * globs and author texts that _store_filter_bind() fills.  Group names
+ * are lower case, and so are the globs; an author text matches part of
+ * the address or the name, in any case. */
+#define STORE_FILTER_SQL \
+  " (:since IS NULL OR m.date >= :since)" \
+  " AND (:until IS NULL OR substr(m.date, 1, length(:until)) <= :until)" \
+  " AND (NOT :grouped OR EXISTS (SELECT 1 FROM message_newsgroups mg" \
+  "   JOIN newsgroups g ON g.id = mg.newsgroup_id JOIN temp.deja_filter_groups t" \
+  "   WHERE mg.message_id = m.id AND g.name GLOB t.value))" \
+  " AND (NOT :authored OR EXISTS (SELECT 1 FROM temp.deja_filter_authors a" \
+  "   WHERE instr(lower(coalesce(m.from_addr, '')), a.value) > 0" \
+  "      OR instr(lower(coalesce(m.from_name, '')), a.value) > 0))"
+
+gboolean _store_filter_fill (Store *store, const StoreFilter *filter, GError **error);
+void _store_filter_bind (sqlite3_stmt *stmt, const StoreFilter *filter);
 gboolean _store_query_int (Store *store, const char *sql, gint64 *value, gboolean *found,
                            GError **error);
 gboolean _store_query_text (Store *store, const char *sql, const char *param, gint64 number,

@@ -51,17 +51,6 @@ store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func
   return TRUE;
 }
 
-/* The filter's conditions on messages m; parameters :group, :since,
- * :until and :match. */
-#define FILTER_SQL \
-  " (:group IS NULL OR EXISTS (SELECT 1 FROM message_newsgroups mg" \
-  "   JOIN newsgroups g ON g.id = mg.newsgroup_id" \
-  "   WHERE mg.message_id = m.id AND g.name GLOB :group))" \
-  " AND (:since IS NULL OR m.date >= :since)" \
-  " AND (:until IS NULL OR substr(m.date, 1, length(:until)) <= :until)" \
-  " AND (:author IS NULL OR instr(lower(coalesce(m.from_addr, '')), lower(:author)) > 0" \
-  "      OR instr(lower(coalesce(m.from_name, '')), lower(:author)) > 0)"
-
 void
 _store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text)
 {
@@ -71,22 +60,6 @@ _store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text)
     _store_bind_text_or_null (stmt, i, text);
 }
 
-static void
-bind_filter (sqlite3_stmt *stmt, const StoreFilter *filter)
-{
-  int i = sqlite3_bind_parameter_index (stmt, ":limit");
-  int canonical = sqlite3_bind_parameter_index (stmt, ":canonical");
-
-  if (canonical > 0)
-    sqlite3_bind_int (stmt, canonical, filter->canonical_only);
-  _store_bind_named (stmt, ":match", filter->match);
-  _store_bind_named (stmt, ":group", filter->group);
-  _store_bind_named (stmt, ":author", filter->author);
-  _store_bind_named (stmt, ":since", filter->since);
-  _store_bind_named (stmt, ":until", filter->until);
-  if (i > 0)
-    sqlite3_bind_int64 (stmt, i, filter->limit > 0 ? filter->limit : -1);
-}
 
 /* Steps @stmt, handing each row to @func (which may stop the walk). */
 gboolean
@@ -154,22 +127,24 @@ store_search (Store *store, const StoreFilter *filter, const char *mark_open,
     " f.path AS file, m.byte_offset"
     " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
     " JOIN files f ON f.id = m.file_id"
-    " WHERE messages_fts MATCH :match AND m.duplicate_of IS NULL AND" FILTER_SQL
+    " WHERE messages_fts MATCH :match AND m.duplicate_of IS NULL AND" STORE_FILTER_SQL
     " ORDER BY rank LIMIT :limit",
     "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
     " substr(replace(coalesce(m.own_text, ''), char(10), ' '), 1, 120) AS snippet,"
     " f.path AS file, m.byte_offset"
     " FROM messages m JOIN files f ON f.id = m.file_id"
-    " WHERE m.duplicate_of IS NULL AND" FILTER_SQL
+    " WHERE m.duplicate_of IS NULL AND" STORE_FILTER_SQL
     " ORDER BY m.date DESC, m.id LIMIT :limit",
   };
   sqlite3_stmt *stmt;
   int rc;
 
+  if (!_store_filter_fill (store, filter, error))
+    return FALSE;
   rc = sqlite3_prepare_v2 (store->db, search_sql[filter->match == NULL], -1, &stmt, NULL);
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot search", error);
-  bind_filter (stmt, filter);
+  _store_filter_bind (stmt, filter);
   _store_bind_named (stmt, ":open", mark_open);
   _store_bind_named (stmt, ":close", mark_close);
   return _store_run_rows (store, stmt, func, user_data, "cannot search", error);
@@ -269,11 +244,13 @@ store_export (Store *store, const StoreFilter *filter, const char *const *fields
   g_string_append (sql, " FROM messages m JOIN files f ON f.id = m.file_id WHERE"
                         " (NOT :canonical OR m.duplicate_of IS NULL) AND"
                         " (:match IS NULL OR m.id IN (SELECT rowid FROM messages_fts"
-                        "  WHERE messages_fts MATCH :match)) AND" FILTER_SQL
+                        "  WHERE messages_fts MATCH :match)) AND" STORE_FILTER_SQL
                         " ORDER BY m.id LIMIT :limit");
+  if (!_store_filter_fill (store, filter, error))
+    return FALSE;
   if ((rc = sqlite3_prepare_v2 (store->db, sql->str, -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot export", error);
-  bind_filter (stmt, filter);
+  _store_filter_bind (stmt, filter);
   return _store_run_rows (store, stmt, func, user_data, "cannot export", error);
 }
 

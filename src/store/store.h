@@ -113,11 +113,12 @@ typedef struct {
 
 typedef void (*StoreLogFunc) (const StoreLogRow *row, gpointer user_data);
 
-/* Which messages a search or an export covers; NULL members do not filter. */
-typedef struct {
-  const char *match;     /* FTS5 query over subject and own text */
-  const char *group;     /* newsgroup name, or a glob ("comp.lang.*") */
-  const char *author;    /* a substring of the author's address or name */
+/* Which messages a command covers (store-filter.c); NULL members do not
+ * filter.  The same for search, export, export-mbox and network. */
+typedef struct _StoreFilter {
+  const char *match;     /* FTS5 query over subject and own text (search, export) */
+  const char *const *groups;   /* globs ("comp.lang.*"); posted to any of them */
+  const char *const *authors;  /* substrings of the address or name; any of them */
   const char *since;     /* ISO 8601 date or prefix, inclusive */
   const char *until;     /* ISO 8601 date or prefix, inclusive */
   gint64 limit;          /* 0: no limit */
@@ -199,12 +200,7 @@ typedef enum {
   STORE_NET_GROUPS,      /* author, newsgroup, messages, first_date, last_date */
 } StoreNetQuery;
 
-typedef struct {
-  const char *const *groups;   /* globs; a message posted to any of them counts */
-  const char *since, *until;
-} StoreNetFilter;
-
-gboolean store_network_rows (Store *store, StoreNetQuery query, const StoreNetFilter *filter,
+gboolean store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter,
                              StoreRowFunc func, gpointer user_data, GError **error);
 
 /* deja stats (store-query.c). */

@@ -5,7 +5,7 @@
 
 G_BEGIN_DECLS
 
-typedef struct {
+typedef struct _SearchQuery {
   char *match;     /* FTS5 expression, or NULL when only filters were given */
   char *author;    /* from: text (address or name, a substring), or NULL */
   char *group;     /* group: glob, or NULL */
