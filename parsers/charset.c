@@ -81,6 +81,21 @@ is_ascii (const char *bytes, gsize len)
   return TRUE;
 }
 
+/* Does the charset name (quotes and spaces before it aside) start with
+ * one of @prefixes, in any case? */
+static gboolean
+name_has_prefix (const char *charset, const char *const *prefixes, gsize n)
+{
+  if (charset == NULL)
+    return FALSE;
+  while (g_ascii_isspace (*charset) || *charset == '"')
+    charset++;
+  for (gsize i = 0; i < n; i++)
+    if (g_ascii_strncasecmp (charset, prefixes[i], strlen (prefixes[i])) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* ISO-2022-*, UTF-7 and HZ spell non-ASCII text with ASCII bytes, so
  * ASCII-only input in these charsets still needs converting. */
 static gboolean
@@ -88,14 +103,7 @@ is_seven_bit_encoding (const char *charset)
 {
   static const char *const prefixes[] = { "iso-2022", "iso2022", "utf-7", "utf7", "hz", "x-utf-7" };
 
-  if (charset == NULL)
-    return FALSE;
-  while (g_ascii_isspace (*charset) || *charset == '"')
-    charset++;
-  for (gsize i = 0; i < G_N_ELEMENTS (prefixes); i++)
-    if (g_ascii_strncasecmp (charset, prefixes[i], strlen (prefixes[i])) == 0)
-      return TRUE;
-  return FALSE;
+  return name_has_prefix (charset, prefixes, G_N_ELEMENTS (prefixes));
 }
 
 /* Drops an RFC 2231 language suffix ("utf-8*en") and surrounding quotes. */
@@ -293,14 +301,7 @@ is_wide_encoding (const char *charset)
   static const char *const prefixes[] = { "utf-16", "utf16", "utf-32", "utf32", "ucs-2", "ucs2",
                                           "ucs-4", "ucs4", "unicode" };
 
-  if (charset == NULL)
-    return FALSE;
-  while (g_ascii_isspace (*charset) || *charset == '"')
-    charset++;
-  for (gsize i = 0; i < G_N_ELEMENTS (prefixes); i++)
-    if (g_ascii_strncasecmp (charset, prefixes[i], strlen (prefixes[i])) == 0)
-      return TRUE;
-  return FALSE;
+  return name_has_prefix (charset, prefixes, G_N_ELEMENTS (prefixes));
 }
 
 /* @bytes in a wide charset, or NULL when they are not valid in it.  A
