@@ -51,7 +51,7 @@ cmd_export_mbox (int argc, char **argv)
       return DEJA_EXIT_FAILED;
     }
   filter.canonical_only = TRUE;
-  ok = store_export (store, &filter, mbox_writer_fields (), mbox_writer_row, writer, &error);
+  ok = store_archive_rows (store, &filter, mbox_writer_row, writer, &error);
   {
     guint64 n = mbox_writer_count (writer);
     ok = mbox_writer_free (writer, ok, ok ? &error : NULL) && ok;

@@ -53,38 +53,55 @@ ask (char *answer, gsize size)
   return TRUE;
 }
 
-/* The rows to review are read first (the table must not change under a
- * running query), as file_sha256, path, line_no, byte_offset, verdict, reason. */
-static gboolean
-collect_row (const StoreValue *v, guint n, gpointer data)
-{
-  GPtrArray *rows = data;
-  char **row = g_new0 (char *, 7);
+/* A line to review, kept: the rows are read first (the table must not
+ * change under a running query). */
+typedef struct {
+  char *file_sha256, *path, *verdict, *reason;
+  gint64 line_no, byte_offset;
+} Pending;
 
-  for (int i = 0; i < 6; i++)
-    row[i] = g_strdup (v[i].text);
-  g_ptr_array_add (rows, row);
+static void
+pending_free (Pending *p)
+{
+  g_free (p->file_sha256);
+  g_free (p->path);
+  g_free (p->verdict);
+  g_free (p->reason);
+  g_free (p);
+}
+
+static gboolean
+collect_row (const StoreReviewRow *row, gpointer data)
+{
+  Pending *p = g_new0 (Pending, 1);
+
+  p->file_sha256 = g_strdup (row->file_sha256);
+  p->path = g_strdup (row->path);
+  p->verdict = g_strdup (row->verdict);
+  p->reason = g_strdup (row->reason);
+  p->line_no = row->line_no;
+  p->byte_offset = row->byte_offset;
+  g_ptr_array_add (data, p);
   return TRUE;
 }
 
 /* Asks about one line; FALSE to stop. */
 static gboolean
-review_one (Review *r, char **v)
+review_one (Review *r, const Pending *p)
 {
   char answer[64];
-  gint64 line_no = g_ascii_strtoll (v[2], NULL, 10);
 
   r->seen++;
-  printf ("\n%s:%s: %s (%s)\n", v[1], v[2], v[4], v[5]);
-  excerpt_print (stdout, v[1], g_ascii_strtoll (v[3], NULL, 10), line_no, r->context);
+  printf ("\n%s:%" G_GINT64_FORMAT ": %s (%s)\n", p->path, p->line_no, p->verdict, p->reason);
+  excerpt_print (stdout, p->path, p->byte_offset, p->line_no, r->context);
   for (;;)
     {
       if (!ask (answer, sizeof answer) || answer[0] == 'q')
         return FALSE;
       if (answer[0] == 'y')
-        return record (r, v[0], line_no, MBOX_DECISION_SPLIT, NULL);
+        return record (r, p->file_sha256, p->line_no, MBOX_DECISION_SPLIT, NULL);
       if (answer[0] == 'n')
-        return record (r, v[0], line_no, MBOX_DECISION_NO_SPLIT, NULL);
+        return record (r, p->file_sha256, p->line_no, MBOX_DECISION_NO_SPLIT, NULL);
       if (answer[0] == 's' || answer[0] == '\0')
         return TRUE;
     }
@@ -94,7 +111,7 @@ review_one (Review *r, char **v)
 static gboolean
 review_interactively (Review *r, gboolean all)
 {
-  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_free);
 
   if (!store_review_rows (r->store, all, TRUE, collect_row, rows, &r->error))
     return FALSE;
@@ -107,16 +124,17 @@ review_interactively (Review *r, gboolean all)
 }
 
 static gboolean
-export_row (const StoreValue *v, guint n, gpointer data)
+export_row (const StoreReviewRow *row, gpointer data)
 {
   GString *out = data;
+  g_autofree char *line_no = g_strdup_printf ("%" G_GINT64_FORMAT, row->line_no);
+  const char *fields[] = { row->file_sha256, row->path, line_no, row->verdict, row->reason,
+                           row->line_text, row->decision, row->note };
 
-  /* file_sha256, path, line_no, verdict, reason, line_text, decision, note */
-  static const int columns[] = { 0, 1, 2, 4, 5, 7, 8, 9 };
-  for (gsize i = 0; i < G_N_ELEMENTS (columns); i++)
+  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
     {
-      output_tsv_field (out, v[columns[i]].text);
-      g_string_append_c (out, i + 1 < G_N_ELEMENTS (columns) ? '\t' : '\n');
+      output_tsv_field (out, fields[i]);
+      g_string_append_c (out, i + 1 < G_N_ELEMENTS (fields) ? '\t' : '\n');
     }
   return TRUE;
 }

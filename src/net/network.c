@@ -55,12 +55,6 @@ typedef struct {
   GArray *thread_authors;   /* of guint */
 } Builder;
 
-static const char *
-col (const StoreValue *v, guint n, guint i)
-{
-  return i < n ? v[i].text : NULL;
-}
-
 static void
 widen_dates (char **first, char **last, const char *date)
 {
@@ -92,18 +86,18 @@ vertex_for (Builder *b, const char *address, gboolean is_group)
 /* One row per (address, display name): the most used name wins; ties go
  * to the name that sorts first, so that the result is reproducible. */
 static gboolean
-add_author (const StoreValue *v, guint n, gpointer data)
+add_author (const StoreNetRow *r, gpointer data)
 {
   Builder *b = data;
-  const char *name = col (v, n, 1);
-  gint64 count = g_ascii_strtoll (col (v, n, 2), NULL, 10);
-  guint index = vertex_for (b, col (v, n, 0), FALSE);   /* may grow the array: before indexing */
+  const char *name = r->name;
+  gint64 count = r->messages;
+  guint index = vertex_for (b, r->author, FALSE);   /* may grow the array: before indexing */
   NetVertex *vx = g_ptr_array_index (b->net->vertices, index);
   gint64 best = GPOINTER_TO_SIZE (g_hash_table_lookup (b->name_count, vx->address));
 
   vx->messages += count;
-  widen_dates (&vx->first_date, &vx->last_date, col (v, n, 3));
-  widen_dates (&vx->first_date, &vx->last_date, col (v, n, 4));
+  widen_dates (&vx->first_date, &vx->last_date, r->first_date);
+  widen_dates (&vx->first_date, &vx->last_date, r->last_date);
   if (name && (count > best || (count == best && vx->name && strcmp (name, vx->name) < 0)))
     {
       g_free (vx->name);
@@ -147,13 +141,13 @@ count_on_edge (NetEdge *e, gint64 weight, const char *first, const char *last)
 }
 
 static gboolean
-add_reply (const StoreValue *v, guint n, gpointer data)
+add_reply (const StoreNetRow *r, gpointer data)
 {
   Builder *b = data;
-  guint from = vertex_for (b, col (v, n, 0), FALSE), to = vertex_for (b, col (v, n, 1), FALSE);
+  guint from = vertex_for (b, r->author, FALSE), to = vertex_for (b, r->other, FALSE);
 
   if (from != to || b->options->self_loops)
-    count_on_edge (edge_for (b, from, to), 1, col (v, n, 2), col (v, n, 2));
+    count_on_edge (edge_for (b, from, to), 1, r->first_date, r->last_date);
   return TRUE;
 }
 
@@ -170,11 +164,11 @@ close_thread (Builder *b)
 }
 
 static gboolean
-add_thread_author (const StoreValue *v, guint n, gpointer data)
+add_thread_author (const StoreNetRow *r, gpointer data)
 {
   Builder *b = data;
-  gint64 thread = g_ascii_strtoll (col (v, n, 0), NULL, 10);
-  guint author = vertex_for (b, col (v, n, 1), FALSE);
+  gint64 thread = r->thread;
+  guint author = vertex_for (b, r->author, FALSE);
 
   if (thread != b->thread)
     close_thread (b);
@@ -184,17 +178,17 @@ add_thread_author (const StoreValue *v, guint n, gpointer data)
 }
 
 static gboolean
-add_group_posting (const StoreValue *v, guint n, gpointer data)
+add_group_posting (const StoreNetRow *r, gpointer data)
 {
   Builder *b = data;
-  guint author = vertex_for (b, col (v, n, 0), FALSE), group = vertex_for (b, col (v, n, 1), TRUE);
+  guint author = vertex_for (b, r->author, FALSE), group = vertex_for (b, r->other, TRUE);
   NetVertex *g = g_ptr_array_index (b->net->vertices, group);
-  gint64 count = g_ascii_strtoll (col (v, n, 2), NULL, 10);
+  gint64 count = r->messages;
 
   g->messages += count;
-  widen_dates (&g->first_date, &g->last_date, col (v, n, 3));
-  widen_dates (&g->first_date, &g->last_date, col (v, n, 4));
-  count_on_edge (edge_for (b, author, group), count, col (v, n, 3), col (v, n, 4));
+  widen_dates (&g->first_date, &g->last_date, r->first_date);
+  widen_dates (&g->first_date, &g->last_date, r->last_date);
+  count_on_edge (edge_for (b, author, group), count, r->first_date, r->last_date);
   return TRUE;
 }
 

@@ -148,38 +148,39 @@ write_maildir_file (MboxWriter *w, const char *id, const char *text, gsize len)
 /**
  * mbox_writer_row:
  *
- * A StoreRowFunc for store_export() with the fields id, file,
- * file_sha256, byte_offset, byte_length, envelope, from_addr, date.
+ * A StoreArchiveFunc for store_archive_rows(): reads the message back from
+ * its archive and writes it.
  */
 gboolean
-mbox_writer_row (const StoreValue *v, guint n, gpointer data)
+mbox_writer_row (const StoreArchiveRow *r, gpointer data)
 {
   MboxWriter *w = data;
   MboxSpan span;
   g_autoptr (GBytes) bytes = NULL;
   g_autofree char *date = NULL;
+  g_autofree char *id = g_strdup_printf ("%" G_GINT64_FORMAT, r->id);
   const char *text;
   gsize len;
-  goffset offset = g_ascii_strtoll (v[3].text, NULL, 10);
-  gsize length = g_ascii_strtoull (v[4].text, NULL, 10);
+  goffset offset = r->byte_offset;
+  gsize length = (gsize) r->byte_length;
 
-  if (!use_archive (w, v[1].text, v[2].text))
+  if (!use_archive (w, r->path, r->sha256))
     return FALSE;
   if (offset < 0 || offset + length > w->input->len)
     {
       g_set_error (&w->error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                   "message %s lies outside '%s'", v[0].text, v[1].text);
+                   "message %s lies outside '%s'", id, r->path);
       return FALSE;
     }
-  mbox_span_locate (w->input->data, offset, length, v[5].text != NULL, &span);
+  mbox_span_locate (w->input->data, offset, length, r->has_envelope, &span);
   bytes = mbox_span_extract (w->input->data, &span);
   text = g_bytes_get_data (bytes, &len);
   w->written++;
   if (w->maildir)
-    return write_maildir_file (w, v[0].text, text ? text : "", len);
-  date = envelope_date (v[7].text);
+    return write_maildir_file (w, id, text ? text : "", len);
+  date = envelope_date (r->date);
   g_string_truncate (w->buf, 0);
-  g_string_append_printf (w->buf, "From %s %s\n", v[6].text ? v[6].text : "MAILER-DAEMON", date);
+  g_string_append_printf (w->buf, "From %s %s\n", r->from_addr ? r->from_addr : "MAILER-DAEMON", date);
   append_quoted (w->buf, text ? text : "", len);
   g_string_append_c (w->buf, '\n');
   if (fwrite (w->buf->str, 1, w->buf->len, output_stream (w->out)) != w->buf->len)
@@ -188,15 +189,6 @@ mbox_writer_row (const StoreValue *v, guint n, gpointer data)
       return FALSE;
     }
   return TRUE;
-}
-
-const char *const *
-mbox_writer_fields (void)
-{
-  static const char *const fields[] = {
-    "id", "file", "file_sha256", "byte_offset", "byte_length", "envelope", "from_addr", "date", NULL,
-  };
-  return fields;
 }
 
 guint64

@@ -8,8 +8,7 @@ G_BEGIN_DECLS
 typedef struct _MboxWriter MboxWriter;
 
 MboxWriter *mbox_writer_new (const char *path, gboolean maildir, GError **error);
-gboolean mbox_writer_row (const StoreValue *values, guint n, gpointer writer);
-const char *const *mbox_writer_fields (void);
+gboolean mbox_writer_row (const StoreArchiveRow *row, gpointer writer);
 guint64 mbox_writer_count (const MboxWriter *writer);
 gboolean mbox_writer_free (MboxWriter *writer, gboolean commit, GError **error);
 

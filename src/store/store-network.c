@@ -31,7 +31,7 @@ static const char *const net_sql[] = {
 
 gboolean
 store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter,
-                    StoreRowFunc func, gpointer user_data, GError **error)
+                    StoreNetFunc func, gpointer user_data, GError **error)
 {
   sqlite3_stmt *stmt;
   int rc;
@@ -42,5 +42,42 @@ store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter
   if ((rc = sqlite3_prepare_v2 (store->db, net_sql[query], -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot read the network", error);
   _store_filter_bind (stmt, filter);
-  return _store_run_rows (store, stmt, func, user_data, "cannot read the network", error);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      StoreNetRow row = { 0 };
+
+      switch (query)
+        {
+        case STORE_NET_AUTHORS:
+        case STORE_NET_GROUPS:
+          row.author = (const char *) sqlite3_column_text (stmt, 0);
+          if (query == STORE_NET_AUTHORS)
+            row.name = (const char *) sqlite3_column_text (stmt, 1);
+          else
+            row.other = (const char *) sqlite3_column_text (stmt, 1);
+          row.messages = sqlite3_column_int64 (stmt, 2);
+          row.first_date = (const char *) sqlite3_column_text (stmt, 3);
+          row.last_date = (const char *) sqlite3_column_text (stmt, 4);
+          break;
+        case STORE_NET_REPLIES:
+          row.author = (const char *) sqlite3_column_text (stmt, 0);
+          row.other = (const char *) sqlite3_column_text (stmt, 1);
+          row.messages = 1;
+          row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
+          break;
+        case STORE_NET_THREADS:
+          row.thread = sqlite3_column_int64 (stmt, 0);
+          row.author = (const char *) sqlite3_column_text (stmt, 1);
+          row.messages = 1;
+          row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
+          break;
+        }
+      if (!func (&row, user_data))
+        {
+          rc = SQLITE_DONE;
+          break;
+        }
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read the network", error);
 }

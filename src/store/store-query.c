@@ -254,6 +254,49 @@ store_export (Store *store, const StoreFilter *filter, const char *const *fields
   return _store_run_rows (store, stmt, func, user_data, "cannot export", error);
 }
 
+/**
+ * store_archive_rows:
+ * @filter: which messages (filter->match is not used)
+ *
+ * Calls @func with where each selected message lies in its archive, in
+ * archive order (messages.id).
+ */
+gboolean
+store_archive_rows (Store *store, const StoreFilter *filter, StoreArchiveFunc func,
+                    gpointer user_data, GError **error)
+{
+  static const char sql[] =
+    "SELECT m.id, f.path, f.sha256, m.byte_offset, m.byte_length, m.envelope IS NOT NULL,"
+    " m.from_addr, m.date FROM messages m JOIN files f ON f.id = m.file_id"
+    " WHERE (NOT :canonical OR m.duplicate_of IS NULL) AND" STORE_FILTER_SQL
+    " ORDER BY m.id LIMIT :limit";
+  sqlite3_stmt *stmt;
+  int rc;
+
+  if (!_store_filter_fill (store, filter, error))
+    return FALSE;
+  if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read messages", error);
+  _store_filter_bind (stmt, filter);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      StoreArchiveRow row = {
+        sqlite3_column_int64 (stmt, 0), (const char *) sqlite3_column_text (stmt, 1),
+        (const char *) sqlite3_column_text (stmt, 2), sqlite3_column_int64 (stmt, 3),
+        sqlite3_column_int64 (stmt, 4), sqlite3_column_int (stmt, 5),
+        (const char *) sqlite3_column_text (stmt, 6), (const char *) sqlite3_column_text (stmt, 7),
+      };
+
+      if (!func (&row, user_data))
+        {
+          rc = SQLITE_DONE;
+          break;
+        }
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read messages", error);
+}
+
 /* Threading diagnostics, each with what a reader needs to find the message. */
 static const char *const report_sql[] = {
   [STORE_REPORT_ORPHANS] =

@@ -133,12 +133,11 @@ store_rollback (Store *store)
  * @all: also prose lines (verdict "body"), not only accepted and rejected
  * @undecided: only lines without a decision
  *
- * Calls @func with file_sha256, path, line_no, byte_offset, verdict,
- * reason, shape, line_text, decision, note for every separator-log line
- * to review, and every decided line, by file and line.
+ * Calls @func with every separator-log line to review, and every decided
+ * line, by file and line.
  */
 gboolean
-store_review_rows (Store *store, gboolean all, gboolean undecided, StoreRowFunc func,
+store_review_rows (Store *store, gboolean all, gboolean undecided, StoreReviewFunc func,
                    gpointer user_data, GError **error)
 {
   static const char sql[] =
@@ -156,7 +155,24 @@ store_review_rows (Store *store, gboolean all, gboolean undecided, StoreRowFunc 
     return _store_fail (store, rc, "cannot read the separator log", error);
   sqlite3_bind_int (stmt, sqlite3_bind_parameter_index (stmt, ":all"), all);
   sqlite3_bind_int (stmt, sqlite3_bind_parameter_index (stmt, ":undecided"), undecided);
-  return _store_run_rows (store, stmt, func, user_data, "cannot read the separator log", error);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      StoreReviewRow row = {
+        (const char *) sqlite3_column_text (stmt, 0), (const char *) sqlite3_column_text (stmt, 1),
+        sqlite3_column_int64 (stmt, 2), sqlite3_column_int64 (stmt, 3),
+        (const char *) sqlite3_column_text (stmt, 4), (const char *) sqlite3_column_text (stmt, 5),
+        (const char *) sqlite3_column_text (stmt, 6), (const char *) sqlite3_column_text (stmt, 7),
+        (const char *) sqlite3_column_text (stmt, 8), (const char *) sqlite3_column_text (stmt, 9),
+      };
+
+      if (!func (&row, user_data))
+        {
+          rc = SQLITE_DONE;
+          break;
+        }
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read the separator log", error);
 }
 
 /* Paths of the ingested files with this content (@paths: out, transfer

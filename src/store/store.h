@@ -160,6 +160,23 @@ const char *const *store_export_default_fields (void);
 gboolean store_export (Store *store, const StoreFilter *filter, const char *const *fields,
                        StoreRowFunc func, gpointer user_data, GError **error);
 
+/* Where a message lies in its archive, for reading it back (export-mbox). */
+typedef struct {
+  gint64 id;
+  const char *path;          /* the archive file (or zip member) */
+  const char *sha256;        /* its content when ingested */
+  gint64 byte_offset;
+  gint64 byte_length;
+  gboolean has_envelope;
+  const char *from_addr;     /* or NULL */
+  const char *date;          /* ISO 8601, or NULL */
+} StoreArchiveRow;
+
+typedef gboolean (*StoreArchiveFunc) (const StoreArchiveRow *row, gpointer user_data);
+
+gboolean store_archive_rows (Store *store, const StoreFilter *filter, StoreArchiveFunc func,
+                             gpointer user_data, GError **error);
+
 /* Threading's input: every message, in archive order. */
 typedef struct {
   GArray *inputs;          /* of ThreadInput */
@@ -200,8 +217,22 @@ typedef enum {
   STORE_NET_GROUPS,      /* author, newsgroup, messages, first_date, last_date */
 } StoreNetQuery;
 
+/* One row of a network query; which members are set depends on it
+ * (above).  Strings are borrowed for the callback. */
+typedef struct {
+  const char *author;        /* lower-case address */
+  const char *name;          /* AUTHORS: display name, or NULL */
+  const char *other;         /* REPLIES: the replied-to address; GROUPS: the newsgroup */
+  gint64 thread;             /* THREADS: thread id */
+  gint64 messages;           /* AUTHORS, GROUPS: how many; REPLIES, THREADS: 1 */
+  const char *first_date;    /* or the date of the one message */
+  const char *last_date;
+} StoreNetRow;
+
+typedef gboolean (*StoreNetFunc) (const StoreNetRow *row, gpointer user_data);
+
 gboolean store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter,
-                             StoreRowFunc func, gpointer user_data, GError **error);
+                             StoreNetFunc func, gpointer user_data, GError **error);
 
 /* deja stats (store-query.c). */
 typedef enum {
@@ -223,7 +254,24 @@ gboolean store_set_decision (Store *store, const char *sha256, gint64 line_no, M
 gboolean store_begin (Store *store, GError **error);
 gboolean store_commit (Store *store, GError **error);
 void store_rollback (Store *store);
-gboolean store_review_rows (Store *store, gboolean all, gboolean undecided, StoreRowFunc func,
+/* One separator-log line to review, with its decision if any; strings
+ * are borrowed for the callback. */
+typedef struct {
+  const char *file_sha256;
+  const char *path;
+  gint64 line_no;
+  gint64 byte_offset;
+  const char *verdict;
+  const char *reason;
+  const char *shape;
+  const char *line_text;
+  const char *decision;      /* "split", "no-split" or NULL */
+  const char *note;
+} StoreReviewRow;
+
+typedef gboolean (*StoreReviewFunc) (const StoreReviewRow *row, gpointer user_data);
+
+gboolean store_review_rows (Store *store, gboolean all, gboolean undecided, StoreReviewFunc func,
                             gpointer user_data, GError **error);
 gboolean store_paths_for_sha256 (Store *store, const char *sha256, GPtrArray **paths,
                                  GError **error);
