@@ -1,6 +1,6 @@
 /* cmd-export-mbox.c — deja export-mbox: the archive back out, cleanly. */
 #include "deja.h"
-#include "mbox-writer.h"
+#include "export-mbox.h"
 
 #include <string.h>
 
@@ -20,7 +20,7 @@ cmd_export_mbox (int argc, char **argv)
   g_autoptr (Store) store = NULL;
   StoreFilter filter;
   g_auto (DejaFilter) options = { 0 };
-  MboxWriter *writer;
+  ExportMbox *writer;
   gboolean maildir, ok;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -45,16 +45,16 @@ cmd_export_mbox (int argc, char **argv)
   if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
   maildir = format && strcmp (format, "maildir") == 0;
-  if ((writer = mbox_writer_new (out, maildir, &error)) == NULL)
+  if ((writer = export_mbox_new (out, maildir, &error)) == NULL)
     {
       deja_error ("%s", error->message);
       return DEJA_EXIT_FAILED;
     }
   filter.canonical_only = TRUE;
-  ok = store_archive_rows (store, &filter, mbox_writer_row, writer, &error);
+  ok = store_archive_rows (store, &filter, export_mbox_row, writer, &error);
   {
-    guint64 n = mbox_writer_count (writer);
-    ok = mbox_writer_free (writer, ok, ok ? &error : NULL) && ok;
+    guint64 n = export_mbox_count (writer);
+    ok = export_mbox_free (writer, ok, ok ? &error : NULL) && ok;
     if (!ok)
       {
         deja_error ("cannot export to '%s': %s", out, error ? error->message : "failed");

@@ -9,30 +9,30 @@
 #include "text.h"
 #include "charset.h"
 
-struct _ParsePool {
+struct _DecodePool {
   GThreadPool *threads;
   const char *buf;
   GMutex lock;
   GCond cond;
 };
 
-ParseBatch *
-parse_batch_new (void)
+DecodeBatch *
+decode_batch_new (void)
 {
-  ParseBatch *batch = g_new0 (ParseBatch, 1);
+  DecodeBatch *batch = g_new0 (DecodeBatch, 1);
 
-  batch->items = g_array_sized_new (FALSE, TRUE, sizeof (ParseItem), 256);
+  batch->items = g_array_sized_new (FALSE, TRUE, sizeof (DecodeItem), 256);
   return batch;
 }
 
 void
-parse_batch_free (ParseBatch *batch)
+decode_batch_free (DecodeBatch *batch)
 {
   if (batch == NULL)
     return;
   for (guint i = 0; i < batch->items->len; i++)
     {
-      ParseItem *item = &g_array_index (batch->items, ParseItem, i);
+      DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
       mail_record_free (item->record);
       g_free (item->envelope);
       g_free (item->flags);
@@ -85,14 +85,14 @@ attachment_rows (const MailRecord *r)
 }
 
 static void
-decode_batch (gpointer data, gpointer user_data)
+decode_worker (gpointer data, gpointer user_data)
 {
-  ParseBatch *batch = data;
-  ParsePool *pool = user_data;
+  DecodeBatch *batch = data;
+  DecodePool *pool = user_data;
 
   for (guint i = 0; i < batch->items->len; i++)
     {
-      ParseItem *item = &g_array_index (batch->items, ParseItem, i);
+      DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
 
       item->record = decode_span (pool->buf, &item->span);
       /* What the store writes as text is made here, off the writer. */
@@ -109,28 +109,28 @@ decode_batch (gpointer data, gpointer user_data)
 }
 
 /**
- * parse_pool_new:
+ * decode_pool_new:
  * @buf: (transfer none): the archive the spans point into
  * @n_threads: worker threads
  *
  * Returns: (transfer full): a pool
  */
-ParsePool *
-parse_pool_new (const char *buf, guint n_threads)
+DecodePool *
+decode_pool_new (const char *buf, guint n_threads)
 {
-  ParsePool *pool = g_new0 (ParsePool, 1);
+  DecodePool *pool = g_new0 (DecodePool, 1);
 
   mail_init ();
   pool->buf = buf;
   g_mutex_init (&pool->lock);
   g_cond_init (&pool->cond);
-  pool->threads = g_thread_pool_new (decode_batch, pool, MAX (n_threads, 1), FALSE, NULL);
+  pool->threads = g_thread_pool_new (decode_worker, pool, MAX (n_threads, 1), FALSE, NULL);
   return pool;
 }
 
 /* Waits for every pushed batch, then frees the pool (not the batches). */
 void
-parse_pool_free (ParsePool *pool)
+decode_pool_free (DecodePool *pool)
 {
   if (pool == NULL)
     return;
@@ -142,14 +142,14 @@ parse_pool_free (ParsePool *pool)
 
 /* Queues @batch for decoding; the caller keeps ownership. */
 void
-parse_pool_push (ParsePool *pool, ParseBatch *batch)
+decode_pool_push (DecodePool *pool, DecodeBatch *batch)
 {
   g_thread_pool_push (pool->threads, batch, NULL);
 }
 
 /* Blocks until @batch is decoded. */
 void
-parse_pool_wait (ParsePool *pool, ParseBatch *batch)
+decode_pool_wait (DecodePool *pool, DecodeBatch *batch)
 {
   g_mutex_lock (&pool->lock);
   while (!batch->done)

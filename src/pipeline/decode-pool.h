@@ -15,23 +15,23 @@ typedef struct {
   char *envelope;          /* the envelope line as UTF-8 (or NULL), set by a worker */
   char *flags;             /* record->flags as text (or NULL), set by a worker */
   GArray *attachments;     /* of StoreAttachment, pointing into record; NULL for none */
-} ParseItem;
+} DecodeItem;
 
 typedef struct {
-  GArray *items;           /* of ParseItem */
+  GArray *items;           /* of DecodeItem */
   gsize bytes;             /* message bytes in the batch */
   gboolean done;           /* guarded by the pool's lock */
-} ParseBatch;
+} DecodeBatch;
 
-typedef struct _ParsePool ParsePool;
+typedef struct _DecodePool DecodePool;
 
-ParsePool *parse_pool_new (const char *buf, guint n_threads);
-void parse_pool_free (ParsePool *pool);
-ParseBatch *parse_batch_new (void);
-void parse_batch_free (ParseBatch *batch);
-void parse_pool_push (ParsePool *pool, ParseBatch *batch);
-void parse_pool_wait (ParsePool *pool, ParseBatch *batch);
+DecodePool *decode_pool_new (const char *buf, guint n_threads);
+void decode_pool_free (DecodePool *pool);
+DecodeBatch *decode_batch_new (void);
+void decode_batch_free (DecodeBatch *batch);
+void decode_pool_push (DecodePool *pool, DecodeBatch *batch);
+void decode_pool_wait (DecodePool *pool, DecodeBatch *batch);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (ParsePool, parse_pool_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DecodePool, decode_pool_free)
 
 G_END_DECLS

@@ -32,8 +32,8 @@ typedef struct {
   Store *store;
   ThreadGuesser *guesser;
   Input *input;
-  ParsePool *pool;
-  GQueue inflight;           /* of ParseBatch, in archive order */
+  DecodePool *pool;
+  GQueue inflight;           /* of DecodeBatch, in archive order */
   guint max_inflight;
   GThread *hasher;           /* hashing the input; NULL when the hash is known */
   IngestResult *result;
@@ -131,7 +131,7 @@ strv_of (GPtrArray *array)
 
 /* The row of a decoded message; its strings are the item's. */
 static void
-message_row (Pipeline *p, ParseItem *item, StoreMessage *m)
+message_row (Pipeline *p, DecodeItem *item, StoreMessage *m)
 {
   const MailRecord *r = item->record;
 
@@ -154,14 +154,14 @@ message_row (Pipeline *p, ParseItem *item, StoreMessage *m)
 static gboolean
 drain_one (Pipeline *p, GError **error)
 {
-  ParseBatch *batch = g_queue_pop_head (&p->inflight);
+  DecodeBatch *batch = g_queue_pop_head (&p->inflight);
   gboolean ok = TRUE;
   goffset end = 0;
 
-  parse_pool_wait (p->pool, batch);
+  decode_pool_wait (p->pool, batch);
   for (guint i = 0; ok && i < batch->items->len; i++)
     {
-      ParseItem *item = &g_array_index (batch->items, ParseItem, i);
+      DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
       StoreMessage m;
 
       message_row (p, item, &m);
@@ -172,7 +172,7 @@ drain_one (Pipeline *p, GError **error)
   if (p->freer)
     g_thread_pool_push (p->freer, batch, NULL);
   else
-    parse_batch_free (batch);
+    decode_batch_free (batch);
   if (ok)
     {
       input_release (p->input, end);
@@ -185,13 +185,13 @@ static void
 free_batch (gpointer batch, gpointer unused)
 {
   (void) unused;
-  parse_batch_free (batch);
+  decode_batch_free (batch);
 }
 
 static gboolean
-push_batch (Pipeline *p, ParseBatch *batch, GError **error)
+push_batch (Pipeline *p, DecodeBatch *batch, GError **error)
 {
-  parse_pool_push (p->pool, batch);
+  decode_pool_push (p->pool, batch);
   g_queue_push_tail (&p->inflight, batch);
   while (g_queue_get_length (&p->inflight) >= p->max_inflight)
     if (!drain_one (p, error))
@@ -203,7 +203,7 @@ push_batch (Pipeline *p, ParseBatch *batch, GError **error)
 static gboolean
 run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **error)
 {
-  ParseBatch *batch = parse_batch_new ();
+  DecodeBatch *batch = decode_batch_new ();
   gboolean have = TRUE, ok = TRUE;
 
   /* The writer is the bottleneck and the decoders wait for it: freeing a
@@ -213,7 +213,7 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
 
   while (ok && have)
     {
-      ParseItem item = { *span, NULL, NULL };
+      DecodeItem item = { *span, NULL, NULL };
 
       ok = write_log (p, splitter, error);
       g_array_append_val (batch->items, item);
@@ -223,7 +223,7 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
       if (ok && (batch->bytes >= BATCH_BYTES || batch->items->len >= BATCH_MESSAGES))
         {
           ok = push_batch (p, batch, error);
-          batch = parse_batch_new ();
+          batch = decode_batch_new ();
         }
       have = mbox_splitter_next (splitter, span, NULL);
     }
@@ -231,12 +231,12 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
     ok = write_log (p, splitter, error);
   if (ok && batch->items->len > 0)
     ok = push_batch (p, g_steal_pointer (&batch), error);
-  parse_batch_free (batch);
+  decode_batch_free (batch);
   while (ok && !g_queue_is_empty (&p->inflight))
     ok = drain_one (p, error);
   /* On failure, let the workers finish before their batches are freed. */
-  g_clear_pointer (&p->pool, parse_pool_free);
-  g_queue_clear_full (&p->inflight, (GDestroyNotify) parse_batch_free);
+  g_clear_pointer (&p->pool, decode_pool_free);
+  g_queue_clear_full (&p->inflight, (GDestroyNotify) decode_batch_free);
   if (p->freer)
     g_thread_pool_free (g_steal_pointer (&p->freer), FALSE, TRUE);
   p->result->counts.lines = mbox_splitter_get_lines (splitter);
@@ -382,7 +382,7 @@ ingest_file (IngestSession *session, const char *path, IngestResult *result, GEr
            input->compression ? input->compression : "", threads,
            sha256 ? "hash known" : "hashing beside the pipeline");
   progress = progress_new (path, input->len);
-  p = (Pipeline) { store, session->guesser, input, parse_pool_new (input->data, threads), G_QUEUE_INIT,
+  p = (Pipeline) { store, session->guesser, input, decode_pool_new (input->data, threads), G_QUEUE_INIT,
                    threads * 2 + 2, sha256 ? NULL : g_thread_new ("deja-hash", hash_input, input),
                    result, progress, 0 };
   ok = run_pipeline (&p, splitter, &span, error);

@@ -1,4 +1,4 @@
-/* mbox-writer.c — messages back out of their archives, as clean mboxrd or
+/* export-mbox.c — messages back out of their archives, as clean mboxrd or
  * a Maildir.
  *
  * Each stored row says where its message is (file, byte offset, length);
@@ -10,7 +10,7 @@
  * message text itself is kept byte for byte, apart from deja's reading
  * (one level of >From quoting removed, CRLF made LF).
  */
-#include "mbox-writer.h"
+#include "export-mbox.h"
 #include "input.h"
 #include "output.h"
 
@@ -18,7 +18,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-struct _MboxWriter {
+struct _ExportMbox {
   gboolean maildir;
   Output *out;             /* mboxrd */
   char *dir;               /* maildir */
@@ -29,10 +29,10 @@ struct _MboxWriter {
   GError *error;
 };
 
-MboxWriter *
-mbox_writer_new (const char *path, gboolean maildir, GError **error)
+ExportMbox *
+export_mbox_new (const char *path, gboolean maildir, GError **error)
 {
-  MboxWriter *w = g_new0 (MboxWriter, 1);
+  ExportMbox *w = g_new0 (ExportMbox, 1);
 
   w->maildir = maildir;
   w->buf = g_string_new (NULL);
@@ -48,7 +48,7 @@ mbox_writer_new (const char *path, gboolean maildir, GError **error)
               int saved = errno;
               g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
                            "cannot create '%s': %s", sub, g_strerror (saved));
-              mbox_writer_free (w, FALSE, NULL);
+              export_mbox_free (w, FALSE, NULL);
               return NULL;
             }
         }
@@ -56,7 +56,7 @@ mbox_writer_new (const char *path, gboolean maildir, GError **error)
     }
   if ((w->out = output_open (path, error)) == NULL)
     {
-      mbox_writer_free (w, FALSE, NULL);
+      export_mbox_free (w, FALSE, NULL);
       return NULL;
     }
   return w;
@@ -87,7 +87,7 @@ envelope_date (const char *iso)
 
 /* Opens @path unless it is the archive already open; checks its hash. */
 static gboolean
-use_archive (MboxWriter *w, const char *path, const char *sha256)
+use_archive (ExportMbox *w, const char *path, const char *sha256)
 {
   g_autofree char *actual = NULL;
 
@@ -132,7 +132,7 @@ append_quoted (GString *out, const char *text, gsize len)
 }
 
 static gboolean
-write_maildir_file (MboxWriter *w, const char *id, const char *text, gsize len)
+write_maildir_file (ExportMbox *w, const char *id, const char *text, gsize len)
 {
   g_autofree char *name = g_strdup_printf ("%s.deja:2,", id);
   g_autofree char *path = g_build_filename (w->dir, "cur", name, NULL);
@@ -146,15 +146,15 @@ write_maildir_file (MboxWriter *w, const char *id, const char *text, gsize len)
 }
 
 /**
- * mbox_writer_row:
+ * export_mbox_row:
  *
  * A StoreArchiveFunc for store_archive_rows(): reads the message back from
  * its archive and writes it.
  */
 gboolean
-mbox_writer_row (const StoreArchiveRow *r, gpointer data)
+export_mbox_row (const StoreArchiveRow *r, gpointer data)
 {
-  MboxWriter *w = data;
+  ExportMbox *w = data;
   MboxSpan span;
   g_autoptr (GBytes) bytes = NULL;
   g_autofree char *date = NULL;
@@ -192,14 +192,14 @@ mbox_writer_row (const StoreArchiveRow *r, gpointer data)
 }
 
 guint64
-mbox_writer_count (const MboxWriter *w)
+export_mbox_count (const ExportMbox *w)
 {
   return w->written;
 }
 
 /* Finishes (renaming the mbox into place when @commit) and frees. */
 gboolean
-mbox_writer_free (MboxWriter *w, gboolean commit, GError **error)
+export_mbox_free (ExportMbox *w, gboolean commit, GError **error)
 {
   gboolean ok = w->error == NULL;
 
