@@ -565,6 +565,22 @@ def a_full_standard_output_is_an_error_for_every_command():
 
 
 @tap.test
+def deja_db_is_the_default_database():
+    db = fresh_db("env.db")
+    env = dict(os.environ, DEJA_DB=db, DEJA_NO_PROGRESS="1")
+    r = subprocess.run([DEJA, "ingest", SAMPLE], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([DEJA, "search", "sizeof"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "Are arrays pointers?" in r.stdout, r.stderr
+    # --db wins over DEJA_DB; scan takes no database.
+    other = fresh_db("other.db")
+    r = subprocess.run([DEJA, "ingest", "--db", other, SAMPLE], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and table_count(other, "messages") == 6
+    r = subprocess.run([DEJA, "scan", SAMPLE], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "6 messages" in r.stdout, r.stderr
+
+
+@tap.test
 def quiet_and_verbose():
     db = fresh_db("talk.db")
     r = deja("ingest", "--quiet", "--db", db, SAMPLE)

@@ -118,7 +118,8 @@ static void
 usage (FILE *out)
 {
   fprintf (out, "usage: deja [--version] [--help] COMMAND [ARGS]\n\n"
-                "deja turns Usenet and mailing-list mbox archives into data researchers can trust.\n\n"
+                "deja turns Usenet and mailing-list mbox archives into data researchers can trust.\n"
+                "DEJA_DB names the database of every command given no --db.\n\n"
                 "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
@@ -159,6 +160,30 @@ finish_stdout (int status)
       return DEJA_EXIT_FAILED;
     }
   return failed ? DEJA_EXIT_FAILED : status;
+}
+
+/* DEJA_DB names the database when a command that takes --db is given
+ * none: returns a new argument vector with "--db $DEJA_DB" after the
+ * command's name (the strings are borrowed), or NULL to keep @argv. */
+static char **
+default_db (int (*fn) (int, char **), int argc, char **argv)
+{
+  const char *db = g_getenv ("DEJA_DB");
+  char **out;
+
+  if (db == NULL || *db == '\0' || fn == cmd_scan)
+    return NULL;
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--db") == 0 || strcmp (argv[i], "-d") == 0 ||
+        g_str_has_prefix (argv[i], "--db=") || strcmp (argv[i], "--") == 0)
+      return NULL;
+  out = g_new0 (char *, argc + 3);
+  out[0] = argv[0];
+  out[1] = (char *) "--db";
+  out[2] = (char *) db;
+  for (int i = 1; i < argc; i++)
+    out[i + 2] = argv[i];
+  return out;
 }
 
 int
@@ -202,7 +227,10 @@ main (int argc, char **argv)
     if (strcmp (name, commands[i].name) == 0)
       {
         g_autofree char *prg = g_strdup_printf ("deja %s", name);
+        g_autofree char **with_db = default_db (commands[i].fn, argc - 1, argv + 1);
         g_set_prgname (prg);
+        if (with_db != NULL)
+          return finish_stdout (commands[i].fn (argc + 1, with_db));
         return finish_stdout (commands[i].fn (argc - 1, argv + 1));
       }
   fprintf (stderr, "deja: '%s' is not a deja command (see 'deja --help')\n", name);
