@@ -581,6 +581,22 @@ def deja_db_is_the_default_database():
 
 
 @tap.test
+def no_color_turns_bold_off_on_a_terminal():
+    db = fresh_db("color.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    def on_a_tty(extra_env):
+        # script(1) (util-linux) gives the command a terminal.
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env.update(DEJA_NO_PROGRESS="1", **extra_env)
+        r = subprocess.run(["script", "-qec", "%s search --db %s sizeof" % (DEJA, db), "/dev/null"],
+                           capture_output=True, env=env, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+    assert b"\x1b[1m" in on_a_tty({})
+    assert b"\x1b[1m" not in on_a_tty({"NO_COLOR": "1"}) and b"[sizeof]" in on_a_tty({"NO_COLOR": "1"})
+
+
+@tap.test
 def quiet_and_verbose():
     db = fresh_db("talk.db")
     r = deja("ingest", "--quiet", "--db", db, SAMPLE)

@@ -122,7 +122,9 @@ static int
 run_search (Store *store, const StoreFilter *filter, const char *typed, Format format)
 {
   g_autoptr (GError) error = NULL;
-  gboolean bold = format == FORMAT_TABLE && isatty (STDOUT_FILENO);
+  /* Bold hits on a terminal, unless NO_COLOR says no (https://no-color.org). */
+  gboolean bold = format == FORMAT_TABLE && isatty (STDOUT_FILENO) &&
+                  (g_getenv ("NO_COLOR") == NULL || *g_getenv ("NO_COLOR") == '\0');
   Printer p = { format, 0, g_string_new (NULL) };
   gboolean ok = store_search (store, filter, bold ? "\033[1m" : "[", bold ? "\033[0m" : "]",
                               print_row, &p, &error);
