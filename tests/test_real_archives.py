@@ -145,6 +145,38 @@ def the_least_damaged_copy_is_canonical():
     assert [json.loads(line)["from_name"] for line in r.stdout.splitlines()] == ["J\u00fcrgen M\u00fcller"]
 
 
+@tap.test
+def the_threading_mode_is_kept_by_later_ingests():
+    db = fresh_db("mode.db")
+    first, second = tmp("mode-1.mbox"), tmp("mode-2.mbox")
+    with open(first, "w") as f:
+        f.write("From a@example.org Mon Jan  5 08:00:00 2004\nFrom: a@example.org\nSubject: Help with X\n"
+                "Message-ID: <m1@example.org>\n\nQuestion.\n\n"
+                "From b@example.org Mon Jan  5 09:00:00 2004\nFrom: b@example.org\nSubject: Re: Help with X\n"
+                "Message-ID: <m2@example.org>\n\nAnswer, from a mailer without References.\n")
+    with open(second, "w") as f:
+        f.write("From c@example.org Mon Jan  5 10:00:00 2004\nFrom: c@example.org\nSubject: Other\n"
+                "Message-ID: <m3@example.org>\n\nUnrelated.\n")
+    assert deja("ingest", "--db", db, first).returncode == 0
+
+    def joined():
+        return query(db, "SELECT count(DISTINCT thread_id) FROM messages WHERE message_id IN"
+                         " ('m1@example.org', 'm2@example.org')") == [(1,)]
+    assert not joined()
+    assert deja("thread", "--db", db, "--subject").returncode == 0
+    assert joined()
+    assert deja("ingest", "--db", db, second).returncode == 0      # kept, not undone
+    assert joined()
+    assert deja("thread", "--db", db).returncode == 0              # back to References alone
+    assert not joined()
+    os.utime(second)
+    with open(second, "a") as f:
+        f.write("\nFrom d@example.org Mon Jan  5 11:00:00 2004\nFrom: d@example.org\nSubject: More\n"
+                "Message-ID: <m4@example.org>\n\nMore.\n")
+    assert deja("ingest", "--db", db, second).returncode == 0
+    assert not joined()
+
+
 COMPRESSED = os.path.join(FIXTURES, "compressed")
 
 

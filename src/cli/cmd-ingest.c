@@ -71,7 +71,7 @@ rethread (Store *store, const char *db)
    * allocates its own: the two peaks do not add up. */
   malloc_trim (0);
 #endif
-  if (!threads_rebuild (store, FALSE, &counts, &error))
+  if (!threads_rebuild_as_before (store, &counts, &error))
     {
       deja_error ("cannot thread '%s': %s", db, error->message);
       return FALSE;

@@ -266,7 +266,7 @@ apply (Review *r, const char *db)
   if (files > 0)
     {
       ThreadCounts tc;
-      if (!threads_rebuild (r->store, FALSE, &tc, &r->error))
+      if (!threads_rebuild_as_before (r->store, &tc, &r->error))
         return FALSE;
     }
   deja_note ("%" G_GUINT64_FORMAT " decisions; %u files read again", r->decided, files);

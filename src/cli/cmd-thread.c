@@ -80,8 +80,9 @@ cmd_thread (int argc, char **argv)
     "Sets thread_id (the id of the thread's first message) and parent_id for every message,\n"
     "across all files; marks later copies of a Message-ID in duplicate_of and merges their\n"
     "newsgroups into the first copy; records parents that are not in the archive in\n"
-    "missing_parent and thread_placeholders.  deja ingest runs this at its end.  See\n"
-    "docs/threads.md.");
+    "missing_parent and thread_placeholders.  deja ingest runs this at its end, in the mode\n"
+    "the database was last threaded in: after --subject, later ingests join by subject\n"
+    "too, until 'deja thread' without --subject.  See docs/threads.md.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
   if ((status = deja_check_db_args (context, db, argc, argv)) != 0)

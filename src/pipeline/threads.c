@@ -72,11 +72,27 @@ threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError
       store_abort_threads (store);
       return FALSE;
     }
-  if (!store_finish_threads (store, error))
+  if (!store_finish_threads (store, by_subject, error))
     return FALSE;
   if (counts)
     *counts = sum;
   return TRUE;
+}
+
+/**
+ * threads_rebuild_as_before:
+ *
+ * threads_rebuild() in the mode the database was last threaded in: an
+ * ingest after 'deja thread --subject' joins by subject too, instead of
+ * silently undoing it.
+ */
+gboolean
+threads_rebuild_as_before (Store *store, ThreadCounts *counts, GError **error)
+{
+  gboolean by_subject = FALSE;
+
+  return store_threads_by_subject (store, &by_subject, error) &&
+         threads_rebuild (store, by_subject, counts, error);
 }
 
 char *

@@ -348,8 +348,23 @@ store_save_threads (Store *store, const StoreThreadData *data, const ThreadResul
   return save_messages (store, data, r, error) && save_placeholders (store, data, r, error);
 }
 
+/**
+ * store_threads_by_subject:
+ * @by_subject: (out): whether the last threading joined threads by
+ *   subject (deja thread --subject), which later ingests keep doing
+ */
 gboolean
-store_finish_threads (Store *store, GError **error)
+store_threads_by_subject (Store *store, gboolean *by_subject, GError **error)
+{
+  gint64 one;
+
+  return _store_query_int (store, "SELECT 1 FROM deja_state WHERE key = 'threading'"
+                           " AND value = 'subject'", &one, by_subject, error);
+}
+
+/* Commits threading, recording its mode (@by_subject) for the next one. */
+gboolean
+store_finish_threads (Store *store, gboolean by_subject, GError **error)
 {
   static const char merge_groups[] =
     "DELETE FROM message_newsgroups WHERE merged = 1;"
@@ -361,6 +376,11 @@ store_finish_threads (Store *store, GError **error)
 
   if ((rc = sqlite3_exec (store->db, merge_groups, NULL, NULL, NULL)) != SQLITE_OK)
     _store_fail (store, rc, "cannot merge newsgroups", error);
+  else if ((rc = sqlite3_exec (store->db, by_subject
+                               ? "INSERT OR REPLACE INTO deja_state (key, value) VALUES ('threading', 'subject')"
+                               : "DELETE FROM deja_state WHERE key = 'threading'",
+                               NULL, NULL, NULL)) != SQLITE_OK)
+    _store_fail (store, rc, "cannot record the threading mode", error);
   else if ((rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
     _store_fail (store, rc, "cannot commit threads", error);
   else

@@ -195,7 +195,8 @@ void store_thread_data_clear (StoreThreadData *data);
 gboolean store_begin_threads (Store *store, GError **error);
 gboolean store_save_threads (Store *store, const StoreThreadData *data, const ThreadResult *result,
                              GError **error);
-gboolean store_finish_threads (Store *store, GError **error);
+gboolean store_finish_threads (Store *store, gboolean by_subject, GError **error);
+gboolean store_threads_by_subject (Store *store, gboolean *by_subject, GError **error);
 void store_abort_threads (Store *store);
 
 typedef enum {
