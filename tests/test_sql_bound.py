@@ -25,6 +25,7 @@ ALLOWED_SQL_ARGS = {
     "report_sql[kind]", # store-query.c: a static table of literals
     "search_sql[filter->match == NULL]",  # store-query.c: a static table of literals
     "fill_sql[table][0]", "fill_sql[table][1]",  # store-filter.c: a static table of literals
+    "mode_sql[by_subject != FALSE]",  # store-thread.c: a static table of literals
     "stats_sql[query]", # store-query.c: a static table of literals
     "merge_groups",     # store-thread.c: a static literal
     "messages_sql[batch >= 0]",  # store-thread.c: a static table of literals

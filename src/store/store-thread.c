@@ -366,6 +366,10 @@ store_threads_by_subject (Store *store, gboolean *by_subject, GError **error)
 gboolean
 store_finish_threads (Store *store, gboolean by_subject, GError **error)
 {
+  static const char *const mode_sql[2] = {
+    "DELETE FROM deja_state WHERE key = 'threading'",
+    "INSERT OR REPLACE INTO deja_state (key, value) VALUES ('threading', 'subject')",
+  };
   static const char merge_groups[] =
     "DELETE FROM message_newsgroups WHERE merged = 1;"
     "INSERT OR IGNORE INTO message_newsgroups (message_id, newsgroup_id, merged)"
@@ -376,10 +380,7 @@ store_finish_threads (Store *store, gboolean by_subject, GError **error)
 
   if ((rc = sqlite3_exec (store->db, merge_groups, NULL, NULL, NULL)) != SQLITE_OK)
     _store_fail (store, rc, "cannot merge newsgroups", error);
-  else if ((rc = sqlite3_exec (store->db, by_subject
-                               ? "INSERT OR REPLACE INTO deja_state (key, value) VALUES ('threading', 'subject')"
-                               : "DELETE FROM deja_state WHERE key = 'threading'",
-                               NULL, NULL, NULL)) != SQLITE_OK)
+  else if ((rc = sqlite3_exec (store->db, mode_sql[by_subject != FALSE], NULL, NULL, NULL)) != SQLITE_OK)
     _store_fail (store, rc, "cannot record the threading mode", error);
   else if ((rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
     _store_fail (store, rc, "cannot commit threads", error);
