@@ -597,6 +597,17 @@ def no_color_turns_bold_off_on_a_terminal():
 
 
 @tap.test
+def ingest_says_what_it_will_read_and_sums_up():
+    # Whatever stderr is (here a pipe): a start line and a summary line.
+    db = fresh_db("summary.db")
+    r = deja("ingest", "--db", db, SAMPLE, os.path.join(TMP, "missing.mbox"))
+    lines = r.stderr.splitlines()
+    assert lines[0] == "deja: reading 2 files into '%s'" % db, lines
+    assert lines[-1].startswith("deja: done in ") and "1 file stored, 6 messages" in lines[-1], lines
+    assert lines[-1].endswith("; 1 failed"), lines
+
+
+@tap.test
 def quiet_and_verbose():
     db = fresh_db("talk.db")
     r = deja("ingest", "--quiet", "--db", db, SAMPLE)

@@ -162,7 +162,7 @@ def threading_in_batches_gives_the_same_rows():
 
     reference = state()
     assert any(row[4] for row in reference[0]) and reference[1], "fixture lost its placeholders"
-    summary = r.stderr.split("threaded ")[1]
+    summary = r.stderr.split("threaded ")[1].splitlines()[0]   # ingest sums up after it
     for size in ("1", "2", "5"):
         with sqlite3.connect(db) as c:     # nothing left from the last run
             c.execute("UPDATE messages SET thread_id = NULL, parent_id = NULL, duplicate_of = NULL,"
@@ -172,7 +172,7 @@ def threading_in_batches_gives_the_same_rows():
         env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_THREAD_BATCH=size)
         t = subprocess.run([DEJA, "thread", "--db", db], capture_output=True, text=True, env=env)
         assert t.returncode == 0, t.stderr
-        assert t.stderr.split("threaded ")[1] == summary, (size, t.stderr)
+        assert t.stderr.split("threaded ")[1].splitlines()[0] == summary, (size, t.stderr)
         assert state() == reference, "batches of %s differ" % size
     # An ingest keeps the Message-IDs it has seen to guess threads, in two
     # generations of half a batch: with one message each, guesses miss and

@@ -105,6 +105,8 @@ cmd_ingest (int argc, char **argv)
   IngestOptions options = { 0 };
   guint failures = 0, stored = 0;
   gboolean stale = FALSE;
+  g_autoptr (GTimer) timer = NULL;
+  guint64 messages = 0, bytes = 0;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -135,6 +137,9 @@ cmd_ingest (int argc, char **argv)
   options.threads = threads;
   session = ingest_session_new (store, &options);
   items = walk_paths (paths);
+  timer = g_timer_new ();
+  /* What will be read, before the work starts (a log file shows it too). */
+  deja_note ("reading %u file%s into '%s'", items->len, items->len == 1 ? "" : "s", db);
   for (guint i = 0; i < items->len; i++)
     {
       WalkItem *item = g_ptr_array_index (items, i);
@@ -150,6 +155,11 @@ cmd_ingest (int argc, char **argv)
         {
           report (item->path, &result);
           stored += !result.unchanged && !result.empty && !result.duplicate_of;
+          if (!result.unchanged && !result.duplicate_of)
+            {
+              messages += result.counts.messages;
+              bytes += result.counts.bytes;
+            }
         }
       else if (item->from_directory && g_error_matches (error, MBOX_ERROR, MBOX_ERROR_NOT_MBOX))
         deja_note ("skipping '%s': %s", item->path, error->message);
@@ -177,5 +187,9 @@ cmd_ingest (int argc, char **argv)
     }
   else if ((stored > 0 || stale) && !rethread (store, db))
     failures++;
+  /* One line for the whole run, whatever stderr is. */
+  deja_note ("done in %.1f s: %u file%s stored, %" G_GUINT64_FORMAT " messages, %.1f MiB/s;"
+             " %u failed", g_timer_elapsed (timer, NULL), stored, stored == 1 ? "" : "s", messages,
+             bytes / 1048576.0 / MAX (g_timer_elapsed (timer, NULL), 1e-3), failures);
   return failures ? DEJA_EXIT_FAILED : DEJA_EXIT_OK;
 }

@@ -240,6 +240,7 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
   if (p->freer)
     g_thread_pool_free (g_steal_pointer (&p->freer), FALSE, TRUE);
   p->result->counts.lines = mbox_splitter_get_lines (splitter);
+  p->result->counts.bytes = p->input->len;
   return ok;
 }
 

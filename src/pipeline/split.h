@@ -14,6 +14,7 @@ typedef struct {
   guint64 body;       /* prose a liberal parser would split on */
   guint64 adjacent;   /* certain separators right after a message's last line */
   guint64 lines;
+  guint64 bytes;      /* of mbox text read */
 } SplitCounts;
 
 void split_count_log (SplitCounts *counts, const MboxLogEntry *entries, gsize n);
