@@ -118,30 +118,33 @@ static const struct {
   { "<a@x> <b@x>", "a@x b@x" },
 };
 
+/* Checks that @parse reads @raw as the ids in @joined (space-separated). */
 static void
-test_in_reply_to (gconstpointer data)
+check_ids (GPtrArray *(*parse) (const char *, gsize), const char *raw, const char *expected)
 {
-  gsize i = (const __typeof__ (in_reply_to[0]) *) data - in_reply_to;
-  g_autoptr (GPtrArray) got = msgid_parse_in_reply_to (in_reply_to[i].raw, strlen (in_reply_to[i].raw));
+  g_autoptr (GPtrArray) got = parse (raw, strlen (raw));
   g_autofree char *joined = NULL;
 
   g_ptr_array_add (got, NULL);
   joined = g_strjoinv (" ", (char **) got->pdata);
-  if (strcmp (joined, in_reply_to[i].joined) != 0)
-    g_test_fail_printf ("'%s': got '%s', expected '%s'", in_reply_to[i].raw, joined, in_reply_to[i].joined);
+  if (strcmp (joined, expected) != 0)
+    g_test_fail_printf ("'%s': got '%s', expected '%s'", raw, joined, expected);
+}
+
+static void
+test_in_reply_to (gconstpointer data)
+{
+  gsize i = (const __typeof__ (in_reply_to[0]) *) data - in_reply_to;
+
+  check_ids (msgid_parse_in_reply_to, in_reply_to[i].raw, in_reply_to[i].joined);
 }
 
 static void
 test_lists (gconstpointer data)
 {
   gsize i = (const __typeof__ (lists[0]) *) data - lists;
-  g_autoptr (GPtrArray) got = msgid_parse_list (lists[i].raw, strlen (lists[i].raw));
-  g_autofree char *joined = NULL;
 
-  g_ptr_array_add (got, NULL);
-  joined = g_strjoinv (" ", (char **) got->pdata);
-  if (strcmp (joined, lists[i].joined) != 0)
-    g_test_fail_printf ("'%s': got '%s', expected '%s'", lists[i].raw, joined, lists[i].joined);
+  check_ids (msgid_parse_list, lists[i].raw, lists[i].joined);
 }
 
 /* Bytes, declared charset → text, charset used, guessed. */
