@@ -308,13 +308,18 @@ def network_filters():
 def stats_counts_posts_once():
     r = deja("stats", "--db", DB, "--format", "json")
     assert r.returncode == 0, r.stderr
-    s = json.loads(r.stdout)
-    t = s["totals"]
+    rows = json.loads(r.stdout)
+    assert all(set(row) == {"section", "name", "period", "value"} for row in rows), rows
+    t = {row["name"]: row["value"] for row in rows if row["section"] == "totals"}
     assert (t["files"], t["messages"], t["canonical"], t["duplicates"]) == (2, 14, 12, 2)
     assert (t["threads"], t["undated"], t["first_date"]) == (4, 0, "1997-03-03T10:00:00")
-    assert s["by_newsgroup"] == [
-        {"newsgroup": "comp.lang.c", "period": "1997", "messages": 10},
-        {"newsgroup": "comp.std.c", "period": "1997", "messages": 3}]
+    assert [row for row in rows if row["section"] == "by_newsgroup"] == [
+        {"section": "by_newsgroup", "name": "comp.lang.c", "period": "1997", "value": 10},
+        {"section": "by_newsgroup", "name": "comp.std.c", "period": "1997", "value": 3}]
+    # CSV: the same rows, with a header.
+    r = deja("stats", "--db", DB, "--format", "csv")
+    lines = r.stdout.splitlines()
+    assert lines[0] == "section,name,period,value" and "by_newsgroup,comp.std.c,1997,3" in lines
     r = deja("stats", "--db", DB, "--by-month")
     assert "comp.std.c                     1997-03" in r.stdout, r.stdout
     assert "separator log, lines by verdict:\n  (none)" in r.stdout

@@ -23,7 +23,8 @@ ALLOWED_SQL_ARGS = {
     "stmt_sql[i]",      # store.c: a static table of literals
     "net_sql[query]",   # store-network.c: a static table of literals
     "report_sql[kind]", # store-query.c: a static table of literals
-    "search_sql[filter->match == NULL]",  # store-query.c: a static table of literals
+    "search_sql[mode][filter->match == NULL]",  # store-query.c: a static table of literals
+    "show_sql[what]",   # store-show.c: a static table of literals
     "fill_sql[table][0]", "fill_sql[table][1]",  # store-filter.c: a static table of literals
     "mode_sql[by_subject != FALSE]",  # store-thread.c: a static table of literals
     "stats_sql[query]", # store-query.c: a static table of literals

@@ -180,8 +180,8 @@ def search_tsv_has_header_and_escapes():
     r = deja("search", "--db", DB, "--format", "tsv", "tableau")
     rows = r.stdout.splitlines()
     assert rows[0].split("\t") == ["id", "date", "from_name", "from_addr", "subject", "snippet",
-                                   "file", "byte_offset"]
-    assert len(rows) == 2 and len(rows[1].split("\t")) == 8 and "\\n" in rows[1]
+                                   "file", "byte_offset", "thread_id"]
+    assert len(rows) == 2 and len(rows[1].split("\t")) == 9 and "\\n" in rows[1]
 
 
 @tap.test

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static Store *
 open_existing (const char *path, Store *(*open) (const char *, GError **))
@@ -35,6 +36,16 @@ Store *
 deja_open_store_to_read (const char *path)
 {
   return open_existing (path, store_open_to_read);
+}
+
+/* Bold and dim text only on a terminal, unless NO_COLOR says no
+ * (https://no-color.org). */
+gboolean
+deja_use_colour (void)
+{
+  const char *no_colour = g_getenv ("NO_COLOR");
+
+  return isatty (STDOUT_FILENO) && (no_colour == NULL || *no_colour == '\0');
 }
 
 /* YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (a prefix of how

@@ -1,17 +1,21 @@
 /* cmd-export.c — deja export: messages with their text, for pandas or R. */
 #include "deja.h"
 #include "output.h"
+#include "rows.h"
 #include "search-query.h"
 #include "store.h"
 
 #include <stdio.h>
 #include <string.h>
 
+typedef enum { EXPORT_CSV, EXPORT_JSONL, EXPORT_OTHER } ExportFormat;
+
 typedef struct {
   gboolean csv;
+  RowWriter *rows;       /* tsv, json */
   FILE *stream;
   GString *line;
-  guint64 rows;
+  guint64 rows_written;
   gboolean failed;       /* a write failed: stop early */
 } Writer;
 
@@ -33,6 +37,12 @@ write_row (const StoreValue *v, guint n, gpointer user_data)
   Writer *w = user_data;
 
   g_string_truncate (w->line, 0);
+  if (w->rows)
+    {
+      row_writer_add (w->rows, v, n);
+      w->rows_written++;
+      return !(w->failed = ferror (w->stream) != 0);
+    }
   if (w->csv)
     csv_row (w, v, n, FALSE);
   else
@@ -41,7 +51,7 @@ write_row (const StoreValue *v, guint n, gpointer user_data)
       g_string_append_c (w->line, '\n');
     }
   w->failed = fwrite (w->line->str, 1, w->line->len, w->stream) != w->line->len;
-  w->rows++;
+  w->rows_written++;
   return !w->failed;
 }
 
@@ -74,11 +84,13 @@ parse_fields (GOptionContext *context, const char *spec, int *status)
 }
 
 static int
-run_export (Store *store, const StoreFilter *filter, GStrv fields, gboolean csv, const char *out)
+run_export (Store *store, const StoreFilter *filter, GStrv fields, const char *format,
+            const char *out)
 {
   g_autoptr (GError) error = NULL;
   Output *output = output_open (out, &error);
-  Writer w = { csv, NULL, g_string_new (NULL), 0, FALSE };
+  gboolean csv = format == NULL || strcmp (format, "csv") == 0;
+  Writer w = { csv, NULL, NULL, g_string_new (NULL), 0, FALSE };
   gboolean ok;
 
   if (output == NULL)
@@ -88,6 +100,8 @@ run_export (Store *store, const StoreFilter *filter, GStrv fields, gboolean csv,
       return DEJA_EXIT_FAILED;
     }
   w.stream = output_stream (output);
+  if (format && (strcmp (format, "tsv") == 0 || strcmp (format, "json") == 0))
+    w.rows = row_writer_new (strcmp (format, "tsv") == 0 ? ROW_FORMAT_TSV : ROW_FORMAT_JSON, w.stream);
   if (csv)
     {
       /* The header names every field, even when no row follows. */
@@ -100,6 +114,8 @@ run_export (Store *store, const StoreFilter *filter, GStrv fields, gboolean csv,
     }
   ok = store_export (store, filter, (const char *const *) fields, write_row, &w, &error);
   g_string_free (w.line, TRUE);
+  if (w.rows)
+    row_writer_finish (w.rows);
   if (!ok)
     {
       deja_error ("%s", error->message);
@@ -112,7 +128,7 @@ run_export (Store *store, const StoreFilter *filter, GStrv fields, gboolean csv,
       deja_error ("%s", error->message);
       return DEJA_EXIT_FAILED;
     }
-  deja_note ("exported %" G_GUINT64_FORMAT " messages", w.rows);
+  deja_note ("exported %" G_GUINT64_FORMAT " messages", w.rows_written);
   return DEJA_EXIT_OK;
 }
 
@@ -127,7 +143,7 @@ cmd_export (int argc, char **argv)
   int status = 0;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "output format (default: csv)", "csv|jsonl" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "output format (default: csv)", "csv|tsv|json|jsonl" },
     { "fields", 0, 0, G_OPTION_ARG_STRING, &fields_spec, "comma-separated fields (see below)", "F,F,..." },
     { "match", 'm', 0, G_OPTION_ARG_STRING, &match, "only messages matching this full-text query", "QUERY" },
     { "limit", 'n', 0, G_OPTION_ARG_INT64, &limit, "at most N messages (default: all)", "N" },
@@ -137,7 +153,7 @@ cmd_export (int argc, char **argv)
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "write to FILE (default: standard output)", "FILE" },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— export messages as CSV or JSON Lines");
+  g_autoptr (GOptionContext) context = g_option_context_new ("— export messages as CSV, TSV, JSON or JSON Lines");
   g_autoptr (Store) store = NULL;
   g_autofree char *all = g_strjoinv (", ", (GStrv) store_export_fields ());
   g_autofree char *defaults = g_strjoinv (",", (GStrv) store_export_default_fields ());
@@ -146,15 +162,16 @@ cmd_export (int argc, char **argv)
     "files or twice in one is written once, as its canonical copy; --duplicates writes every\n"
     "copy).  --match takes what 'deja search' takes (words, phrases, from:, group:, since:,\n"
     "until:).  CSV follows RFC 4180 (a header row,\n"
-    "CRLF line ends, fields quoted when needed; NULL is an empty field); JSON Lines writes\n"
-    "one object per line, NULL as null, numbers as numbers.  --out writes the file under a\n"
+    "CRLF line ends, fields quoted when needed; NULL is an empty field); TSV has a header\n"
+    "row and escapes tab, newline and backslash as \\t, \\n, \\\\; JSON is one array of\n"
+    "objects, as every deja command writes it, and JSON Lines one object per line (NULL as\n"
+    "null, numbers as numbers).  --out writes the file under a\n"
     "temporary name and renames it when complete.\n\n"
     "Fields: %s.\nDefault: %s.", all, defaults);
   StoreFilter filter;
   SearchQuery parsed = { 0 };
   g_auto (DejaFilter) options = { 0 };
   g_autoptr (GError) error = NULL;
-  gboolean csv;
 
   g_option_context_add_main_entries (context, entries, NULL);
   deja_filter_add_options (context, &options);
@@ -163,9 +180,9 @@ cmd_export (int argc, char **argv)
     return status;
   if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
     return status;
-  if (format && strcmp (format, "csv") && strcmp (format, "jsonl"))
-    return deja_usage_error (context, "--format must be csv or jsonl");
-  csv = format == NULL || strcmp (format, "csv") == 0;
+  if (format && strcmp (format, "csv") && strcmp (format, "jsonl") && strcmp (format, "tsv") &&
+      strcmp (format, "json"))
+    return deja_usage_error (context, "--format must be csv, tsv, json or jsonl");
   if (limit < 0)
     return deja_usage_error (context, "--limit must be 0 or more");
   if ((fields = parse_fields (context, fields_spec, &status)) == NULL)
@@ -190,7 +207,7 @@ cmd_export (int argc, char **argv)
   filter.match = parsed.match;
   filter.limit = limit;
   filter.canonical_only = !duplicates;
-  status = run_export (store, &filter, fields, csv, out);
+  status = run_export (store, &filter, fields, format, out);
   search_query_clear (&parsed);
   return status;
 }

@@ -2,17 +2,15 @@
 #include "deja.h"
 #include "excerpt.h"
 #include "output.h"
+#include "rows.h"
 #include "store.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef enum { LOG_TABLE, LOG_TSV, LOG_JSON } LogFormat;
-
 typedef struct {
-  LogFormat format;
+  RowWriter *writer;        /* tsv, csv, json; NULL: the table */
   int context;              /* lines around each row (table), or 0 */
-  GString *line;
   guint64 rows;
   char *file;               /* the file being summed */
   guint64 accepted, rejected, body;
@@ -21,7 +19,7 @@ typedef struct {
 static void
 file_summary (LogPrinter *p)
 {
-  if (p->file && p->format == LOG_TABLE)
+  if (p->file && p->writer == NULL)
     printf ("%s: %" G_GUINT64_FORMAT " separators accepted against context, %" G_GUINT64_FORMAT
             " lines rejected, %" G_GUINT64_FORMAT " lines a liberal parser would split on\n",
             p->file, p->accepted, p->rejected, p->body);
@@ -54,38 +52,18 @@ print_table (LogPrinter *p, const StoreLogRow *row)
     }
 }
 
-/* TSV: tabs, newlines and backslashes in fields are escaped (output.c). */
 static void
-print_tsv (LogPrinter *p, const StoreLogRow *row)
+print_fields (LogPrinter *p, const StoreLogRow *row)
 {
   g_autofree char *line_no = g_strdup_printf ("%" G_GINT64_FORMAT, row->line_no);
   g_autofree char *offset = g_strdup_printf ("%" G_GINT64_FORMAT, row->byte_offset);
-  const char *fields[] = { row->path, line_no, offset, row->verdict, row->reason, row->shape,
-                           row->line_text };
-
-  g_string_truncate (p->line, 0);
-  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
-    {
-      output_tsv_field (p->line, fields[i]);
-      g_string_append_c (p->line, i + 1 < G_N_ELEMENTS (fields) ? '\t' : '\n');
-    }
-  fputs (p->line->str, stdout);
-}
-
-static void
-print_json (LogPrinter *p, const StoreLogRow *row)
-{
-  g_autofree char *line_no = g_strdup_printf ("%" G_GINT64_FORMAT, row->line_no);
-  g_autofree char *offset = g_strdup_printf ("%" G_GINT64_FORMAT, row->byte_offset);
-  StoreValue v[] = {
+  RowValue v[] = {
     { "path", row->path, FALSE }, { "line_no", line_no, TRUE }, { "byte_offset", offset, TRUE },
     { "verdict", row->verdict, FALSE }, { "reason", row->reason, FALSE },
     { "shape", row->shape, FALSE }, { "line_text", row->line_text, FALSE },
   };
 
-  g_string_assign (p->line, p->rows ? ",\n  " : "[\n  ");
-  output_json_object (p->line, v, G_N_ELEMENTS (v));
-  fputs (p->line->str, stdout);
+  row_writer_add (p->writer, v, G_N_ELEMENTS (v));
 }
 
 static void
@@ -94,33 +72,17 @@ print_row (const StoreLogRow *row, gpointer data)
   LogPrinter *p = data;
 
   count (p, row);
-  if (p->format == LOG_TABLE)
+  if (p->writer == NULL)
     print_table (p, row);
-  else if (p->format == LOG_TSV)
-    print_tsv (p, row);
   else
-    print_json (p, row);
+    print_fields (p, row);
   p->rows++;
-}
-
-static gboolean
-parse_format (const char *s, LogFormat *f)
-{
-  if (s == NULL || strcmp (s, "table") == 0 || strcmp (s, "text") == 0)
-    *f = LOG_TABLE;
-  else if (strcmp (s, "tsv") == 0)
-    *f = LOG_TSV;
-  else if (strcmp (s, "json") == 0)
-    *f = LOG_JSON;
-  else
-    return FALSE;
-  return TRUE;
 }
 
 int
 cmd_log (int argc, char **argv)
 {
-  g_autofree char *db = NULL, *verdict = NULL, *format = NULL, *file = NULL, *reason = NULL;
+  g_autofree char *db = NULL, *verdict = NULL, *format_name = NULL, *file = NULL, *reason = NULL;
   int status, context = 0;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
@@ -128,7 +90,7 @@ cmd_log (int argc, char **argv)
     { "reason", 0, 0, G_OPTION_ARG_STRING, &reason, "only rows with this reason (prose, no-header-block, inside-mime-part, no-date, no-blank-before, length-mismatch, reviewed…)", "REASON" },
     { "file", 0, 0, G_OPTION_ARG_FILENAME, &file, "only rows of this archive file", "PATH" },
     { "context", 'C', 0, G_OPTION_ARG_INT, &context, "show N lines of the archive around each row (table format)", "N" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "output format (default: table)", "table|tsv|json" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— print the separator log");
@@ -136,31 +98,33 @@ cmd_log (int argc, char **argv)
   g_autoptr (Store) store = NULL;
   g_autofree char *abs = NULL;
   StoreLogFilter filter = { 0 };
-  LogPrinter p = { LOG_TABLE, 0, NULL, 0, NULL, 0, 0, 0 };
+  LogPrinter p = { NULL, 0, 0, NULL, 0, 0, 0 };
+  RowFormat format;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
     "Every line where the splitter had to judge: separators accepted against part of the\n"
     "evidence, envelope-shaped lines rejected, and body lines a liberal parser would have\n"
     "split on.  Table: path:line: verdict reasons [shape] text (with --context, the archive\n"
-    "around it, read back by byte offset), and a summary line per file.  TSV columns and\n"
-    "JSON keys: path, line_no, byte_offset, verdict, reason, shape, line_text.");
+    "around it, read back by byte offset), and a summary line per file.  TSV and CSV\n"
+    "columns and JSON keys: path, line_no, byte_offset, verdict, reason, shape, line_text.");
   if (!deja_parse_options (ctx, &argc, &argv, &status))
     return status;
   if ((status = deja_check_db_args (ctx, db, argc, argv)) != 0)
     return status;
   if (verdict && strcmp (verdict, "accepted") && strcmp (verdict, "rejected") && strcmp (verdict, "body"))
     return deja_usage_error (ctx, "--verdict must be accepted, rejected or body");
-  if (!parse_format (format, &p.format))
-    return deja_usage_error (ctx, "--format must be table, tsv or json");
+  /* "text": the table's name in earlier versions. */
+  if (!row_format_parse (g_strcmp0 (format_name, "text") ? format_name : "table", ROW_FORMAT_TABLE,
+                         &format))
+    return deja_usage_error (ctx, "--format must be " ROW_FORMAT_NAMES);
   if (context < 0)
     return deja_usage_error (ctx, "--context must be 0 or more");
   if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
   p.context = context;
-  p.line = g_string_new (NULL);
-  if (p.format == LOG_TSV)
-    puts ("path\tline_no\tbyte_offset\tverdict\treason\tshape\tline_text");
+  if (format != ROW_FORMAT_TABLE)
+    p.writer = row_writer_new (format, stdout);
   filter.verdict = verdict;
   filter.reason = reason;
   if (file)
@@ -168,12 +132,13 @@ cmd_log (int argc, char **argv)
   if (!store_foreach_log (store, &filter, print_row, &p, &error))
     {
       deja_error ("%s", error->message);
-      g_string_free (p.line, TRUE);
+      if (p.writer)
+        row_writer_finish (p.writer);
+      g_free (p.file);
       return DEJA_EXIT_FAILED;
     }
   file_summary (&p);
-  if (p.format == LOG_JSON)
-    fputs (p.rows ? "\n]\n" : "[]\n", stdout);
-  g_string_free (p.line, TRUE);
+  if (p.writer)
+    row_writer_finish (p.writer);
   return DEJA_EXIT_OK;
 }

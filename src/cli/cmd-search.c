@@ -1,6 +1,7 @@
 /* cmd-search.c — deja search --db DB QUERY: full-text search. */
 #include "deja.h"
 #include "output.h"
+#include "rows.h"
 #include "search-query.h"
 #include "store.h"
 
@@ -10,12 +11,12 @@
 
 #define DEFAULT_LIMIT 20
 
-typedef enum { FORMAT_TABLE, FORMAT_TSV, FORMAT_JSON } Format;
-
 typedef struct {
-  Format format;
+  RowFormat format;
+  StoreSearchMode mode;
   guint64 rows;
   GString *line;
+  RowWriter *writer;        /* tsv, csv, json */
 } Printer;
 
 static const char *
@@ -48,16 +49,23 @@ append_one_line (GString *out, const char *text)
 }
 
 static void
-row_table (Printer *p, const StoreValue *v, guint n)
+append_author (GString *out, const StoreValue *v, guint n)
 {
   const char *name = value (v, n, "from_name"), *addr = value (v, n, "from_addr");
+
+  if (name && addr)
+    g_string_append_printf (out, "%s <%s>", name, addr);
+  else
+    g_string_append (out, name ? name : addr ? addr : "(no author)");
+}
+
+static void
+row_table (Printer *p, const StoreValue *v, guint n)
+{
   const char *date = value (v, n, "date");
 
   g_string_append_printf (p->line, "%-19s  ", date ? date : "(no date)");
-  if (name && addr)
-    g_string_append_printf (p->line, "%s <%s>", name, addr);
-  else
-    g_string_append (p->line, name ? name : addr ? addr : "(no author)");
+  append_author (p->line, v, n);
   g_string_append (p->line, "  ");
   append_one_line (p->line, value (v, n, "subject"));
   g_string_append_printf (p->line, "\n    [%s] ", value (v, n, "id"));
@@ -65,26 +73,23 @@ row_table (Printer *p, const StoreValue *v, guint n)
   g_string_append_c (p->line, '\n');
 }
 
+/* A thread: its start, its size and span, then its best hit. */
 static void
-row_tsv (Printer *p, const StoreValue *v, guint n)
+thread_table (Printer *p, const StoreValue *v, guint n)
 {
-  if (p->rows == 0)
-    {
-      for (guint i = 0; i < n; i++)
-        g_string_append_printf (p->line, "%s%c", v[i].name, i + 1 < n ? '\t' : '\n');
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      output_tsv_field (p->line, v[i].text);
-      g_string_append_c (p->line, i + 1 < n ? '\t' : '\n');
-    }
-}
+  const char *first = value (v, n, "first_date"), *last = value (v, n, "last_date");
+  const char *hits = value (v, n, "hits");
 
-static void
-row_json (Printer *p, const StoreValue *v, guint n)
-{
-  g_string_append (p->line, p->rows == 0 ? "[\n  " : ",\n  ");
-  output_json_object (p->line, v, n);
+  g_string_append_printf (p->line, "thread %s  ", value (v, n, "thread_id"));
+  append_one_line (p->line, value (v, n, "subject") ? value (v, n, "subject") : "(no subject)");
+  g_string_append (p->line, "  (");
+  append_author (p->line, v, n);
+  g_string_append_printf (p->line, ")\n    %s of %s messages %s, %s to %s\n    [%s] ",
+                          hits, value (v, n, "messages"),
+                          strcmp (hits, "1") == 0 ? "matches" : "match",
+                          first ? first : "?", last ? last : "?", value (v, n, "id"));
+  append_one_line (p->line, value (v, n, "snippet"));
+  g_string_append_c (p->line, '\n');
 }
 
 static gboolean
@@ -92,45 +97,41 @@ print_row (const StoreValue *v, guint n, gpointer user_data)
 {
   Printer *p = user_data;
 
-  g_string_truncate (p->line, 0);
-  if (p->format == FORMAT_TABLE)
-    row_table (p, v, n);
-  else if (p->format == FORMAT_TSV)
-    row_tsv (p, v, n);
-  else
-    row_json (p, v, n);
-  fwrite (p->line->str, 1, p->line->len, stdout);
   p->rows++;
-  return TRUE;
-}
-
-static gboolean
-parse_format (const char *s, Format *format)
-{
-  if (s == NULL || strcmp (s, "table") == 0)
-    *format = FORMAT_TABLE;
-  else if (strcmp (s, "tsv") == 0)
-    *format = FORMAT_TSV;
-  else if (strcmp (s, "json") == 0)
-    *format = FORMAT_JSON;
+  if (p->writer)
+    {
+      row_writer_add (p->writer, v, n);
+      return TRUE;
+    }
+  g_string_truncate (p->line, 0);
+  if (p->mode == STORE_SEARCH_COUNT)
+    g_string_append_printf (p->line, "%s %s in %s %s\n", value (v, n, "messages"),
+                            g_strcmp0 (value (v, n, "messages"), "1") ? "messages" : "message",
+                            value (v, n, "threads"),
+                            g_strcmp0 (value (v, n, "threads"), "1") ? "threads" : "thread");
+  else if (p->mode == STORE_SEARCH_THREADS)
+    thread_table (p, v, n);
   else
-    return FALSE;
+    row_table (p, v, n);
+  fwrite (p->line->str, 1, p->line->len, stdout);
   return TRUE;
 }
 
 static int
-run_search (Store *store, const StoreFilter *filter, const char *typed, Format format)
+run_search (Store *store, const StoreFilter *filter, const char *typed, StoreSearchMode mode,
+            RowFormat format)
 {
   g_autoptr (GError) error = NULL;
-  /* Bold hits on a terminal, unless NO_COLOR says no (https://no-color.org). */
-  gboolean bold = format == FORMAT_TABLE && isatty (STDOUT_FILENO) &&
-                  (g_getenv ("NO_COLOR") == NULL || *g_getenv ("NO_COLOR") == '\0');
-  Printer p = { format, 0, g_string_new (NULL) };
-  gboolean ok = store_search (store, filter, bold ? "\033[1m" : "[", bold ? "\033[0m" : "]",
-                              print_row, &p, &error);
+  gboolean bold = format == ROW_FORMAT_TABLE && deja_use_colour ();
+  Printer p = { format, mode, 0, g_string_new (NULL), NULL };
+  gboolean ok;
 
-  if (format == FORMAT_JSON)
-    fputs (p.rows ? "\n]\n" : "[]\n", stdout);
+  if (format != ROW_FORMAT_TABLE)
+    p.writer = row_writer_new (format, stdout);
+  ok = store_search (store, filter, mode, bold ? "\033[1m" : "[", bold ? "\033[0m" : "]",
+                     print_row, &p, &error);
+  if (p.writer)
+    row_writer_finish (p.writer);
   g_string_free (p.line, TRUE);
   if (!ok)
     {
@@ -138,10 +139,13 @@ run_search (Store *store, const StoreFilter *filter, const char *typed, Format f
       return g_error_matches (error, STORE_ERROR, STORE_ERROR_QUERY) ? DEJA_EXIT_USAGE
                                                                      : DEJA_EXIT_FAILED;
     }
+  if (mode == STORE_SEARCH_COUNT)
+    return DEJA_EXIT_OK;
   if (p.rows == 0)
     deja_note ("no messages match '%s'", typed);
   else if (filter->limit > 0 && p.rows == (guint64) filter->limit)
-    deja_note ("showing the first %" G_GUINT64_FORMAT " matches (--limit)", p.rows);
+    deja_note ("showing the first %" G_GUINT64_FORMAT " %s (--limit)", p.rows,
+               mode == STORE_SEARCH_THREADS ? "threads" : "matches");
   return DEJA_EXIT_OK;
 }
 
@@ -151,11 +155,14 @@ cmd_search (int argc, char **argv)
   g_autofree char *db = NULL, *format_name = NULL;
   g_autofree char *query = NULL;
   gint64 limit = DEFAULT_LIMIT;
+  gboolean count = FALSE, threads = FALSE;
   int status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "limit", 'n', 0, G_OPTION_ARG_INT64, &limit, "at most N matches, best first (default 20; 0: all)", "N" },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", "table|tsv|json" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
+    { "count", 'c', 0, G_OPTION_ARG_NONE, &count, "only count the matching messages and their threads", NULL },
+    { "threads", 0, 0, G_OPTION_ARG_NONE, &threads, "one result per thread: its size, span and best match", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("QUERY... — full-text search");
@@ -164,7 +171,8 @@ cmd_search (int argc, char **argv)
   SearchQuery parsed;
   g_auto (DejaFilter) options = { 0 };
   g_autoptr (GError) error = NULL;
-  Format format;
+  RowFormat format;
+  StoreSearchMode mode;
 
   g_option_context_add_main_entries (context, entries, NULL);
   deja_filter_add_options (context, &options);
@@ -177,17 +185,24 @@ cmd_search (int argc, char **argv)
     "since:DATE and until:DATE narrow the search; they alone list the messages they let\n"
     "through, newest first.  Several QUERY arguments are joined with spaces (all must\n"
     "match).  A post present in several files (a cross-post) is shown once.\n\n"
-    "Table output: date, author, subject, then the message id and a snippet with the hits\n"
-    "marked [like this] (bold on a terminal).  TSV and JSON give the columns id, date,\n"
-    "from_name, from_addr, subject, snippet, file, byte_offset.");
+    "Table output: date, author, subject, then the message id (which 'deja show' takes)\n"
+    "and a snippet with the hits marked [like this] (bold on a terminal).  TSV, CSV and\n"
+    "JSON give the columns id, date, from_name, from_addr, subject, snippet, file,\n"
+    "byte_offset, thread_id.  --threads gives one row per thread instead (thread_id,\n"
+    "hits, messages, first_date, last_date, and the subject and author of its start, then\n"
+    "best, id and snippet of its best match), best first; --limit counts threads then.\n"
+    "--count prints how many messages match, and in how many threads.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
   if (db == NULL)
     return deja_usage_error (context, "--db is required");
   if (argc < 2)
     return deja_usage_error (context, "a search query is required");
-  if (!parse_format (format_name, &format))
-    return deja_usage_error (context, "--format must be table, tsv or json");
+  if (!row_format_parse (format_name, ROW_FORMAT_TABLE, &format))
+    return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
+  if (count && threads)
+    return deja_usage_error (context, "--count and --threads exclude each other");
+  mode = count ? STORE_SEARCH_COUNT : threads ? STORE_SEARCH_THREADS : STORE_SEARCH_MESSAGES;
   if (limit < 0)
     return deja_usage_error (context, "--limit must be 0 or more");
   query = g_strjoinv (" ", argv + 1);
@@ -198,7 +213,7 @@ cmd_search (int argc, char **argv)
       filter.match = parsed.match;
       filter.limit = limit;
       status = (store = deja_open_store_to_read (db)) == NULL ? DEJA_EXIT_FAILED
-               : run_search (store, &filter, query, format);
+               : run_search (store, &filter, query, mode, format);
     }
   search_query_clear (&parsed);
   return status;

@@ -1,44 +1,52 @@
 /* cmd-stats.c — deja stats --db DB: what the database holds, in numbers. */
 #include "deja.h"
 #include "output.h"
+#include "rows.h"
 #include "store.h"
 
 #include <stdio.h>
 #include <string.h>
 
 typedef struct {
-  gboolean json;
+  RowWriter *writer;        /* tsv, csv, json: one tidy row per number; NULL: a table */
+  const char *section;
   GString *out;
   guint rows;
 } Printer;
+
+/* Rows for machines are tidy, the same four columns in every section:
+ * section, name, period, value. */
+static void
+tidy (Printer *p, const char *name, const char *period, const StoreValue *value)
+{
+  RowValue v[] = {
+    { "section", p->section, FALSE }, { "name", name, FALSE }, { "period", period, FALSE },
+    { "value", value->text, value->number },
+  };
+  row_writer_add (p->writer, v, G_N_ELEMENTS (v));
+}
 
 static gboolean
 totals_row (const StoreValue *v, guint n, gpointer data)
 {
   Printer *p = data;
 
-  if (p->json)
-    {
-      g_string_append (p->out, "  \"totals\": ");
-      output_json_object (p->out, v, n);
-      g_string_append (p->out, ",\n");
-      return TRUE;
-    }
   for (guint i = 0; i < n; i++)
-    g_string_append_printf (p->out, "%-12s %s\n", v[i].name, v[i].text ? v[i].text : "-");
+    if (p->writer)
+      tidy (p, v[i].name, NULL, &v[i]);
+    else
+      g_string_append_printf (p->out, "%-12s %s\n", v[i].name, v[i].text ? v[i].text : "-");
   return TRUE;
 }
 
+/* by_newsgroup: newsgroup, period, messages; separator_log: verdict, lines. */
 static gboolean
 list_row (const StoreValue *v, guint n, gpointer data)
 {
   Printer *p = data;
 
-  if (p->json)
-    {
-      g_string_append (p->out, p->rows ? ",\n    " : "\n    ");
-      output_json_object (p->out, v, n);
-    }
+  if (p->writer)
+    tidy (p, v[0].text, n == 3 ? v[1].text : NULL, &v[n - 1]);
   else
     {
       g_string_append (p->out, "  ");
@@ -56,14 +64,11 @@ section (Store *store, Printer *p, StoreStats query, gboolean by_month, const ch
   gboolean ok;
 
   p->rows = 0;
-  if (p->json)
-    g_string_append_printf (p->out, "  \"%s\": [", name);
-  else
+  p->section = name;
+  if (!p->writer)
     g_string_append_printf (p->out, "\n%s\n", title);
   ok = store_stats (store, query, by_month, list_row, p, error);
-  if (p->json)
-    g_string_append (p->out, p->rows ? "\n  ]" : "]");
-  else if (p->rows == 0)
+  if (!p->writer && p->rows == 0)
     g_string_append (p->out, "  (none)\n");
   return ok;
 }
@@ -71,47 +76,50 @@ section (Store *store, Printer *p, StoreStats query, gboolean by_month, const ch
 int
 cmd_stats (int argc, char **argv)
 {
-  g_autofree char *db = NULL, *format = NULL;
+  g_autofree char *db = NULL, *format_name = NULL;
   gboolean by_month = FALSE;
   int status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "by-month", 0, 0, G_OPTION_ARG_NONE, &by_month, "count per month instead of per year", NULL },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "output format (default: table)", "table|json" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("— what the database holds");
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) store = NULL;
-  Printer p = { FALSE, NULL, 0 };
+  Printer p = { NULL, "totals", NULL, 0 };
+  RowFormat format;
   gboolean ok;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "Totals (files, messages, canonical messages and duplicates, authors, threads, date range,\n"
     "messages without a readable date, newsgroups), messages per newsgroup and year (or\n"
-    "month; canonical messages only), and separator-log lines by verdict.");
+    "month; canonical messages only), and separator-log lines by verdict.  TSV, CSV and\n"
+    "JSON give the same numbers as tidy rows of four columns: section (totals,\n"
+    "by_newsgroup, separator_log), name (the total's name, the newsgroup, the verdict),\n"
+    "period (year or month, by_newsgroup only) and value.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
   if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
     return status;
-  if (format && strcmp (format, "table") && strcmp (format, "json"))
-    return deja_usage_error (context, "--format must be table or json");
+  if (!row_format_parse (format_name, ROW_FORMAT_TABLE, &format))
+    return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
   if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
-  p.json = format && strcmp (format, "json") == 0;
-  p.out = g_string_new (p.json ? "{\n" : "");
+  p.out = g_string_new (NULL);
+  if (format != ROW_FORMAT_TABLE)
+    p.writer = row_writer_new (format, stdout);
   ok = store_stats (store, STORE_STATS_TOTALS, FALSE, totals_row, &p, &error) &&
        section (store, &p, STORE_STATS_BY_GROUP, by_month, "by_newsgroup",
                 by_month ? "messages per newsgroup and month:" : "messages per newsgroup and year:",
-                &error);
-  if (ok && p.json)
-    g_string_append (p.out, ",\n");
-  ok = ok && section (store, &p, STORE_STATS_LOG, FALSE, "separator_log",
-                      "separator log, lines by verdict:", &error);
-  if (p.json)
-    g_string_append (p.out, "\n}\n");
-  if (ok)
+                &error) &&
+       section (store, &p, STORE_STATS_LOG, FALSE, "separator_log",
+                "separator log, lines by verdict:", &error);
+  if (p.writer)
+    row_writer_finish (p.writer);
+  else if (ok)
     fputs (p.out->str, stdout);
   g_string_free (p.out, TRUE);
   if (!ok)

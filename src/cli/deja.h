@@ -20,6 +20,7 @@ int cmd_network (int argc, char **argv);
 int cmd_stats (int argc, char **argv);
 int cmd_export_mbox (int argc, char **argv);
 int cmd_review (int argc, char **argv);
+int cmd_show (int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
@@ -31,6 +32,7 @@ typedef struct _Store Store;
 Store *deja_open_existing_store (const char *path);
 Store *deja_open_store_to_read (const char *path);
 gboolean deja_valid_date (const char *s);
+gboolean deja_use_colour (void);
 int deja_check_dates (GOptionContext *context, const char *since, const char *until);
 int deja_check_db_args (GOptionContext *context, const char *db, int argc, char **argv);
 

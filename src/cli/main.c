@@ -27,6 +27,7 @@ static const struct {
   { "thread", cmd_thread, "rebuild threads from References and In-Reply-To" },
   { "network", cmd_network, "export the reply network (GraphML, GML, Pajek, CSV, GEXF) and its statistics" },
   { "stats", cmd_stats, "count messages per newsgroup and year, authors, threads, dates" },
+  { "show", cmd_show, "read one message, its place in the archive, or its thread as a tree" },
   { "search", cmd_search, "full-text search of the authors' own words" },
   { "export", cmd_export, "write messages and their text as CSV or JSON Lines" },
   { "export-mbox", cmd_export_mbox, "write the messages back out as a clean mboxrd file or a Maildir" },

@@ -116,32 +116,79 @@ _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer u
  * file, byte_offset.
  */
 gboolean
-store_search (Store *store, const StoreFilter *filter, const char *mark_open,
-              const char *mark_close, StoreRowFunc func, gpointer user_data, GError **error)
+store_search (Store *store, const StoreFilter *filter, StoreSearchMode mode,
+              const char *mark_open, const char *mark_close, StoreRowFunc func,
+              gpointer user_data, GError **error)
 {
-  /* [0]: words; [1]: filters alone (from:bob group:comp.lang.c), newest
-   * first, with the start of the own text as the snippet. */
-  static const char *const search_sql[] = {
-    "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
-    " snippet(messages_fts, -1, :open, :close, '…', 16) AS snippet,"
-    " f.path AS file, m.byte_offset"
-    " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
-    " JOIN files f ON f.id = m.file_id"
+  /* Per mode, [0]: words; [1]: filters alone (from:bob group:comp.lang.c),
+   * newest first, with the start of the own text as the snippet. */
+#define HITS_WORDS \
+    "SELECT m.id, coalesce(m.thread_id, m.id) AS thread_id, m.date, rank" \
+    " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid" \
     " WHERE messages_fts MATCH :match AND m.duplicate_of IS NULL AND" STORE_FILTER_SQL
-    " ORDER BY rank LIMIT :limit",
-    "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
-    " substr(replace(coalesce(m.own_text, ''), char(10), ' '), 1, 120) AS snippet,"
-    " f.path AS file, m.byte_offset"
-    " FROM messages m JOIN files f ON f.id = m.file_id"
-    " WHERE m.duplicate_of IS NULL AND" STORE_FILTER_SQL
-    " ORDER BY m.date DESC, m.id LIMIT :limit",
+#define HITS_FILTERS \
+    "SELECT m.id, coalesce(m.thread_id, m.id) AS thread_id, m.date, 0 AS rank" \
+    " FROM messages m WHERE m.duplicate_of IS NULL AND" STORE_FILTER_SQL
+  /* snippet() cannot be used in an aggregate: it is taken for the best
+   * hit of each thread afterwards. */
+#define SNIPPET_WORDS \
+    "(SELECT snippet(messages_fts, -1, :open, :close, '…', 16) FROM messages_fts" \
+    " WHERE messages_fts MATCH :match AND rowid = t.id)"
+#define SNIPPET_FILTERS \
+    "(SELECT substr(replace(coalesce(own_text, ''), char(10), ' '), 1, 120) FROM messages" \
+    " WHERE id = t.id)"
+#define THREADS(hits, best, order, snippet) \
+    "WITH hits AS MATERIALIZED (" hits ")" \
+    " SELECT t.*, " snippet " AS snippet FROM (" \
+    " SELECT h.thread_id, count(*) AS hits," \
+    " (SELECT count(*) FROM messages c WHERE c.thread_id = h.thread_id" \
+    "   AND c.duplicate_of IS NULL) AS messages," \
+    " min(h.date) AS first_date, max(h.date) AS last_date, r.subject, r.from_name, r.from_addr," \
+    " " best " AS best, h.id" \
+    " FROM hits h LEFT JOIN messages r ON r.id = h.thread_id" \
+    " GROUP BY h.thread_id ORDER BY best " order ", h.thread_id LIMIT :limit) t"
+  static const char *const search_sql[][2] = {
+    [STORE_SEARCH_MESSAGES] = {
+      "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
+      " snippet(messages_fts, -1, :open, :close, '…', 16) AS snippet,"
+      " f.path AS file, m.byte_offset, m.thread_id"
+      " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+      " JOIN files f ON f.id = m.file_id"
+      " WHERE messages_fts MATCH :match AND m.duplicate_of IS NULL AND" STORE_FILTER_SQL
+      " ORDER BY rank LIMIT :limit",
+      "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
+      " substr(replace(coalesce(m.own_text, ''), char(10), ' '), 1, 120) AS snippet,"
+      " f.path AS file, m.byte_offset, m.thread_id"
+      " FROM messages m JOIN files f ON f.id = m.file_id"
+      " WHERE m.duplicate_of IS NULL AND" STORE_FILTER_SQL
+      " ORDER BY m.date DESC, m.id LIMIT :limit",
+    },
+    [STORE_SEARCH_COUNT] = {
+      "SELECT count(*) AS messages, count(DISTINCT coalesce(m.thread_id, m.id)) AS threads"
+      " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+      " WHERE messages_fts MATCH :match AND m.duplicate_of IS NULL AND" STORE_FILTER_SQL,
+      "SELECT count(*) AS messages, count(DISTINCT coalesce(m.thread_id, m.id)) AS threads"
+      " FROM messages m WHERE m.duplicate_of IS NULL AND" STORE_FILTER_SQL,
+    },
+    /* min(rank): the other bare columns come from the best hit (SQLite's
+     * rule for min() and max() aggregates). */
+    [STORE_SEARCH_THREADS] = {
+      THREADS (HITS_WORDS, "min(h.rank)", "ASC", SNIPPET_WORDS),
+      THREADS (HITS_FILTERS, "max(h.date)", "DESC", SNIPPET_FILTERS),
+    },
   };
+#undef HITS_WORDS
+#undef HITS_FILTERS
+#undef THREADS
+#undef SNIPPET_WORDS
+#undef SNIPPET_FILTERS
   sqlite3_stmt *stmt;
   int rc;
 
+  g_return_val_if_fail (mode < G_N_ELEMENTS (search_sql), FALSE);
   if (!_store_filter_fill (store, filter, error))
     return FALSE;
-  rc = sqlite3_prepare_v2 (store->db, search_sql[filter->match == NULL], -1, &stmt, NULL);
+  rc = sqlite3_prepare_v2 (store->db, search_sql[mode][filter->match == NULL], -1, &stmt, NULL);
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot search", error);
   _store_filter_bind (stmt, filter);

@@ -152,9 +152,18 @@ void store_abort_file (Store *store);
 gboolean store_foreach_log (Store *store, const StoreLogFilter *filter, StoreLogFunc func,
                             gpointer user_data, GError **error);
 
-gboolean store_search (Store *store, const StoreFilter *filter, const char *mark_open,
-                       const char *mark_close, StoreRowFunc func, gpointer user_data,
-                       GError **error);
+typedef enum {
+  STORE_SEARCH_MESSAGES,   /* id, date, from_name, from_addr, subject, snippet, file,
+                              byte_offset, thread_id */
+  STORE_SEARCH_COUNT,      /* one row: messages, threads */
+  STORE_SEARCH_THREADS,    /* thread_id, hits, messages, first_date, last_date, subject,
+                              from_name, from_addr (of its start), best, id, snippet (of its
+                              best hit) */
+} StoreSearchMode;
+
+gboolean store_search (Store *store, const StoreFilter *filter, StoreSearchMode mode,
+                       const char *mark_open, const char *mark_close, StoreRowFunc func,
+                       gpointer user_data, GError **error);
 const char *const *store_export_fields (void);
 const char *const *store_export_default_fields (void);
 gboolean store_export (Store *store, const StoreFilter *filter, const char *const *fields,
@@ -245,6 +254,21 @@ typedef enum {
 
 gboolean store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc func,
                       gpointer user_data, GError **error);
+
+/* deja show (store-show.c). */
+typedef enum {
+  STORE_SHOW_MESSAGE,      /* one row: every column a reader needs, file and place */
+  STORE_SHOW_ATTACHMENTS,  /* position, content_type, filename, size, encoding */
+  STORE_SHOW_LOG,          /* line_no, byte_offset, verdict, reason, shape, line_text */
+  STORE_SHOW_THREAD,       /* id, parent_id, date, from_name, from_addr, subject, message_id,
+                              missing_parent, flags: the thread's canonical messages */
+  STORE_SHOW_COPIES,       /* id, file, line_no: the other copies of its Message-ID */
+} StoreShow;
+
+gboolean store_find_message (Store *store, gint64 number, const char *message_id, gint64 *id,
+                             GError **error);
+gboolean store_show (Store *store, StoreShow what, gint64 id, StoreRowFunc func,
+                     gpointer user_data, GError **error);
 
 /* deja review (store-review.c). */
 gboolean store_parse_decision (const char *text, MboxDecision *decision);

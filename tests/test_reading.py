@@ -1,0 +1,198 @@
+"""Reading without SQL: deja show (a message, its thread, its bytes), the
+search modes (--count, --threads), and one --format set with one JSON shape
+on every command that prints rows."""
+import csv
+import io
+import json
+import os
+
+import tap
+from cli_helpers import FIXTURES, SAMPLE, TMP, deja, fresh_db
+
+THREADS = os.path.join(FIXTURES, "threads")
+DB = fresh_db("reading.db")
+SAMPLE_DB = fresh_db("reading-sample.db")
+
+
+def setup():
+    assert deja("ingest", "--db", DB, THREADS).returncode == 0
+    assert deja("ingest", "--db", SAMPLE_DB, SAMPLE).returncode == 0
+
+
+def header(text, label):
+    """The value of a header line of `deja show` (continuation lines joined)."""
+    lines = text.split("\n\n", 1)[0].splitlines()
+    out, taking = [], False
+    for line in lines:
+        if line.startswith(label + " "):
+            out.append(line[len(label):].strip())
+            taking = True
+        elif taking and line.startswith(" "):
+            out.append(line.strip())
+        else:
+            taking = False
+    return out
+
+
+@tap.test
+def show_prints_headers_place_and_text():
+    r = deja("show", "--db", SAMPLE_DB, "2")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("message 2\n")
+    assert header(r.stdout, "From:") == ["Bob Smith <bob@example.org>"]
+    assert header(r.stdout, "Date:") == ["1997-11-17 (1997/11/17)"]
+    assert header(r.stdout, "Subject:") == ["Re: Are arrays pointers?"]
+    assert header(r.stdout, "Message-ID:") == ["<bob.1997.1@example.org>"]
+    assert header(r.stdout, "References:") == ["<alice.1997.1@example.com>"]
+    assert header(r.stdout, "Thread:") == ["1, reply to 1"]
+    assert header(r.stdout, "Archive:") == ["%s, line 22, bytes 625+603" % SAMPLE]
+    # The separator-log line inside the message, for review.
+    assert header(r.stdout, "Separators:") == ["line 37: rejected [no-header-block] From 2003"]
+    body = r.stdout.split("\n\n", 1)[1]
+    assert body.startswith("Alice Example <Alice@Example.COM> wrote:\n> From what I hear")
+    assert "From 2003\ngh-issue-97928: fixed\n" in body
+    # Decoded headers: RFC 2047 and 8-bit names come out as UTF-8.
+    r = deja("show", "--db", SAMPLE_DB, "3")
+    assert header(r.stdout, "From:") == ["Jürgen Müller <juergen@example.de>"]
+    assert header(r.stdout, "In-Reply-To:") == ["<bob.1997.1@example.org>"]
+
+
+@tap.test
+def show_own_prints_only_the_authors_words():
+    r = deja("show", "--db", SAMPLE_DB, "--own", "2")
+    body = r.stdout.split("\n\n", 1)[1]
+    assert "wrote:" not in body and "> From what" not in body
+    assert body.startswith("They do.")
+
+
+@tap.test
+def show_takes_a_message_id_and_prefers_the_canonical_copy():
+    for typed in ("<xpost-1@example.com>", "xpost-1@example.com"):
+        r = deja("show", "--db", DB, typed)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith("message 9\n"), r.stdout
+    assert header(r.stdout, "Newsgroups:") == ["comp.lang.c,comp.std.c"]
+    copies = header(r.stdout, "Copies:")
+    assert copies == ["message 11 (%s, line 1)" % os.path.join(THREADS, "comp.std.c.mbox"),
+                      "message 14 (%s, line 30)" % os.path.join(THREADS, "comp.std.c.mbox")]
+    r = deja("show", "--db", DB, "14")
+    assert header(r.stdout, "Copy:") == ["a copy of message 9"]
+    assert header(r.stdout, "Threading:") == ["duplicate,conflicting-duplicate"]
+
+
+@tap.test
+def show_of_what_is_not_there_fails_naming_it():
+    for typed in ("999", "no-such@id", "0"):
+        r = deja("show", "--db", DB, typed)
+        assert r.returncode == 1 and "no message '%s'" % typed in r.stderr, (typed, r.stderr)
+    assert deja("show", "--db", DB).returncode == 2
+    assert deja("show", "--db", DB, "1", "2").returncode == 2
+    assert deja("show", "--db", DB, "--raw", "--thread", "1").returncode == 2
+    assert deja("show", "--db", DB, "--format", "csv", "1").returncode == 2
+
+
+@tap.test
+def show_raw_writes_the_archive_bytes():
+    r = deja("show", "--db", SAMPLE_DB, "--raw", "2")
+    assert r.returncode == 0, r.stderr
+    with open(SAMPLE, "rb") as f:
+        data = f.read()
+    assert r.stdout.encode() == data[625:625 + 603]
+    assert r.stdout.startswith("From 5312399187214577153")
+
+
+@tap.test
+def show_json_is_an_array_with_one_object():
+    r = deja("show", "--db", SAMPLE_DB, "--format", "json", "2")
+    rows = json.loads(r.stdout)
+    assert isinstance(rows, list) and len(rows) == 1
+    m = rows[0]
+    assert (m["id"], m["from_addr"], m["thread_id"], m["parent_id"]) == (2, "bob@example.org", 1, 1)
+    assert m["byte_offset"] == 625 and m["byte_length"] == 603 and m["file"] == SAMPLE
+    assert m["separator_log"] == [{"line_no": 37, "byte_offset": m["separator_log"][0]["byte_offset"],
+                                   "verdict": "rejected", "reason": "no-header-block",
+                                   "shape": "G", "line_text": "From 2003"}]
+    assert m["attachments"] == [] and m["copies"] == []
+    assert m["own_text"].startswith("They do.")
+
+
+@tap.test
+def show_thread_draws_the_tree():
+    r = deja("show", "--db", DB, "--thread", "chain-3@example.com")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "[1] 1997-03-03T10:00:00  Ann Archer  Pointer arithmetic question",
+        "├─ [2] 1997-03-03T11:00:00  Bob Baker",
+        "│  └─ [3] 1997-03-03T12:00:00  Ann Archer  ◀",
+        "└─ [4] 1997-03-03T13:00:00  Carol Cole",
+    ], r.stdout
+    # A thread whose root is missing: each orphan starts its own branch.
+    r = deja("show", "--db", DB, "--thread", "5")
+    assert [l.split("  ")[0] for l in r.stdout.splitlines()] == [
+        "[5] 1997-03-04T09:00:00", "[6] 1997-03-04T10:00:00"], r.stdout
+
+
+@tap.test
+def show_thread_rows_in_every_format():
+    r = deja("show", "--db", DB, "--thread", "--format", "csv", "3")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [(x["id"], x["parent_id"], x["depth"]) for x in rows] == [
+        ("1", "", "0"), ("2", "1", "1"), ("3", "2", "2"), ("4", "1", "1")]
+    rows = json.loads(deja("show", "--db", DB, "--thread", "--format", "json", "3").stdout)
+    assert [x["depth"] for x in rows] == [0, 1, 2, 1]
+
+
+@tap.test
+def search_counts_and_groups_by_thread():
+    r = deja("search", "--db", SAMPLE_DB, "--count", "sizeof")
+    assert r.returncode == 0 and r.stdout == "2 messages in 1 thread\n", r.stdout
+    rows = json.loads(deja("search", "--db", SAMPLE_DB, "--count", "--format", "json", "sizeof").stdout)
+    assert rows == [{"messages": 2, "threads": 1}]
+    rows = json.loads(deja("search", "--db", SAMPLE_DB, "--threads", "--format", "json", "sizeof").stdout)
+    assert len(rows) == 1
+    t = rows[0]
+    assert (t["thread_id"], t["hits"], t["messages"], t["subject"]) == (1, 2, 3, "Are arrays pointers?")
+    assert t["id"] == 3 and "[sizeof]" in t["snippet"]
+    r = deja("search", "--db", SAMPLE_DB, "--threads", "sizeof")
+    assert r.stdout.splitlines()[:2] == [
+        "thread 1  Are arrays pointers?  (Alice Example <alice@example.com>)",
+        "    2 of 3 messages match, 1997-11-17T15:20:30 to 1997-11-18T08:00:00"], r.stdout
+    # Filters alone, by thread: the threads with the newest match first.
+    rows = json.loads(deja("search", "--db", DB, "--threads", "--format", "json",
+                           "from:bob@example.com").stdout)
+    assert [x["thread_id"] for x in rows] == [9, 1], rows
+    assert deja("search", "--db", DB, "--threads", "--count", "x").returncode == 2
+
+
+@tap.test
+def every_row_command_takes_the_same_formats():
+    commands = [["search", "--db", DB, "int"], ["log", "--db", SAMPLE_DB], ["stats", "--db", DB],
+                ["show", "--db", DB, "--thread", "3"], ["export", "--db", DB, "--fields", "id,subject"]]
+    for cmd in commands:
+        keys = {}
+        for fmt in ("tsv", "csv", "json"):
+            r = deja(*cmd, "--format", fmt)
+            assert r.returncode == 0, (cmd, fmt, r.stderr)
+            if fmt == "json":
+                rows = json.loads(r.stdout)
+                assert isinstance(rows, list) and rows and all(isinstance(x, dict) for x in rows), cmd
+                keys[fmt] = list(rows[0])
+            elif fmt == "csv":
+                keys[fmt] = next(csv.reader(io.StringIO(r.stdout)))
+            else:
+                keys[fmt] = r.stdout.splitlines()[0].split("\t")
+        # The same columns, in the same order, whatever the format.
+        assert keys["tsv"] == keys["csv"] == keys["json"], (cmd, keys)
+        if cmd[0] != "export":
+            assert deja(*cmd, "--format", "table").returncode == 0, cmd
+        assert deja(*cmd, "--format", "xml").returncode == 2, cmd
+
+
+@tap.test
+def stats_table_is_for_people():
+    r = deja("stats", "--db", DB, "--format", "table")
+    assert r.stdout.splitlines()[1] == "messages     14", r.stdout
+
+
+if __name__ == "__main__":
+    tap.main(TMP, setup)
