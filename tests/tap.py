@@ -6,6 +6,14 @@ import traceback
 _tests = []
 
 
+class Skip(Exception):
+    """Raised by skip(): the test cannot run here (TAP's "# SKIP")."""
+
+
+def skip(reason):
+    raise Skip(reason)
+
+
 def test(fn):
     _tests.append(fn)
     return fn
@@ -18,6 +26,8 @@ def run():
         try:
             fn()
             print("ok %d - %s" % (i, fn.__name__))
+        except Skip as why:
+            print("ok %d - %s # SKIP %s" % (i, fn.__name__, why))
         except Exception:
             failed += 1
             print("not ok %d - %s" % (i, fn.__name__))

@@ -157,19 +157,28 @@ def threads_left_stale_by_a_kill_are_computed_by_the_next_ingest():
 
 
 @tap.test
-def sigint_finishes_the_current_file_and_stops():
+def one_sigint_stops_the_file_being_read_and_rolls_it_back():
     db = fresh("interrupted.db")
-    p = start("ingest", "--db", db, BIG, SAMPLE)
+    # The sample goes in first and stays; the big file is stopped inside.
+    p = start("ingest", "--db", db, SAMPLE, BIG)
     time.sleep(INGEST_SECONDS * 0.4)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate()
     assert p.returncode == 1, (p.returncode, err)
-    assert "finishing the current file" in err, err
-    assert "interrupted: stopped after '%s'; 1 of 2 files not read" % BIG in err, err
+    assert "the file being read is rolled back" in err, err
+    assert "interrupted: '%s' rolled back; 1 of 2 files not read" % BIG in err, err
     with sqlite3.connect(db) as c:
+        # Nothing of the big file: it was stopped, not finished.
         files = [os.path.basename(r[0]) for r in c.execute("SELECT path FROM files")]
-        assert files == ["big.mbox"], files
+        assert files == ["comp.lang.c.mbox"], files
+        assert c.execute("SELECT count(*) FROM messages").fetchone()[0] == 6
         assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    # The next ingest stores the big file and threads everything.
+    assert deja("ingest", "--db", db, SAMPLE, BIG).returncode == 0
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT count(*) FROM files").fetchone()[0] == 2
+        assert c.execute("SELECT count(*) FROM deja_state WHERE key = 'threads'").fetchone()[0] == 0
+        assert c.execute("SELECT count(*) FROM messages WHERE thread_id IS NULL").fetchone()[0] == 0
 
 
 @tap.test

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import sqlite3
 
 import tap
 from cli_helpers import FIXTURES, SAMPLE, TMP, deja, fresh_db
@@ -192,6 +193,64 @@ def every_row_command_takes_the_same_formats():
 def stats_table_is_for_people():
     r = deja("stats", "--db", DB, "--format", "table")
     assert r.stdout.splitlines()[1] == "messages     14", r.stdout
+
+
+DATASETTE_DETECT_FTS = """
+    select name from sqlite_master where rootpage = 0 and (
+      sql like '%VIRTUAL TABLE%USING FTS%content="messages"%'
+      or sql like '%VIRTUAL TABLE%USING FTS%content=[messages]%'
+      or (tbl_name = 'messages' and sql like '%VIRTUAL TABLE%USING FTS%'))"""
+
+
+@tap.test
+def fts_is_declared_as_datasette_and_sqlite_utils_look_for_it():
+    with sqlite3.connect(DB) as c:
+        assert [r[0] for r in c.execute(DATASETTE_DETECT_FTS)] == ["messages_fts"]
+        hits = c.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'malloc'"
+                         " ORDER BY rowid").fetchall()
+        assert hits == [(5,), (6,)], hits
+
+
+@tap.test
+def an_older_database_gets_the_new_declaration_and_keeps_its_index():
+    db = fresh_db("reading-v7.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    with sqlite3.connect(db) as c:
+        for view in ("distinct_messages", "replies", "messages_per_author", "messages_per_month",
+                     "thread_summary"):
+            c.execute("DROP VIEW %s" % view)
+        c.execute("DROP TABLE messages_fts")
+        c.execute("CREATE VIRTUAL TABLE messages_fts USING fts5 (subject, own_text,"
+                  " content = 'messages', content_rowid = 'id', tokenize = 'porter unicode61')")
+        c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
+        c.execute("PRAGMA user_version = 7")
+    assert deja("thread", "--db", db).returncode == 0
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] >= 8
+        assert [r[0] for r in c.execute(DATASETTE_DETECT_FTS)] == ["messages_fts"]
+    r = deja("search", "--db", db, "--format", "json", "sizeof")
+    assert sorted(x["id"] for x in json.loads(r.stdout)) == [1, 3], r.stdout
+
+
+@tap.test
+def views_answer_the_first_questions():
+    with sqlite3.connect(DB) as c:
+        c.row_factory = sqlite3.Row
+        assert c.execute("SELECT count(*) FROM distinct_messages").fetchone()[0] == 12
+        replies = c.execute("SELECT id, from_name, parent_id, parent_from_name FROM replies"
+                            " WHERE thread_id = 1 ORDER BY id").fetchall()
+        assert [tuple(r) for r in replies] == [(2, "Bob Baker", 1, "Ann Archer"),
+                                               (3, "Ann Archer", 2, "Bob Baker"),
+                                               (4, "Carol Cole", 1, "Ann Archer")]
+        ann = c.execute("SELECT * FROM messages_per_author WHERE from_addr = 'ann@example.com'").fetchone()
+        assert (ann["messages"], ann["threads_started"], ann["replies"]) == (2, 1, 1), dict(ann)
+        assert ann["from_name"] == "Ann Archer" and ann["first_date"] == "1997-03-03T10:00:00"
+        months = c.execute("SELECT month, newsgroup, messages FROM messages_per_month"
+                           " ORDER BY newsgroup").fetchall()
+        assert [tuple(r) for r in months] == [("1997-03", "comp.lang.c", 10),
+                                              ("1997-03", "comp.std.c", 3)], [tuple(r) for r in months]
+        t = c.execute("SELECT * FROM thread_summary WHERE thread_id = 1").fetchone()
+        assert (t["messages"], t["authors"], t["subject"]) == (4, 3, "Pointer arithmetic question")
 
 
 if __name__ == "__main__":

@@ -28,17 +28,17 @@ report (const char *path, const IngestResult *r)
     deja_note ("ingested '%s': %s", path, counts);
 }
 
-/* Ctrl-C: the file being stored is finished (its transaction is short
- * work compared with losing it), then deja stops; a second Ctrl-C stops
- * at once: that file never committed, so SQLite ignores what of it is in
- * the write-ahead log. */
-static volatile sig_atomic_t interrupted;
+/* Ctrl-C (or SIGTERM): the file being read stops at once and is rolled
+ * back (one transaction per file: nothing of it stays), the files stored
+ * before it stay, and deja stops with status 1.  A second signal kills
+ * deja outright; that file never committed either. */
+static volatile int interrupted;
 
 static void
 on_interrupt (int sig)
 {
   static const char msg[] =
-    "deja: finishing the current file, then stopping (again to stop now: that file is rolled back)\n";
+    "deja: stopping: the file being read is rolled back, the files before it stay\n";
 
   interrupted = 1;
   signal (sig, SIG_DFL);
@@ -135,6 +135,7 @@ cmd_ingest (int argc, char **argv)
     }
   options.force = force;
   options.threads = threads;
+  options.cancel = &interrupted;
   session = ingest_session_new (store, &options);
   items = walk_paths (paths);
   timer = g_timer_new ();
@@ -161,6 +162,14 @@ cmd_ingest (int argc, char **argv)
               bytes += result.counts.bytes;
             }
         }
+      else if (g_error_matches (error, INGEST_ERROR, INGEST_ERROR_CANCELLED))
+        {
+          deja_error ("interrupted: '%s' rolled back; %u of %u files not read", item->path,
+                      items->len - i, items->len);
+          failures++;
+          ingest_result_clear (&result);
+          break;
+        }
       else if (item->from_directory && g_error_matches (error, MBOX_ERROR, MBOX_ERROR_NOT_MBOX))
         deja_note ("skipping '%s': %s", item->path, error->message);
       else
@@ -185,6 +194,8 @@ cmd_ingest (int argc, char **argv)
       deja_error ("cannot read '%s': %s", db, error->message);
       failures++;
     }
+  else if (interrupted && (stored > 0 || stale))
+    deja_note ("threads not computed: the next 'deja ingest' or 'deja thread' computes them");
   else if ((stored > 0 || stale) && !rethread (store, db))
     failures++;
   /* One line for the whole run, whatever stderr is. */

@@ -21,6 +21,8 @@ int cmd_stats (int argc, char **argv);
 int cmd_export_mbox (int argc, char **argv);
 int cmd_review (int argc, char **argv);
 int cmd_show (int argc, char **argv);
+int cmd_report (int argc, char **argv);
+int cmd_plot (int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);

@@ -29,6 +29,8 @@ static const struct {
   { "stats", cmd_stats, "count messages per newsgroup and year, authors, threads, dates" },
   { "show", cmd_show, "read one message, its place in the archive, or its thread as a tree" },
   { "search", cmd_search, "full-text search of the authors' own words" },
+  { "report", cmd_report, "write the corpus on one self-contained HTML page with charts" },
+  { "plot", cmd_plot, "draw one chart of the corpus as SVG or PNG" },
   { "export", cmd_export, "write messages and their text as CSV or JSON Lines" },
   { "export-mbox", cmd_export_mbox, "write the messages back out as a clean mboxrd file or a Maildir" },
 };

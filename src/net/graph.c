@@ -12,6 +12,7 @@
 #include "graph.h"
 
 #include <igraph/igraph.h>
+#include <math.h>
 #include <string.h>
 
 #define GRAPH_ERROR (graph_error_quark ())
@@ -314,4 +315,65 @@ graph_compute_metrics (Network *net, GraphStats *stats, GError **error)
   igraph_destroy (&g);
   net->has_metrics = ok;
   return ok;
+}
+
+/**
+ * graph_layout:
+ * @keep: the vertices to place (indexes into @net's vertices)
+ * @xy: (out caller-allocates): 2 * @n_keep coordinates, x then y
+ *
+ * Places the vertices @keep and the edges among them with
+ * Fruchterman and Reingold's force-directed layout (edges pull with the
+ * logarithm of their weight).  igraph's random numbers are seeded with a
+ * constant: the same network gets the same picture every time.
+ */
+gboolean
+graph_layout (const Network *net, const guint *keep, guint n_keep, double *xy, GError **error)
+{
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  igraph_vector_int_t edges;
+  igraph_vector_t w;
+  igraph_matrix_t res;
+  igraph_t g;
+  igraph_error_t err;
+  guint n_edges = 0;
+
+  graph_init ();
+  for (guint i = 0; i < n_keep; i++)
+    g_hash_table_insert (index, GUINT_TO_POINTER (keep[i] + 1), GUINT_TO_POINTER (i + 1));
+  TRY (igraph_vector_int_init (&edges, 0), "cannot lay out the graph");
+  igraph_vector_init (&w, 0);
+  igraph_matrix_init (&res, n_keep, 2);
+  err = igraph_empty (&g, n_keep, IGRAPH_UNDIRECTED);
+  for (guint i = 0; err == IGRAPH_SUCCESS && i < net->edges->len; i++)
+    {
+      const NetEdge *e = g_ptr_array_index (net->edges, i);
+      guint a = GPOINTER_TO_UINT (g_hash_table_lookup (index, GUINT_TO_POINTER (e->from + 1)));
+      guint b = GPOINTER_TO_UINT (g_hash_table_lookup (index, GUINT_TO_POINTER (e->to + 1)));
+
+      if (a == 0 || b == 0 || a == b)
+        continue;
+      if ((err = igraph_vector_int_push_back (&edges, a - 1)) == IGRAPH_SUCCESS &&
+          (err = igraph_vector_int_push_back (&edges, b - 1)) == IGRAPH_SUCCESS)
+        err = igraph_vector_push_back (&w, 1 + log1p ((double) e->weight));
+      n_edges++;
+    }
+  if (err == IGRAPH_SUCCESS)
+    err = igraph_add_edges (&g, &edges, NULL);
+  if (err == IGRAPH_SUCCESS)
+    err = igraph_rng_seed (igraph_rng_default (), 20261123);
+  if (err == IGRAPH_SUCCESS && n_keep > 0)
+    err = igraph_layout_fruchterman_reingold (&g, &res, FALSE, 500, sqrt ((double) n_keep),
+                                              IGRAPH_LAYOUT_AUTOGRID, n_edges ? &w : NULL,
+                                              NULL, NULL, NULL, NULL);
+  for (guint i = 0; err == IGRAPH_SUCCESS && i < n_keep; i++)
+    {
+      xy[2 * i] = MATRIX (res, i, 0);
+      xy[2 * i + 1] = MATRIX (res, i, 1);
+    }
+  igraph_destroy (&g);
+  igraph_matrix_destroy (&res);
+  igraph_vector_destroy (&w);
+  igraph_vector_int_destroy (&edges);
+  return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot lay out the graph", error);
 }

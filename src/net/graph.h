@@ -25,5 +25,7 @@ typedef struct {
 
 gboolean graph_write (const Network *network, GraphFormat format, FILE *out, GError **error);
 gboolean graph_compute_metrics (Network *network, GraphStats *stats, GError **error);
+gboolean graph_layout (const Network *network, const guint *keep, guint n_keep, double *xy,
+                       GError **error);
 
 G_END_DECLS

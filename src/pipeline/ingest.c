@@ -28,6 +28,8 @@ struct _IngestSession {
   ThreadGuesser *guesser;    /* NULL until the first file, and after a rollback */
 };
 
+G_DEFINE_QUARK (deja-ingest-error-quark, ingest_error)
+
 typedef struct {
   Store *store;
   ThreadGuesser *guesser;
@@ -40,7 +42,17 @@ typedef struct {
   Progress *progress;
   guint64 written;           /* messages stored */
   GThreadPool *freer;        /* frees stored batches, off the writer's thread */
+  const volatile int *cancel;
 } Pipeline;
+
+static gboolean
+cancelled (const Pipeline *p, GError **error)
+{
+  if (p->cancel == NULL || *p->cancel == 0)
+    return FALSE;
+  g_set_error (error, INGEST_ERROR, INGEST_ERROR_CANCELLED, "interrupted");
+  return TRUE;
+}
 
 void
 ingest_result_clear (IngestResult *result)
@@ -215,6 +227,11 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
     {
       DecodeItem item = { *span, NULL, NULL };
 
+      if (cancelled (p, error))
+        {
+          ok = FALSE;
+          break;
+        }
       ok = write_log (p, splitter, error);
       g_array_append_val (batch->items, item);
       batch->bytes += span->length;
@@ -234,6 +251,8 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
   decode_batch_free (batch);
   while (ok && !g_queue_is_empty (&p->inflight))
     ok = drain_one (p, error);
+  if (ok && cancelled (p, error))
+    ok = FALSE;
   /* On failure, let the workers finish before their batches are freed. */
   g_clear_pointer (&p->pool, decode_pool_free);
   g_queue_clear_full (&p->inflight, (GDestroyNotify) decode_batch_free);
@@ -385,7 +404,7 @@ ingest_file (IngestSession *session, const char *path, IngestResult *result, GEr
   progress = progress_new (path, input->len);
   p = (Pipeline) { store, session->guesser, input, decode_pool_new (input->data, threads), G_QUEUE_INIT,
                    threads * 2 + 2, sha256 ? NULL : g_thread_new ("deja-hash", hash_input, input),
-                   result, progress, 0 };
+                   result, progress, 0, NULL, options->cancel };
   ok = run_pipeline (&p, splitter, &span, error);
   if (p.hasher)
     sha256 = g_thread_join (p.hasher);

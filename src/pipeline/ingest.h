@@ -8,10 +8,20 @@
 
 G_BEGIN_DECLS
 
+#define INGEST_ERROR (ingest_error_quark ())
+GQuark ingest_error_quark (void);
+
+typedef enum {
+  INGEST_ERROR_CANCELLED,  /* options.cancel was set: the file was rolled back */
+} IngestError;
+
 typedef struct {
   gboolean force;          /* accept a file without a leading envelope */
   guint threads;           /* decoding threads; 0 = one per processor */
   gboolean reingest;       /* read the file again even if unchanged (new decisions) */
+  const volatile int *cancel;   /* when it becomes non-zero (a signal handler sets it), the
+                                   file being read fails with INGEST_ERROR_CANCELLED and is
+                                   rolled back; NULL: never */
 } IngestOptions;
 
 typedef struct {

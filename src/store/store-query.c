@@ -400,6 +400,28 @@ static const char *const stats_sql[] = {
     " WHERE m.duplicate_of IS NULL GROUP BY 1, 2 ORDER BY 1, 2",
   [STORE_STATS_LOG] =
     "SELECT verdict, count(*) AS lines FROM separator_log GROUP BY verdict ORDER BY verdict",
+  [STORE_STATS_MONTHLY] =
+    "SELECT substr(date, 1, 7) AS month, count(*) AS messages,"
+    " count(DISTINCT from_addr) AS authors, sum(id = thread_id) AS threads"
+    " FROM messages WHERE duplicate_of IS NULL AND date IS NOT NULL GROUP BY 1 ORDER BY 1",
+  [STORE_STATS_THREAD_SIZES] =
+    "SELECT size, count(*) AS threads FROM (SELECT count(*) AS size FROM messages"
+    " WHERE duplicate_of IS NULL AND thread_id IS NOT NULL GROUP BY thread_id)"
+    " GROUP BY size ORDER BY size",
+  [STORE_STATS_TOP_AUTHORS] =
+    "SELECT t.from_addr,"
+    " (SELECT from_name FROM messages n WHERE n.from_addr = t.from_addr AND n.from_name IS NOT NULL"
+    "   GROUP BY from_name ORDER BY count(*) DESC, from_name LIMIT 1) AS from_name,"
+    " t.messages, t.first_date, t.last_date FROM"
+    " (SELECT from_addr, count(*) AS messages, min(date) AS first_date, max(date) AS last_date"
+    "  FROM messages WHERE duplicate_of IS NULL AND from_addr IS NOT NULL GROUP BY from_addr"
+    "  ORDER BY messages DESC, from_addr LIMIT 25) t",
+  [STORE_STATS_FILES] =
+    "SELECT path, size, stored_size, compression, sha256, messages, ingested_at, deja_version"
+    " FROM files ORDER BY path",
+  [STORE_STATS_LOG_REASONS] =
+    "SELECT verdict, reason, count(*) AS lines FROM separator_log GROUP BY 1, 2"
+    " ORDER BY lines DESC, verdict, reason",
 };
 
 /* Counts for deja stats; one statement per query, values bound. */

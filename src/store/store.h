@@ -250,6 +250,12 @@ typedef enum {
                              first_date, last_date, undated, newsgroups */
   STORE_STATS_BY_GROUP,   /* newsgroup, period, messages (canonical) */
   STORE_STATS_LOG,        /* verdict, lines */
+  STORE_STATS_MONTHLY,    /* month, messages, authors, threads (started): canonical, dated */
+  STORE_STATS_THREAD_SIZES,  /* size, threads */
+  STORE_STATS_TOP_AUTHORS,   /* from_addr, from_name, messages, first_date, last_date: 25 */
+  STORE_STATS_FILES,      /* path, size, stored_size, compression, sha256, messages,
+                             ingested_at, deja_version */
+  STORE_STATS_LOG_REASONS,   /* verdict, reason, lines */
 } StoreStats;
 
 gboolean store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc func,

@@ -1,0 +1,411 @@
+/* charts.c — the corpus's charts: counts from the store, a layout from
+ * the network code, pictures from plot.c.
+ *
+ * Every chart counts distinct messages (a cross-post or a list archive's
+ * second copy once) with a readable date, as deja stats does.
+ */
+#include "charts.h"
+
+#include "graph.h"
+#include "network.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_GROUPS 6          /* lines drawn; the other groups are summed */
+#define NETWORK_VERTICES 150  /* the most active authors drawn */
+#define NETWORK_LABELS 8      /* of whom this many are named */
+
+static const struct {
+  const char *name;
+  const char *title;
+} charts[N_CHARTS] = {
+  [CHART_MESSAGES] = { "messages", "Messages per month" },
+  [CHART_AUTHORS] = { "authors", "Authors and new threads per month" },
+  [CHART_THREADS] = { "threads", "Thread sizes" },
+  [CHART_POSTERS] = { "posters", "Most active authors" },
+  [CHART_NETWORK] = { "network", "Reply network of the most active authors" },
+};
+
+const char *
+chart_name (Chart chart)
+{
+  return charts[chart].name;
+}
+
+const char *
+chart_title (Chart chart)
+{
+  return charts[chart].title;
+}
+
+gboolean
+chart_parse (const char *name, Chart *chart)
+{
+  for (guint i = 0; i < N_CHARTS; i++)
+    if (g_strcmp0 (name, charts[i].name) == 0)
+      {
+        *chart = (Chart) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Result rows as copied strings: a GPtrArray of GStrv. */
+static gboolean
+collect (const StoreValue *v, guint n, gpointer data)
+{
+  char **row = g_new0 (char *, n + 1);
+
+  for (guint i = 0; i < n; i++)
+    row[i] = g_strdup (v[i].text ? v[i].text : "");
+  g_ptr_array_add (data, row);
+  return TRUE;
+}
+
+static GPtrArray *
+rows (Store *store, StoreStats query, gboolean by_month, GError **error)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+
+  if (!store_stats (store, query, by_month, collect, out, error))
+    g_clear_pointer (&out, g_ptr_array_unref);
+  return out;
+}
+
+/* Every month from @first to @last (YYYY-MM), gaps included. */
+static GPtrArray *
+month_range (const char *first, const char *last)
+{
+  GPtrArray *months = g_ptr_array_new_with_free_func (g_free);
+  int y = atoi (first), m = atoi (first + 5), ly = atoi (last), lm = atoi (last + 5);
+
+  for (; y < ly || (y == ly && m <= lm); m = m == 12 ? 1 : m + 1, y += m == 1)
+    g_ptr_array_add (months, g_strdup_printf ("%04d-%02d", y, m));
+  return months;
+}
+
+static gboolean
+is_month (const char *s)
+{
+  return strlen (s) == 7 && g_ascii_isdigit (s[0]) && s[4] == '-';
+}
+
+static gint
+month_index (GPtrArray *months, const char *month)
+{
+  const char *first = g_ptr_array_index (months, 0);
+
+  return (atoi (month) - atoi (first)) * 12 + atoi (month + 5) - atoi (first + 5);
+}
+
+static GBytes *
+empty_chart (const PlotPage *page, GError **error)
+{
+  const char *const labels[] = { "(no dated messages)" };
+  const double values[] = { 0 };
+  PlotBars bars = { NULL, 1, labels, values };
+
+  return plot_bars (page, &bars, error);
+}
+
+typedef struct {
+  char *name;
+  double total;
+  guint index;
+} Group;
+
+static gint
+by_total (gconstpointer a, gconstpointer b)
+{
+  const Group *x = *(Group *const *) a, *y = *(Group *const *) b;
+
+  return x->total < y->total ? 1 : x->total > y->total ? -1 : strcmp (x->name, y->name);
+}
+
+static void
+group_free (gpointer data)
+{
+  Group *g = data;
+
+  g_free (g->name);
+  g_free (g);
+}
+
+/* Messages per month, one line per newsgroup: the largest TOP_GROUPS,
+ * the others summed in one more line. */
+static GBytes *
+messages_chart (Store *store, PlotPage *page, GError **error)
+{
+  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_BY_GROUP, TRUE, error);
+  g_autoptr (GPtrArray) months = NULL;
+  g_autoptr (GHashTable) groups = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (group_free);
+  g_autofree char *first = NULL, *last = NULL;
+  g_autofree double *values = NULL;
+  g_autofree const char **names = NULL;
+  guint n_series;
+  PlotLines lines;
+
+  if (data == NULL)
+    return NULL;
+  for (guint i = 0; i < data->len; i++)
+    {
+      char **r = g_ptr_array_index (data, i);
+      Group *g;
+
+      if (!is_month (r[1]))
+        continue;
+      if (first == NULL || strcmp (r[1], first) < 0)
+        g_free (first), first = g_strdup (r[1]);
+      if (last == NULL || strcmp (r[1], last) > 0)
+        g_free (last), last = g_strdup (r[1]);
+      if ((g = g_hash_table_lookup (groups, r[0])) == NULL)
+        {
+          g = g_new0 (Group, 1);
+          g->name = g_strdup (strcmp (r[0], "(none)") == 0 ? "(no newsgroup)" : r[0]);
+          g_hash_table_insert (groups, r[0], g);
+          g_ptr_array_add (order, g);
+        }
+      g->total += g_ascii_strtod (r[2], NULL);
+    }
+  if (first == NULL)
+    return empty_chart (page, error);
+  g_ptr_array_sort (order, by_total);
+  for (guint i = 0; i < order->len; i++)
+    ((Group *) g_ptr_array_index (order, i))->index = MIN (i, TOP_GROUPS);
+  months = month_range (first, last);
+  n_series = MIN (order->len, TOP_GROUPS + 1);
+  values = g_new0 (double, n_series * months->len);
+  names = g_new0 (const char *, n_series);
+  for (guint i = 0; i < n_series; i++)
+    names[i] = i < TOP_GROUPS ? ((Group *) g_ptr_array_index (order, i))->name : "other groups";
+  for (guint i = 0; i < data->len; i++)
+    {
+      char **r = g_ptr_array_index (data, i);
+      Group *g = g_hash_table_lookup (groups, r[0]);
+
+      if (g && is_month (r[1]))
+        values[g->index * months->len + month_index (months, r[1])] += g_ascii_strtod (r[2], NULL);
+    }
+  lines = (PlotLines) { "messages", months->len, (const char *const *) months->pdata, n_series,
+                        names, values };
+  return plot_lines (page, &lines, error);
+}
+
+static GBytes *
+authors_chart (Store *store, PlotPage *page, GError **error)
+{
+  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_MONTHLY, TRUE, error);
+  g_autoptr (GPtrArray) months = NULL;
+  g_autofree double *values = NULL;
+  const char *names[] = { "authors who wrote", "threads started" };
+  PlotLines lines;
+
+  if (data == NULL)
+    return NULL;
+  if (data->len == 0)
+    return empty_chart (page, error);
+  months = month_range (((char **) g_ptr_array_index (data, 0))[0],
+                        ((char **) g_ptr_array_index (data, data->len - 1))[0]);
+  values = g_new0 (double, 2 * months->len);
+  for (guint i = 0; i < data->len; i++)
+    {
+      char **r = g_ptr_array_index (data, i);
+      gint m = month_index (months, r[0]);
+
+      values[m] = g_ascii_strtod (r[2], NULL);
+      values[months->len + m] = g_ascii_strtod (r[3], NULL);
+    }
+  lines = (PlotLines) { "per month", months->len, (const char *const *) months->pdata, 2, names,
+                        values };
+  return plot_lines (page, &lines, error);
+}
+
+static GBytes *
+threads_chart (Store *store, PlotPage *page, GError **error)
+{
+  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_THREAD_SIZES, FALSE, error);
+  g_autofree double *x = NULL, *y = NULL;
+  PlotPoints points;
+
+  if (data == NULL)
+    return NULL;
+  x = g_new0 (double, data->len + 1);
+  y = g_new0 (double, data->len + 1);
+  for (guint i = 0; i < data->len; i++)
+    {
+      char **r = g_ptr_array_index (data, i);
+      x[i] = g_ascii_strtod (r[0], NULL);
+      y[i] = g_ascii_strtod (r[1], NULL);
+    }
+  points = (PlotPoints) { "messages in the thread", "threads", data->len, x, y };
+  return plot_points (page, &points, error);
+}
+
+static GBytes *
+posters_chart (Store *store, PlotPage *page, GError **error)
+{
+  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_TOP_AUTHORS, FALSE, error);
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autofree double *values = NULL;
+  PlotBars bars;
+
+  if (data == NULL)
+    return NULL;
+  if (data->len == 0)
+    return empty_chart (page, error);
+  values = g_new0 (double, data->len);
+  for (guint i = 0; i < data->len; i++)
+    {
+      char **r = g_ptr_array_index (data, i);
+      g_ptr_array_add (labels, *r[1] ? g_strdup_printf ("%s <%s>", r[1], r[0]) : g_strdup (r[0]));
+      values[i] = g_ascii_strtod (r[2], NULL);
+    }
+  bars = (PlotBars) { "messages", data->len, (const char *const *) labels->pdata, values };
+  return plot_bars (page, &bars, error);
+}
+
+static gint
+by_messages (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const Network *net = data;
+  const NetVertex *x = g_ptr_array_index (net->vertices, *(const guint *) a);
+  const NetVertex *y = g_ptr_array_index (net->vertices, *(const guint *) b);
+
+  if (x->messages != y->messages)
+    return x->messages < y->messages ? 1 : -1;
+  return strcmp (x->address, y->address);
+}
+
+/* The NETWORK_VERTICES authors with the most messages among those who
+ * replied or were replied to, placed by igraph, coloured by community. */
+static GBytes *
+network_chart (Store *store, PlotPage *page, GError **error)
+{
+  NetworkOptions options = { NETWORK_REPLY, { 0 }, 1, FALSE };
+  g_autoptr (Network) net = network_load (store, &options, error);
+  g_autoptr (GArray) keep = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GHashTable) degree = g_hash_table_new (NULL, NULL);
+  g_autoptr (GHashTable) position = g_hash_table_new (NULL, NULL);
+  g_autoptr (GArray) ends = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) weights = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autofree double *xy = NULL, *size = NULL;
+  g_autofree gint64 *group = NULL;
+  g_autofree const char **labels = NULL;
+  g_autofree char *note = NULL;
+  GraphStats stats;
+  PlotNetwork drawing;
+
+  if (net == NULL || !graph_compute_metrics (net, &stats, error))
+    return NULL;
+  for (guint i = 0; i < net->edges->len; i++)
+    {
+      const NetEdge *e = g_ptr_array_index (net->edges, i);
+      g_hash_table_add (degree, GUINT_TO_POINTER (e->from + 1));
+      g_hash_table_add (degree, GUINT_TO_POINTER (e->to + 1));
+    }
+  for (guint i = 0; i < net->vertices->len; i++)
+    if (g_hash_table_contains (degree, GUINT_TO_POINTER (i + 1)))
+      g_array_append_val (keep, i);
+  g_array_sort_with_data (keep, by_messages, net);
+  g_array_set_size (keep, MIN (keep->len, NETWORK_VERTICES));
+  if (keep->len == 0)
+    return empty_chart (page, error);
+  xy = g_new0 (double, 2 * keep->len);
+  if (!graph_layout (net, (const guint *) keep->data, keep->len, xy, error))
+    return NULL;
+  size = g_new0 (double, keep->len);
+  group = g_new0 (gint64, keep->len);
+  labels = g_new0 (const char *, keep->len);
+  for (guint i = 0; i < keep->len; i++)
+    {
+      const NetVertex *v = g_ptr_array_index (net->vertices, g_array_index (keep, guint, i));
+
+      g_hash_table_insert (position, GUINT_TO_POINTER (g_array_index (keep, guint, i) + 1),
+                           GUINT_TO_POINTER (i + 1));
+      size[i] = v->messages;
+      group[i] = v->community;
+      labels[i] = i < NETWORK_LABELS ? (v->name && *v->name ? v->name : v->address) : NULL;
+    }
+  for (guint i = 0; i < net->edges->len; i++)
+    {
+      const NetEdge *e = g_ptr_array_index (net->edges, i);
+      guint a = GPOINTER_TO_UINT (g_hash_table_lookup (position, GUINT_TO_POINTER (e->from + 1)));
+      guint b = GPOINTER_TO_UINT (g_hash_table_lookup (position, GUINT_TO_POINTER (e->to + 1)));
+      double w = (double) e->weight;
+
+      if (a == 0 || b == 0)
+        continue;
+      a--, b--;
+      g_array_append_val (ends, a);
+      g_array_append_val (ends, b);
+      g_array_append_val (weights, w);
+    }
+  /* Communities are numbered by size only by chance: colour the largest
+   * ones among the drawn vertices, grey the rest. */
+  {
+    g_autoptr (GHashTable) count = g_hash_table_new (g_int64_hash, g_int64_equal);
+    g_autoptr (GHashTable) rank = g_hash_table_new (g_int64_hash, g_int64_equal);
+    for (guint i = 0; i < keep->len; i++)
+      {
+        gint64 *key = &group[i];
+        g_hash_table_insert (count, key, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (count, key)) + 1));
+      }
+    for (guint r = 0; r < 7; r++)
+      {
+        gint64 *best = NULL;
+        guint best_n = 0;
+        GHashTableIter it;
+        gpointer k, v;
+
+        g_hash_table_iter_init (&it, count);
+        while (g_hash_table_iter_next (&it, &k, &v))
+          if (!g_hash_table_contains (rank, k) && GPOINTER_TO_UINT (v) > best_n)
+            best = k, best_n = GPOINTER_TO_UINT (v);
+        if (best == NULL || best_n < 2)
+          break;
+        g_hash_table_insert (rank, best, GUINT_TO_POINTER (r + 1));
+      }
+    /* The tables' keys point into group[]: look every rank up first. */
+    g_autofree gint64 *colour = g_new0 (gint64, keep->len);
+    for (guint i = 0; i < keep->len; i++)
+      colour[i] = (gint64) GPOINTER_TO_UINT (g_hash_table_lookup (rank, &group[i])) - 1;
+    memcpy (group, colour, keep->len * sizeof (gint64));
+  }
+  note = g_strdup_printf ("%u of %" G_GINT64_FORMAT " authors, %" G_GINT64_FORMAT
+                          " reply links in all; colours: the largest communities (Louvain)",
+                          keep->len, stats.vertices, stats.edges);
+  if (page->note == NULL)
+    page->note = note;
+  drawing = (PlotNetwork) { keep->len, xy, size, group, labels, ends->len / 2,
+                            (const guint *) ends->data, (const double *) weights->data };
+  return plot_network (page, &drawing, error);
+}
+
+GBytes *
+chart_render (Store *store, Chart chart, PlotFormat format, int width, int height,
+              gboolean titled, GError **error)
+{
+  PlotPage page = { format, width, height, titled ? charts[chart].title : NULL, NULL };
+
+  switch (chart)
+    {
+    case CHART_MESSAGES:
+      return messages_chart (store, &page, error);
+    case CHART_AUTHORS:
+      return authors_chart (store, &page, error);
+    case CHART_THREADS:
+      return threads_chart (store, &page, error);
+    case CHART_POSTERS:
+      if (height <= 0)
+        page.height = 120 + 18 * 25;
+      return posters_chart (store, &page, error);
+    case CHART_NETWORK:
+    default:
+      if (height <= 0)
+        page.height = 640;
+      return network_chart (store, &page, error);
+    }
+}
