@@ -84,8 +84,8 @@ store_one_file (Fixture *f, const char *path, const char *sha256, gboolean *repl
 
   g_assert_true (store_begin_file (f->store, &meta, replaced, &error));
   g_assert_no_error (error);
-  m.id = store_next_message_id (f->store);
   m.byte_length = 100;
+  m.id = store_message_id (f->store, 0, 0);
   m.line_no = 1;
   m.message_id = "m1@example.com";
   m.subject = "Subject";

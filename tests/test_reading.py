@@ -195,6 +195,45 @@ def stats_table_is_for_people():
     assert r.stdout.splitlines()[1] == "messages     14", r.stdout
 
 
+def ids_by_offset(db):
+    with sqlite3.connect(db) as c:
+        return dict(c.execute("SELECT m.byte_offset || ':' || f.path, m.id FROM messages m"
+                              " JOIN files f ON f.id = m.file_id"))
+
+
+@tap.test
+def ids_stay_when_a_file_grows_at_its_end():
+    db = fresh_db("reading-append.db")
+    grown = os.path.join(TMP, "growing.mbox")
+    with open(SAMPLE, "rb") as f:
+        sample = f.read()
+    with open(os.path.join(THREADS, "comp.std.c.mbox"), "rb") as f:
+        more = f.read()
+    with open(grown, "wb") as f:
+        f.write(sample)
+    assert deja("ingest", "--db", db, grown).returncode == 0
+    assert deja("ingest", "--db", db, os.path.join(THREADS, "comp.lang.c.mbox")).returncode == 0
+    before = ids_by_offset(db)
+    # The archive grows at its end, as archives do.
+    with open(grown, "ab") as f:
+        f.write(b"\n" + more)
+    assert deja("ingest", "--db", db, grown).returncode == 0
+    after = ids_by_offset(db)
+    assert all(after[k] == v for k, v in before.items()), "an id changed"
+    new = [v for k, v in after.items() if k not in before]
+    assert len(new) == 4 and min(new) > max(before.values()), (new, before)
+    # Changed in the middle: ids up to the change stay, the rest are new and
+    # still follow archive order.
+    with open(grown, "wb") as f:
+        f.write(sample.replace(b"Grosse", b"Gross") if b"Grosse" in sample else
+                sample[:1300] + b"X" + sample[1301:])
+    assert deja("ingest", "--db", db, grown).returncode == 0
+    changed = ids_by_offset(db)
+    mine = sorted((int(k.split(":")[0]), v) for k, v in changed.items() if k.endswith("growing.mbox"))
+    assert [v for _, v in mine] == sorted(v for _, v in mine), "ids do not follow archive order"
+    assert mine[0][1] == before["0:" + grown]
+
+
 DATASETTE_DETECT_FTS = """
     select name from sqlite_master where rootpage = 0 and (
       sql like '%VIRTUAL TABLE%USING FTS%content="messages"%'

@@ -148,7 +148,7 @@ message_row (Pipeline *p, DecodeItem *item, StoreMessage *m)
   const MailRecord *r = item->record;
 
   *m = (StoreMessage) {
-    store_next_message_id (p->store),
+    store_message_id (p->store, item->span.offset, r->content_hash),
     item->span.offset, item->span.length, (gint64) item->span.line_no, item->envelope,
     r->message_id, r->subject, r->from_addr, r->from_name, r->date, r->date_raw, r->body,
     r->own_text, r->charset, item->flags, r->quoted_lines, r->own_lines, r->content_hash,

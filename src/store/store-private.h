@@ -34,8 +34,18 @@ struct _Store {
   sqlite3_stmt *stmts[N_STMTS];
   gint64 file_id;          /* of the file being ingested, or 0 */
   GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
-  gint64 next_id;          /* messages.id of the next message stored */
+  gint64 next_id;          /* messages.id of the next new message */
+  GArray *previous;        /* of StorePrevious: the rows of the file's content before, in order */
+  guint previous_pos;      /* the next of them a new row may keep the id of; G_MAXUINT: none */
 };
+
+/* A row of the content a file had before (store_begin_file): a message
+ * stored again at the same place with the same content keeps its id. */
+typedef struct {
+  gint64 offset;
+  guint64 content_hash;
+  gint64 id;
+} StorePrevious;
 
 
 StoreCheckpointer *_store_checkpointer_new (const char *path);

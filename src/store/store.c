@@ -399,6 +399,8 @@ store_close (Store *store)
   if (store->db)
     sqlite3_close (store->db);
   g_hash_table_unref (store->group_ids);
+  if (store->previous)
+    g_array_unref (store->previous);
   g_free (store->path);
   g_free (store);
 }
@@ -481,6 +483,37 @@ start_checkpointer (Store *store)
     }
 }
 
+/* The rows of the file's earlier content, in archive order (24 bytes a
+ * message, for this one file). */
+static gboolean
+load_previous (Store *store, const char *path, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  if (store->previous == NULL)
+    store->previous = g_array_new (FALSE, FALSE, sizeof (StorePrevious));
+  g_array_set_size (store->previous, 0);
+  store->previous_pos = 0;
+  rc = sqlite3_prepare_v2 (store->db,
+                           "SELECT m.byte_offset, m.content_hash, m.id FROM messages m"
+                           " JOIN files f ON f.id = m.file_id WHERE f.path = ?1 ORDER BY m.id",
+                           -1, &stmt, NULL);
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read the file's rows", error);
+  sqlite3_bind_text (stmt, 1, path, -1, SQLITE_STATIC);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      StorePrevious row = { sqlite3_column_int64 (stmt, 0), (guint64) sqlite3_column_int64 (stmt, 1),
+                            sqlite3_column_int64 (stmt, 2) };
+      g_array_append_val (store->previous, row);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot read the file's rows", error);
+  return TRUE;
+}
+
 /**
  * store_begin_file:
  *
@@ -498,6 +531,15 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
   start_checkpointer (store);
   if (!exec (store, "BEGIN IMMEDIATE", error))
     return FALSE;
+  /* Ids are kept where the content is (an unchanged start, an archive
+   * that grew at its end), and new rows come after every id there was. */
+  if (!load_previous (store, meta->path, error) ||
+      !_store_query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages", &store->next_id,
+                         NULL, error))
+    {
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
   sqlite3_bind_text (store->stmts[STMT_FTS_DELETE_FILE], 1, meta->path, -1, SQLITE_STATIC);
   if ((rc = step_reset (store->stmts[STMT_FTS_DELETE_FILE])) != SQLITE_DONE)
     goto fail;
@@ -514,12 +556,6 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
     *replaced = sqlite3_changes (store->db) > 0;   /* the path's old rows are gone */
   g_debug ("'%s': transaction begun%s", meta->path,
            sqlite3_changes (store->db) > 0 ? ", the rows of its earlier content deleted" : "");
-  if (!_store_query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages", &store->next_id,
-                         NULL, error))
-    {
-      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-      return FALSE;
-    }
   rc = sqlite3_prepare_v2 (store->db,
                            "INSERT INTO files (path, size, stored_size, mtime, sha256, compression,"
                            " messages, lines, ingested_at, deja_version)"
@@ -649,14 +685,37 @@ add_attachments (Store *store, const StoreMessage *m, GError **error)
 
 /* The id store_add_message() expects next (the pipeline guesses the
  * message's thread with it first). */
+/**
+ * store_message_id:
+ *
+ * The id of the next message of the current file: the id it had before
+ * when the file's earlier content held the same message (same place, same
+ * content hash) and every message before it matched too, so
+ * that a file re-ingested after it grew at its end keeps its ids; else a
+ * new id, after every id the database ever held for this file.  Ids follow
+ * archive order within a file either way.
+ */
 gint64
-store_next_message_id (Store *store)
+store_message_id (Store *store, gint64 offset, guint64 content_hash)
 {
-  return store->next_id;
+  if (store->previous != NULL && store->previous_pos < store->previous->len)
+    {
+      const StorePrevious *p = &g_array_index (store->previous, StorePrevious, store->previous_pos);
+
+      /* The length may differ where the content does not: the blank
+       * line an appending mailer adds after what was the last message. */
+      if (p->offset == offset && p->content_hash == content_hash)
+        {
+          store->previous_pos++;
+          return p->id;
+        }
+      store->previous_pos = G_MAXUINT;   /* diverged: new ids from here on */
+    }
+  return store->next_id++;
 }
 
 /* Adds one message of the current file, with its attachments, references
- * and groups.  message->id must be store_next_message_id(). */
+ * and groups.  message->id must come from store_message_id(). */
 gboolean
 store_add_message (Store *store, const StoreMessage *m, GError **error)
 {
@@ -664,7 +723,7 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   int rc;
 
   g_return_val_if_fail (store->file_id > 0, FALSE);
-  g_return_val_if_fail (m->id == store->next_id, FALSE);
+  g_return_val_if_fail (m->id > 0 && m->id < store->next_id, FALSE);
   sqlite3_bind_int64 (stmt, 1, store->file_id);
   sqlite3_bind_int64 (stmt, 2, m->byte_offset);
   sqlite3_bind_int64 (stmt, 3, m->byte_length);
@@ -694,7 +753,6 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   rc = step_reset (stmt);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record message", error);
-  store->next_id++;
   return add_fts (store, m, error) &&
          add_attachments (store, m, error) &&
          add_refs (store, m->id, "references", m->references, m->n_references, error) &&
@@ -755,6 +813,7 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
       return FALSE;
     }
   store->file_id = 0;
+  g_clear_pointer (&store->previous, g_array_unref);
   return TRUE;
 }
 
@@ -768,4 +827,5 @@ store_abort_file (Store *store)
   /* Groups and messages added in the transaction are gone again. */
   g_hash_table_remove_all (store->group_ids);
   store->file_id = 0;
+  g_clear_pointer (&store->previous, g_array_unref);
 }

@@ -52,7 +52,7 @@ typedef struct {
  * number (the store knows no parser type).  Strings are borrowed for the
  * call; NULL is SQL NULL. */
 typedef struct {
-  gint64 id;                 /* store_next_message_id() */
+  gint64 id;                 /* store_message_id() */
   gint64 byte_offset;
   gint64 byte_length;
   gint64 line_no;
@@ -140,7 +140,7 @@ gboolean store_path_with_sha256 (Store *store, const char *sha256, char **path, 
 
 gboolean store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced,
                            GError **error);
-gint64 store_next_message_id (Store *store);
+gint64 store_message_id (Store *store, gint64 offset, guint64 content_hash);
 gboolean store_add_message (Store *store, const StoreMessage *message, GError **error);
 gboolean store_add_log (Store *store, const StoreLogEntry *entry, GError **error);
 gboolean store_foreach_canonical_id (Store *store, StoreIdFunc func, gpointer user_data,
