@@ -21,7 +21,8 @@ ALLOWED = {
     "store": {"parsers", "util"},
     "pipeline": {"parsers", "util", "store"},
     "net": {"parsers", "util", "store"},
-    "cli": {"parsers", "util", "store", "pipeline", "net"},
+    "plot": set(),
+    "cli": {"parsers", "util", "store", "pipeline", "net", "plot"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^>"]+)[>"]', re.M)
 
@@ -43,7 +44,7 @@ def files(layer):
 
 @tap.test
 def sqlite_only_in_the_store_and_igraph_only_in_graph_c():
-    sqlite, igraph = [], []
+    sqlite, igraph, cairo = [], [], []
     for path in glob.glob(os.path.join(SRC, "**", "*.[ch]"), recursive=True) + files("parsers"):
         text = open(path, encoding="utf-8").read()
         incs = INCLUDE.findall(text)
@@ -51,8 +52,11 @@ def sqlite_only_in_the_store_and_igraph_only_in_graph_c():
             sqlite.append(os.path.relpath(path, ROOT))
         if any(i.startswith("igraph") for i in incs):
             igraph.append(os.path.relpath(path, ROOT))
+        if any(i.startswith("cairo") or i.startswith("fontconfig") for i in incs):
+            cairo.append(os.path.relpath(path, ROOT))
     assert sqlite and all(p.startswith("src/store/") for p in sqlite), sqlite
     assert igraph == ["src/net/graph.c"], igraph
+    assert cairo == ["src/plot/plot.c"], cairo
 
 
 @tap.test

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import re
 import sqlite3
 
 import tap
@@ -290,6 +291,25 @@ def views_answer_the_first_questions():
                                               ("1997-03", "comp.std.c", 3)], [tuple(r) for r in months]
         t = c.execute("SELECT * FROM thread_summary WHERE thread_id = 1").fetchone()
         assert (t["messages"], t["authors"], t["subject"]) == (4, 3, "Pointer arithmetic question")
+
+
+@tap.test
+def the_worked_queries_give_what_the_docs_show():
+    """docs/queries.md: each SQL block, run on the threading fixture,
+    prints the table shown under it."""
+    with open(os.path.join(os.environ["SOURCE_ROOT"], "docs", "queries.md"), encoding="utf-8") as f:
+        text = f.read()
+    pairs = re.findall(r"```sql\n(.*?)```\n```text\n(.*?)```", text, re.S)
+    assert len(pairs) == 10, len(pairs)
+    with sqlite3.connect(DB) as c:
+        for sql, shown in pairs:
+            cur = c.execute(sql)
+            names = [d[0] for d in cur.description]
+            rows = [["" if v is None else str(v) for v in r] for r in cur.fetchall()]
+            assert rows, sql
+            got = [names] + rows
+            expected = [line.split() for line in shown.splitlines()]
+            assert [" ".join(r).split() for r in got] == expected, (sql, got)
 
 
 if __name__ == "__main__":
