@@ -1,5 +1,6 @@
 /* cli.c — what the commands share: opening the database, checking options. */
 #include "deja.h"
+#include "output.h"
 #include "search-query.h"
 #include "store.h"
 
@@ -36,6 +37,28 @@ Store *
 deja_open_store_to_read (const char *path)
 {
   return open_existing (path, store_open_to_read);
+}
+
+/* Writes @data to @path ("-": standard output) whole, or says why not;
+ * returns the exit status. */
+int
+deja_write_file (const char *path, const void *data, gsize len)
+{
+  g_autoptr (GError) error = NULL;
+  Output *output = output_open (strcmp (path, "-") == 0 ? NULL : path, &error);
+
+  if (output == NULL)
+    {
+      deja_error ("%s", error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  fwrite (data, 1, len, output_stream (output));
+  if (!output_close (output, TRUE, &error))
+    {
+      deja_error ("%s", error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  return DEJA_EXIT_OK;
 }
 
 /* Bold and dim text only on a terminal, unless NO_COLOR says no

@@ -26,7 +26,6 @@ cmd_plot (int argc, char **argv)
   g_autoptr (GBytes) picture = NULL;
   g_autoptr (GString) names = g_string_new (NULL);
   PlotFormat format;
-  Output *output;
   Chart chart;
   const guchar *data;
   gsize len;
@@ -61,17 +60,6 @@ cmd_plot (int argc, char **argv)
       deja_error ("cannot draw '%s': %s", argv[1], error->message);
       return DEJA_EXIT_FAILED;
     }
-  if ((output = output_open (strcmp (out, "-") == 0 ? NULL : out, &error)) == NULL)
-    {
-      deja_error ("%s", error->message);
-      return DEJA_EXIT_FAILED;
-    }
   data = g_bytes_get_data (picture, &len);
-  fwrite (data, 1, len, output_stream (output));
-  if (!output_close (output, TRUE, &error))
-    {
-      deja_error ("%s", error->message);
-      return DEJA_EXIT_FAILED;
-    }
-  return DEJA_EXIT_OK;
+  return deja_write_file (out, data, len);
 }

@@ -220,7 +220,6 @@ cmd_report (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) html = g_string_new (NULL);
   g_autofree char *command = NULL;
-  Output *output;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -249,17 +248,8 @@ cmd_report (int argc, char **argv)
       deja_error ("cannot make the report: %s", error->message);
       return DEJA_EXIT_FAILED;
     }
-  if ((output = output_open (strcmp (out, "-") == 0 ? NULL : out, &error)) == NULL)
-    {
-      deja_error ("%s", error->message);
-      return DEJA_EXIT_FAILED;
-    }
-  fwrite (html->str, 1, html->len, output_stream (output));
-  if (!output_close (output, TRUE, &error))
-    {
-      deja_error ("%s", error->message);
-      return DEJA_EXIT_FAILED;
-    }
+  if ((status = deja_write_file (out, html->str, html->len)) != DEJA_EXIT_OK)
+    return status;
   if (strcmp (out, "-") != 0)
     deja_note ("wrote '%s' (%" G_GSIZE_FORMAT " KiB)", out, html->len / 1024);
   return DEJA_EXIT_OK;

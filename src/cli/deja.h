@@ -35,6 +35,7 @@ Store *deja_open_existing_store (const char *path);
 Store *deja_open_store_to_read (const char *path);
 gboolean deja_valid_date (const char *s);
 gboolean deja_use_colour (void);
+int deja_write_file (const char *path, const void *data, gsize len);
 int deja_check_dates (GOptionContext *context, const char *since, const char *until);
 int deja_check_db_args (GOptionContext *context, const char *db, int argc, char **argv);
 

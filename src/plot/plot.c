@@ -216,6 +216,43 @@ number (double v)
   }
 }
 
+/* A grid line across the area at height @y, labelled on the left. */
+static void
+grid_h (Canvas *c, double y, const char *label)
+{
+  cairo_set_source_rgb (c->cr, 0.88, 0.88, 0.88);
+  cairo_move_to (c->cr, c->left, round (y) + 0.5);
+  cairo_line_to (c->cr, c->right, round (y) + 0.5);
+  cairo_stroke (c->cr);
+  cairo_set_source_rgb (c->cr, 0.25, 0.25, 0.25);
+  text (c->cr, c->left - 6, y + 4, label, 1, 10, FALSE);
+}
+
+/* A grid line down the area at @x, labelled below it. */
+static void
+grid_v (Canvas *c, double x, const char *label)
+{
+  cairo_set_source_rgb (c->cr, 0.88, 0.88, 0.88);
+  cairo_move_to (c->cr, round (x) + 0.5, c->top);
+  cairo_line_to (c->cr, round (x) + 0.5, c->bottom);
+  cairo_stroke (c->cr);
+  cairo_set_source_rgb (c->cr, 0.25, 0.25, 0.25);
+  text (c->cr, x, c->bottom + 14, label, 0.5, 10, FALSE);
+}
+
+/* The value axis's name, turned, left of the area. */
+static void
+y_label (Canvas *c, const char *label)
+{
+  if (label == NULL)
+    return;
+  cairo_save (c->cr);
+  cairo_translate (c->cr, 14, (c->top + c->bottom) / 2);
+  cairo_rotate (c->cr, -G_PI / 2);
+  text (c->cr, 0, 0, label, 0.5, 10, FALSE);
+  cairo_restore (c->cr);
+}
+
 /* A linear value axis on the left, from 0 to at least @max, with grid
  * lines; returns the top of the axis (a multiple of the step). */
 static double
@@ -228,24 +265,11 @@ y_axis (Canvas *c, double max, const char *label)
   cairo_set_line_width (cr, 1);
   for (double v = 0; v <= top + step / 2; v += step)
     {
-      double y = c->bottom - (c->bottom - c->top) * v / top;
       g_autofree char *s = number (v);
 
-      cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
-      cairo_move_to (cr, c->left, round (y) + 0.5);
-      cairo_line_to (cr, c->right, round (y) + 0.5);
-      cairo_stroke (cr);
-      cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);
-      text (cr, c->left - 6, y + 4, s, 1, 10, FALSE);
+      grid_h (c, c->bottom - (c->bottom - c->top) * v / top, s);
     }
-  if (label)
-    {
-      cairo_save (cr);
-      cairo_translate (cr, 14, (c->top + c->bottom) / 2);
-      cairo_rotate (cr, -G_PI / 2);
-      text (cr, 0, 0, label, 0.5, 10, FALSE);
-      cairo_restore (cr);
-    }
+  y_label (c, label);
   return top;
 }
 
@@ -357,15 +381,9 @@ plot_bars (const PlotPage *page, const PlotBars *d, GError **error)
   cairo_set_line_width (cr, 1);
   for (double v = 0; v <= top + step / 2; v += step)
     {
-      double x = c->left + (c->right - c->left) * v / top;
       g_autofree char *s = number (v);
 
-      cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
-      cairo_move_to (cr, round (x) + 0.5, c->top);
-      cairo_line_to (cr, round (x) + 0.5, c->bottom);
-      cairo_stroke (cr);
-      cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);
-      text (cr, x, c->bottom + 14, s, 0.5, 10, FALSE);
+      grid_v (c, c->left + (c->right - c->left) * v / top, s);
     }
   if (d->x_label)
     text (cr, (c->left + c->right) / 2, c->bottom + 27, d->x_label, 0.5, 10, FALSE);
@@ -417,38 +435,19 @@ plot_points (const PlotPage *page, const PlotPoints *d, GError **error)
   cairo_set_line_width (cr, 1);
   for (int e = 0; e <= dx; e++)
     {
-      double x = c->left + (c->right - c->left) * e / dx;
       g_autofree char *s = decade (e);
 
-      cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
-      cairo_move_to (cr, round (x) + 0.5, c->top);
-      cairo_line_to (cr, round (x) + 0.5, c->bottom);
-      cairo_stroke (cr);
-      cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);
-      text (cr, x, c->bottom + 14, s, 0.5, 10, FALSE);
+      grid_v (c, c->left + (c->right - c->left) * e / dx, s);
     }
   for (int e = 0; e <= dy; e++)
     {
-      double y = c->bottom - (c->bottom - c->top) * e / dy;
       g_autofree char *s = decade (e);
 
-      cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
-      cairo_move_to (cr, c->left, round (y) + 0.5);
-      cairo_line_to (cr, c->right, round (y) + 0.5);
-      cairo_stroke (cr);
-      cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);
-      text (cr, c->left - 6, y + 4, s, 1, 10, FALSE);
+      grid_h (c, c->bottom - (c->bottom - c->top) * e / dy, s);
     }
   if (d->x_label)
     text (cr, (c->left + c->right) / 2, c->bottom + 27, d->x_label, 0.5, 10, FALSE);
-  if (d->y_label)
-    {
-      cairo_save (cr);
-      cairo_translate (cr, 14, (c->top + c->bottom) / 2);
-      cairo_rotate (cr, -G_PI / 2);
-      text (cr, 0, 0, d->y_label, 0.5, 10, FALSE);
-      cairo_restore (cr);
-    }
+  y_label (c, d->y_label);
   colour (cr, 0, 0.8);
   for (guint i = 0; i < d->n; i++)
     {
