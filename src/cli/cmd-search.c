@@ -19,15 +19,6 @@ typedef struct {
   RowWriter *writer;        /* tsv, csv, json */
 } Printer;
 
-static const char *
-value (const StoreValue *v, guint n, const char *name)
-{
-  for (guint i = 0; i < n; i++)
-    if (strcmp (v[i].name, name) == 0)
-      return v[i].text;
-  return NULL;
-}
-
 /* Snippets span lines; a table shows each on one. */
 static void
 append_one_line (GString *out, const char *text)
@@ -51,7 +42,7 @@ append_one_line (GString *out, const char *text)
 static void
 append_author (GString *out, const StoreValue *v, guint n)
 {
-  const char *name = value (v, n, "from_name"), *addr = value (v, n, "from_addr");
+  const char *name = row_get (v, n, "from_name"), *addr = row_get (v, n, "from_addr");
 
   if (name && addr)
     g_string_append_printf (out, "%s <%s>", name, addr);
@@ -62,14 +53,14 @@ append_author (GString *out, const StoreValue *v, guint n)
 static void
 row_table (Printer *p, const StoreValue *v, guint n)
 {
-  const char *date = value (v, n, "date");
+  const char *date = row_get (v, n, "date");
 
   g_string_append_printf (p->line, "%-19s  ", date ? date : "(no date)");
   append_author (p->line, v, n);
   g_string_append (p->line, "  ");
-  append_one_line (p->line, value (v, n, "subject"));
-  g_string_append_printf (p->line, "\n    [%s] ", value (v, n, "id"));
-  append_one_line (p->line, value (v, n, "snippet"));
+  append_one_line (p->line, row_get (v, n, "subject"));
+  g_string_append_printf (p->line, "\n    [%s] ", row_get (v, n, "id"));
+  append_one_line (p->line, row_get (v, n, "snippet"));
   g_string_append_c (p->line, '\n');
 }
 
@@ -77,18 +68,18 @@ row_table (Printer *p, const StoreValue *v, guint n)
 static void
 thread_table (Printer *p, const StoreValue *v, guint n)
 {
-  const char *first = value (v, n, "first_date"), *last = value (v, n, "last_date");
-  const char *hits = value (v, n, "hits");
+  const char *first = row_get (v, n, "first_date"), *last = row_get (v, n, "last_date");
+  const char *hits = row_get (v, n, "hits");
 
-  g_string_append_printf (p->line, "thread %s  ", value (v, n, "thread_id"));
-  append_one_line (p->line, value (v, n, "subject") ? value (v, n, "subject") : "(no subject)");
+  g_string_append_printf (p->line, "thread %s  ", row_get (v, n, "thread_id"));
+  append_one_line (p->line, row_get (v, n, "subject") ? row_get (v, n, "subject") : "(no subject)");
   g_string_append (p->line, "  (");
   append_author (p->line, v, n);
   g_string_append_printf (p->line, ")\n    %s of %s messages %s, %s to %s\n    [%s] ",
-                          hits, value (v, n, "messages"),
+                          hits, row_get (v, n, "messages"),
                           strcmp (hits, "1") == 0 ? "matches" : "match",
-                          first ? first : "?", last ? last : "?", value (v, n, "id"));
-  append_one_line (p->line, value (v, n, "snippet"));
+                          first ? first : "?", last ? last : "?", row_get (v, n, "id"));
+  append_one_line (p->line, row_get (v, n, "snippet"));
   g_string_append_c (p->line, '\n');
 }
 
@@ -105,10 +96,10 @@ print_row (const StoreValue *v, guint n, gpointer user_data)
     }
   g_string_truncate (p->line, 0);
   if (p->mode == STORE_SEARCH_COUNT)
-    g_string_append_printf (p->line, "%s %s in %s %s\n", value (v, n, "messages"),
-                            g_strcmp0 (value (v, n, "messages"), "1") ? "messages" : "message",
-                            value (v, n, "threads"),
-                            g_strcmp0 (value (v, n, "threads"), "1") ? "threads" : "thread");
+    g_string_append_printf (p->line, "%s %s in %s %s\n", row_get (v, n, "messages"),
+                            g_strcmp0 (row_get (v, n, "messages"), "1") ? "messages" : "message",
+                            row_get (v, n, "threads"),
+                            g_strcmp0 (row_get (v, n, "threads"), "1") ? "threads" : "thread");
   else if (p->mode == STORE_SEARCH_THREADS)
     thread_table (p, v, n);
   else

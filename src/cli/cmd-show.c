@@ -58,10 +58,7 @@ keep_row (const StoreValue *v, guint n, gpointer data)
 static const char *
 get (const Row *row, const char *name)
 {
-  for (guint i = 0; i < row->n; i++)
-    if (strcmp (row->values[i].name, name) == 0)
-      return row->values[i].text;
-  return NULL;
+  return row_get (row->values, row->n, name);
 }
 
 static gint64

@@ -43,6 +43,16 @@ row_format_parse (const char *text, RowFormat fallback, RowFormat *format)
   return FALSE;
 }
 
+/* The text of the value named @name in a row, or NULL (absent, or SQL NULL). */
+const char *
+row_get (const RowValue *values, guint n, const char *name)
+{
+  for (guint i = 0; i < n; i++)
+    if (strcmp (values[i].name, name) == 0)
+      return values[i].text;
+  return NULL;
+}
+
 RowWriter *
 row_writer_new (RowFormat format, FILE *out)
 {

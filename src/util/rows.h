@@ -24,6 +24,7 @@ typedef enum {
 #define ROW_FORMAT_NAMES "table|tsv|csv|json"
 
 gboolean row_format_parse (const char *text, RowFormat fallback, RowFormat *format);
+const char *row_get (const RowValue *values, guint n, const char *name);
 
 typedef struct _RowWriter RowWriter;
 
