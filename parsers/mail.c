@@ -80,7 +80,7 @@ mail_flags_to_string (MailFlags flags)
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
     "nul-bytes", "truncated", "from-rewritten", "from-munged", "from-masked",
-    "date-bad-zone", "html-scrubbed",
+    "date-bad-zone", "html-scrubbed", "no-archive",
   };
 
   return flags_to_string (flags, names, G_N_ELEMENTS (names));
@@ -522,6 +522,30 @@ find_text_part (GMimeObject *object, gboolean plain_only)
   return NULL;
 }
 
+/* "X-No-Archive: yes" (any case, any spacing), as a header or, the
+ * Usenet way, as the first line of the body: archives are asked to leave
+ * the post out (exports do, unless told otherwise). */
+static gboolean
+is_yes (const char *value)
+{
+  while (value && g_ascii_isspace (*value))
+    value++;
+  return value && g_ascii_strncasecmp (value, "yes", 3) == 0 &&
+         (value[3] == '\0' || !g_ascii_isalnum (value[3]));
+}
+
+static gboolean
+asks_not_to_be_archived (const char *header, const char *body)
+{
+  static const char name[] = "x-no-archive:";
+
+  if (is_yes (header))
+    return TRUE;
+  while (body && (*body == '\n' || *body == '\r' || *body == ' ' || *body == '\t'))
+    body++;
+  return body && g_ascii_strncasecmp (body, name, sizeof name - 1) == 0 && is_yes (body + sizeof name - 1);
+}
+
 static void
 decode_body (MailRecord *r, GMimeMessage *message)
 {
@@ -719,6 +743,8 @@ mail_record_parse (const char *data, gsize len)
   fallback = header_fallback_charset (message);
   decode_headers (r, message, fallback);
   decode_body (r, message);
+  if (asks_not_to_be_archived (text_raw_header (GMIME_OBJECT (message), "X-No-Archive"), r->body))
+    r->flags |= MAIL_FLAG_NO_ARCHIVE;
   set_content_hash (r);
   set_damage (r);
   return r;

@@ -24,7 +24,7 @@ THREADS = os.path.join(FIXTURES, "threads")
 TMP = tempfile.mkdtemp(prefix="deja-net-test-")
 DB = os.path.join(TMP, "threads.db")
 GML = "{http://graphml.graphdrawing.org/xmlns}"
-GEXF = "{http://gexf.net/1.3}"
+GEXF = "{http://www.gexf.net/1.2draft}"
 
 REPLIES = {  # replier -> replied-to, as threading must find them
     ("bob@example.com", "ann@example.com"), ("ann@example.com", "bob@example.com"),
@@ -48,6 +48,13 @@ def network(*args):
     r = deja("network", "--db", DB, *args)
     assert r.returncode == 0, r.stderr
     return r
+
+
+def by_id():
+    """Node id ("a12", "g3") -> the author's primary address or the group's name."""
+    ids = {"a%d" % i: a for i, a in query("SELECT id, address FROM authors")}
+    ids.update({"g%d" % i: n for i, n in query("SELECT id, name FROM newsgroups")})
+    return ids
 
 
 def read_back(fmt, path):
@@ -217,6 +224,8 @@ def gml_and_pajek_read_back_in_igraph():
         network("--format", fmt, "--out", out)
         n, m, named = read_back(fmt, out)
         assert (n, m) == (10, 7), (fmt, n, m)
+        if fmt == "pajek":   # labelled with node ids
+            named = {(by_id()[a], by_id()[b]): w for (a, b), w in named.items()}
         assert set(named) == REPLIES and set(named.values()) == {1.0}, (fmt, named)
 
 
@@ -228,10 +237,15 @@ def csv_writes_edges_and_nodes():
         edges = list(csv.DictReader(f))
     with open(os.path.join(TMP, "reply-nodes.csv"), newline="") as f:
         nodes = list(csv.DictReader(f))
-    assert {(e["source"], e["target"]) for e in edges} == REPLIES
-    assert all(e["weight"] == "1" and e["first_date"] for e in edges)
-    assert len(nodes) == 10 and {n["type"] for n in nodes} == {"author"}
-    assert [n for n in nodes if n["address"] == "ann@example.com"][0]["messages"] == "2"
+    ids = by_id()
+    # Gephi's spreadsheet import and R's graph_from_data_frame() take these as they are
+    assert list(edges[0])[:4] == ["Source", "Target", "Weight", "Type"]
+    assert list(nodes[0])[:2] == ["Id", "Label"]
+    assert {(ids[e["Source"]], ids[e["Target"]]) for e in edges} == REPLIES
+    assert all(e["Weight"] == "1" and e["Type"] == "Directed" and e["first_date"] for e in edges)
+    assert len(nodes) == 10 and "type" not in nodes[0]
+    ann = [n for n in nodes if n["address"] == "ann@example.com"][0]
+    assert ann["messages"] == "2" and ann["Id"] == "a" + ann["author_id"] and ann["Label"] == ann["name"]
 
 
 @tap.test
@@ -245,8 +259,13 @@ def gexf_static_and_dynamic():
     network("--format", "gexf", "--dynamic", "--out", out)
     g = ET.parse(out).getroot().find(GEXF + "graph")
     assert g.get("mode") == "dynamic" and g.get("timeformat") == "date"
+    edges = g.findall(f"{GEXF}edges/{GEXF}edge")
+    assert len(edges) == 7 and edges[0].get("start") == "1997-03-03"   # from the first reply on
+    assert not g.findall(f"{GEXF}edges/{GEXF}edge/{GEXF}spells")
+    network("--format", "gexf", "--dynamic", "--window", "30", "--out", out)
+    g = ET.parse(out).getroot().find(GEXF + "graph")
     spells = g.findall(f"{GEXF}edges/{GEXF}edge/{GEXF}spells/{GEXF}spell")
-    assert len(spells) == 7 and spells[0].get("start") == "1997-03-03"
+    assert len(spells) == 7 and (spells[0].get("start"), spells[0].get("end")) == ("1997-03-03", "1997-04-02")
 
 
 @tap.test
@@ -275,8 +294,9 @@ def thread_and_group_networks():
     assert (s["directed"], s["vertices"], s["edges"]) == (False, 10, 11)
     out = os.path.join(TMP, "group.csv")
     network("--kind", "group", "--format", "csv", "--out", out)
+    ids = by_id()
     with open(out, newline="") as f:
-        edges = {(e["source"], e["target"]): e["weight"] for e in csv.DictReader(f)}
+        edges = {(ids[e["Source"]], ids[e["Target"]]): e["Weight"] for e in csv.DictReader(f)}
     assert edges[("bob@example.com", "comp.lang.c")] == "2"
     assert edges[("bob@example.com", "comp.std.c")] == "1"     # merged from the duplicate
     with open(os.path.join(TMP, "group-nodes.csv"), newline="") as f:
@@ -289,8 +309,9 @@ def network_filters():
     def edges(*args):
         out = os.path.join(TMP, "f.csv")
         network("--format", "csv", "--out", out, *args)
+        ids = by_id()
         with open(out, newline="") as f:
-            return {(e["source"], e["target"]) for e in csv.DictReader(f)}
+            return {(ids[e["Source"]], ids[e["Target"]]) for e in csv.DictReader(f)}
     assert edges("--group", "comp.std.c") == {("ivy@example.com", "bob@example.com"),
                                               ("jack@example.com", "bob@example.com")}
     assert edges("--group", "comp.std.c", "--group", "nothing.*") == \

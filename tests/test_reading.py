@@ -251,11 +251,43 @@ def fts_is_declared_as_datasette_and_sqlite_utils_look_for_it():
         assert hits == [(5,), (6,)], hits
 
 
+def undo_authors(c):
+    """Takes a database back to schema 8 (before authors), as deja 0.1 of stop 20 left it."""
+    for view in ("distinct_messages", "messages_per_author", "replies", "messages_per_month",
+                 "thread_summary"):
+        c.execute("DROP VIEW %s" % view)
+    c.execute("DROP INDEX messages_author")
+    c.execute("ALTER TABLE messages DROP COLUMN author_id")
+    for table in ("author_addresses", "author_decisions", "authors"):
+        c.execute("DROP TABLE %s" % table)
+    c.execute("DELETE FROM deja_state WHERE key = 'authors'")
+    # the views as 008-views.sql made them
+    c.executescript(open(os.path.join(os.environ["SOURCE_ROOT"], "schema", "008-views.sql")).read()
+                    .split("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');")[1])
+    c.execute("PRAGMA user_version = 8")
+
+
+@tap.test
+def an_older_database_gets_authors_when_a_reader_opens_it():
+    db = fresh_db("reading-v8.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    with sqlite3.connect(db) as c:
+        before = c.execute("SELECT id, name, address, messages FROM authors ORDER BY id").fetchall()
+        undo_authors(c)
+    r = deja("stats", "--db", db)
+    assert r.returncode == 0 and "authors      6" in r.stdout, r.stdout + r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] >= 9
+        assert c.execute("SELECT id, name, address, messages FROM authors ORDER BY id").fetchall() == before
+        assert c.execute("SELECT count(*) FROM messages WHERE author_id IS NULL").fetchone()[0] == 0
+
+
 @tap.test
 def an_older_database_gets_the_new_declaration_and_keeps_its_index():
     db = fresh_db("reading-v7.db")
     assert deja("ingest", "--db", db, SAMPLE).returncode == 0
     with sqlite3.connect(db) as c:
+        undo_authors(c)
         for view in ("distinct_messages", "replies", "messages_per_author", "messages_per_month",
                      "thread_summary"):
             c.execute("DROP VIEW %s" % view)

@@ -28,6 +28,8 @@ ALLOWED_SQL_ARGS = {
     "fill_sql[table][0]", "fill_sql[table][1]",  # store-filter.c: a static table of literals
     "mode_sql[by_subject != FALSE]",  # store-thread.c: a static table of literals
     "stats_sql[query]", # store-query.c: a static table of literals
+    "authors_sql[what]",  # store-authors.c: a static table of literals
+    "sqls[i]",          # store-authors.c: static literals chosen by the decision
     "merge_groups",     # store-thread.c: a static literal
     "messages_sql[batch >= 0]",  # store-thread.c: a static table of literals
     "refs_sql[batch >= 0]",      # store-thread.c: a static table of literals

@@ -210,3 +210,13 @@ deja_filter_clear (DejaFilter *filter)
   g_clear_pointer (&filter->all_groups, g_ptr_array_unref);
   g_clear_pointer (&filter->all_authors, g_ptr_array_unref);
 }
+
+/* "deja network --db x.db ...": the command as typed, for provenance
+ * (before the options are parsed; @argv starts with the command's name). */
+char *
+deja_command_line (char **argv)
+{
+  g_autofree char *joined = g_strjoinv (" ", argv);
+
+  return g_strconcat ("deja ", joined, NULL);
+}

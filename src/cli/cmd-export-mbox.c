@@ -9,10 +9,13 @@ cmd_export_mbox (int argc, char **argv)
 {
   g_autofree char *db = NULL, *out = NULL, *format = NULL;
   int status;
+  gboolean include_no_archive = FALSE;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the mbox file (or the Maildir directory) to write", "PATH" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "mboxrd (default) or maildir", "mboxrd|maildir" },
+    { "include-no-archive", 0, 0, G_OPTION_ARG_NONE, &include_no_archive,
+      "also posts whose authors asked not to be archived (X-No-Archive: yes)", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("— write the messages as a clean mbox");
@@ -31,7 +34,7 @@ cmd_export_mbox (int argc, char **argv)
     "it, and mboxrd quoting (one more '>' on every line matching ^>*From ), so that Python's\n"
     "mailbox, mutt and git find exactly deja's messages.  The archives must still be where\n"
     "they were ingested, unchanged.  --format maildir writes one file per message into\n"
-    "PATH/cur.");
+    "PATH/cur.  Posts marked X-No-Archive: yes are left out unless --include-no-archive.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
   if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
@@ -51,6 +54,7 @@ cmd_export_mbox (int argc, char **argv)
       return DEJA_EXIT_FAILED;
     }
   filter.canonical_only = TRUE;
+  filter.no_archive = include_no_archive ? STORE_NO_ARCHIVE_INCLUDE : STORE_NO_ARCHIVE_SKIP;
   ok = store_archive_rows (store, &filter, export_mbox_row, writer, &error);
   {
     guint64 n = export_mbox_count (writer);

@@ -1,6 +1,7 @@
 /* cmd-export.c — deja export: messages with their text, for pandas or R. */
 #include "deja.h"
 #include "output.h"
+#include "people.h"
 #include "rows.h"
 #include "search-query.h"
 #include "store.h"
@@ -17,6 +18,7 @@ typedef struct {
   GString *line;
   guint64 rows_written;
   gboolean failed;       /* a write failed: stop early */
+  DejaPseudonyms *pseudonyms;   /* NULL: as stored */
 } Writer;
 
 static void
@@ -31,10 +33,71 @@ csv_row (Writer *w, const StoreValue *v, guint n, gboolean header)
   g_string_append (w->line, "\r\n");   /* RFC 4180 */
 }
 
+/* "<a@b> <c@d>" -> their keyed hashes. */
+static char *
+pseudonymise_ids (DejaPseudonyms *p, const char *ids)
+{
+  g_auto (GStrv) parts = NULL;
+  GString *out;
+
+  if (ids == NULL)
+    return NULL;
+  parts = g_strsplit (ids, " ", -1);
+  out = g_string_new (NULL);
+  for (guint i = 0; parts[i]; i++)
+    if (*parts[i])
+      {
+        g_autofree char *h = pseudonym_message_id (p->key, parts[i]);
+        g_string_append_printf (out, "%s%s", out->len ? " " : "", h);
+      }
+  return g_string_free (out, FALSE);
+}
+
+/* The row with its author as a pseudonym, Message-IDs hashed, and
+ * addresses and telephone numbers in the text redacted (--pseudonymise).
+ * The new texts go in @owned. */
+static void
+pseudonymise_row (DejaPseudonyms *p, StoreValue *v, guint n, GPtrArray *owned)
+{
+  const char *address = row_get (v, n, "from_addr"), *author = row_get (v, n, "author_id");
+  char *who = address ? deja_pseudonym (p, address) : deja_pseudonym_of_author (p, author);
+
+  g_ptr_array_add (owned, who);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *name = v[i].name;
+      char *text = NULL;
+
+      if (v[i].text == NULL)
+        continue;
+      if (strcmp (name, "from_addr") == 0 || strcmp (name, "from_name") == 0 || strcmp (name, "author_id") == 0)
+        {
+          v[i].text = who ? who : "[name]";
+          v[i].number = FALSE;
+          continue;
+        }
+      if (strcmp (name, "message_id") == 0 || strcmp (name, "in_reply_to") == 0 ||
+          strcmp (name, "references") == 0)
+        text = pseudonymise_ids (p, v[i].text);
+      else if (strcmp (name, "subject") == 0 || strcmp (name, "body") == 0 || strcmp (name, "own_text") == 0 ||
+               strcmp (name, "envelope") == 0 || strcmp (name, "date_raw") == 0)
+        text = redact_text (v[i].text, &p->redacted);
+      else
+        continue;
+      g_ptr_array_add (owned, text);
+      v[i].text = text;
+    }
+}
+
 static gboolean
-write_row (const StoreValue *v, guint n, gpointer user_data)
+write_row (const StoreValue *stored, guint n, gpointer user_data)
 {
   Writer *w = user_data;
+  g_autofree StoreValue *v = g_memdup2 (stored, n * sizeof *stored);
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+
+  if (w->pseudonyms)
+    pseudonymise_row (w->pseudonyms, v, n, owned);
 
   g_string_truncate (w->line, 0);
   if (w->rows)
@@ -83,14 +146,34 @@ parse_fields (GOptionContext *context, const char *spec, int *status)
   return g_steal_pointer (&fields);
 }
 
+static gboolean
+count_row (const StoreValue *v, guint n, gpointer count)
+{
+  (*(gint64 *) count)++;
+  return TRUE;
+}
+
+/* How many messages the filter selects that --include-no-archive would add. */
+static gint64
+count_no_archive (Store *store, const StoreFilter *filter)
+{
+  StoreFilter only = *filter;
+  const char *const id[] = { "id", NULL };
+  gint64 count = 0;
+
+  only.no_archive = STORE_NO_ARCHIVE_ONLY;
+  only.limit = 0;
+  return store_export (store, &only, id, count_row, &count, NULL) ? count : -1;
+}
+
 static int
 run_export (Store *store, const StoreFilter *filter, GStrv fields, const char *format,
-            const char *out)
+            const char *out, DejaPseudonyms *pseudonyms, DejaStatement *statement, const char *statement_path)
 {
   g_autoptr (GError) error = NULL;
   Output *output = output_open (out, &error);
   gboolean csv = format == NULL || strcmp (format, "csv") == 0;
-  Writer w = { csv, NULL, NULL, g_string_new (NULL), 0, FALSE };
+  Writer w = { csv, NULL, NULL, g_string_new (NULL), 0, FALSE, pseudonyms };
   gboolean ok;
 
   if (output == NULL)
@@ -129,6 +212,19 @@ run_export (Store *store, const StoreFilter *filter, GStrv fields, const char *f
       return DEJA_EXIT_FAILED;
     }
   deja_note ("exported %" G_GUINT64_FORMAT " messages", w.rows_written);
+  if (pseudonyms)
+    deja_note ("pseudonymised; redacted %" G_GUINT64_FORMAT " addresses and %" G_GUINT64_FORMAT
+               " telephone numbers in the text", pseudonyms->redacted.addresses, pseudonyms->redacted.phones);
+  if (statement_path)
+    {
+      g_autofree char *counts = g_strdup_printf ("%" G_GUINT64_FORMAT " messages, one %s record each",
+                                                 w.rows_written, format ? format : "csv");
+
+      statement->counts = counts;
+      statement->no_archive_left_out = filter->no_archive == STORE_NO_ARCHIVE_SKIP ? count_no_archive (store, filter) : -1;
+      if (!deja_write_statement (statement_path, store, statement))
+        return DEJA_EXIT_FAILED;
+    }
   return DEJA_EXIT_OK;
 }
 
@@ -136,10 +232,12 @@ int
 cmd_export (int argc, char **argv)
 {
   g_autofree char *db = NULL, *format = NULL, *fields_spec = NULL;
-  g_autofree char *match = NULL, *out = NULL;
+  g_autofree char *match = NULL, *out = NULL, *key = NULL, *statement_path = NULL;
+  g_autofree char *command = deja_command_line (argv);
   g_auto (GStrv) fields = NULL;
+  g_auto (DejaPseudonyms) pseudonyms = { 0 };
   gint64 limit = 0;
-  gboolean duplicates = FALSE;
+  gboolean duplicates = FALSE, include_no_archive = FALSE;
   int status = 0;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
@@ -151,6 +249,13 @@ cmd_export (int argc, char **argv)
       "also every duplicate copy of a message (another file's copy of a cross-post, a list"
       " archive's second copy), with the field duplicate_of", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "write to FILE (default: standard output)", "FILE" },
+    { "pseudonymise", 0, 0, G_OPTION_ARG_FILENAME, &key,
+      "authors as keyed pseudonyms, Message-IDs hashed, addresses and telephone numbers in the"
+      " text redacted (deja keygen makes a key)", "KEYFILE" },
+    { "include-no-archive", 0, 0, G_OPTION_ARG_NONE, &include_no_archive,
+      "also posts whose authors asked not to be archived (X-No-Archive: yes)", NULL },
+    { "statement", 0, 0, G_OPTION_ARG_FILENAME, &statement_path,
+      "write a data statement (Markdown) describing the export", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("— export messages as CSV, TSV, JSON or JSON Lines");
@@ -166,7 +271,8 @@ cmd_export (int argc, char **argv)
     "row and escapes tab, newline and backslash as \\t, \\n, \\\\; JSON is one array of\n"
     "objects, as every deja command writes it, and JSON Lines one object per line (NULL as\n"
     "null, numbers as numbers).  --out writes the file under a\n"
-    "temporary name and renames it when complete.\n\n"
+    "temporary name and renames it when complete.  Posts marked X-No-Archive: yes are left\n"
+    "out unless --include-no-archive.  See docs/people.md for --pseudonymise.\n\n"
     "Fields: %s.\nDefault: %s.", all, defaults);
   StoreFilter filter;
   SearchQuery parsed = { 0 };
@@ -207,7 +313,19 @@ cmd_export (int argc, char **argv)
   filter.match = parsed.match;
   filter.limit = limit;
   filter.canonical_only = !duplicates;
-  status = run_export (store, &filter, fields, format, out);
+  filter.no_archive = include_no_archive ? STORE_NO_ARCHIVE_INCLUDE : STORE_NO_ARCHIVE_SKIP;
+  if (key && !deja_pseudonyms_open (&pseudonyms, key, store))
+    {
+      search_query_clear (&parsed);
+      return DEJA_EXIT_FAILED;
+    }
+  {
+    g_autofree char *what = g_strdup_printf ("Messages (%s)", format ? format : "csv");
+    DejaStatement statement = { command, db, what, out, NULL, key ? &pseudonyms : NULL, key != NULL, -1 };
+
+    status = run_export (store, &filter, fields, format, out, key ? &pseudonyms : NULL, &statement,
+                         statement_path);
+  }
   search_query_clear (&parsed);
   return status;
 }

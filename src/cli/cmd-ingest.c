@@ -58,6 +58,24 @@ catch_interrupt (void)
   sigaction (SIGTERM, &sa, NULL);
 }
 
+/* Authors too (docs/people.md). */
+static gboolean
+update_authors (Store *store, const char *db)
+{
+  g_autoptr (GError) error = NULL;
+  StoreAuthorCounts counts;
+
+  if (!store_update_authors (store, FALSE, &counts, &error))
+    {
+      deja_error ("cannot find the authors of '%s': %s", db, error->message);
+      return FALSE;
+    }
+  if (counts.updated)
+    deja_note ("authors: %" G_GINT64_FORMAT " from %" G_GINT64_FORMAT " addresses",
+               counts.authors, counts.addresses);
+  return TRUE;
+}
+
 /* Threads span files: after any change, they are computed again. */
 static gboolean
 rethread (Store *store, const char *db)
@@ -78,7 +96,7 @@ rethread (Store *store, const char *db)
     }
   summary = threads_describe (&counts);
   deja_note ("threaded '%s': %s", db, summary);
-  return TRUE;
+  return update_authors (store, db);
 }
 
 int

@@ -3,6 +3,7 @@
 #include "graph.h"
 #include "network.h"
 #include "output.h"
+#include "people.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,17 +139,17 @@ stats_json (GString *out, const Network *net, const GraphStats *s)
 
 /* Writes the network file (not CSV, which is two files). */
 static gboolean
-write_one (const Network *net, Format format, gboolean dynamic, FILE *out, const GraphStats *s,
-           GError **error)
+write_one (const Network *net, Format format, gboolean dynamic, int window, FILE *out,
+           const GraphStats *s, GError **error)
 {
   g_autoptr (GString) json = NULL;
 
   switch (format)
     {
-    case FMT_GRAPHML: return graph_write (net, GRAPH_GRAPHML, out, error);
-    case FMT_GML: return graph_write (net, GRAPH_GML, out, error);
-    case FMT_PAJEK: return graph_write (net, GRAPH_PAJEK, out, error);
-    case FMT_GEXF: return network_write_gexf (net, out, dynamic, error);
+    case FMT_GRAPHML: return network_write_graphml (net, out, error);
+    case FMT_GML: return network_write_gml (net, out, error);
+    case FMT_PAJEK: return graph_write_pajek (net, out, error);
+    case FMT_GEXF: return network_write_gexf (net, out, dynamic, window, error);
     default:
       json = g_string_new (NULL);
       stats_json (json, net, s);
@@ -157,7 +158,7 @@ write_one (const Network *net, Format format, gboolean dynamic, FILE *out, const
 }
 
 static gboolean
-write_network (const Network *net, Format format, gboolean dynamic, const char *path,
+write_network (const Network *net, Format format, gboolean dynamic, int window, const char *path,
                const GraphStats *s, GError **error)
 {
   Output *out;
@@ -167,15 +168,16 @@ write_network (const Network *net, Format format, gboolean dynamic, const char *
     return network_write_csv (net, path, error);
   if ((out = output_open (path, error)) == NULL)
     return FALSE;
-  ok = write_one (net, format, dynamic, output_stream (out), s, error);
+  ok = write_one (net, format, dynamic, window, output_stream (out), s, error);
   return output_close (out, ok, ok ? error : NULL) && ok;
 }
 
 typedef struct {
-  char *db, *format, *kind, *out;
+  char *db, *format, *kind, *out, *key, *statement, *command;
   DejaFilter filter;
   StoreFilter store_filter;
   gint64 min_weight;
+  int window;
   gboolean self_loops, stats, with_metrics, dynamic;
 } Args;
 
@@ -195,9 +197,31 @@ check_args (GOptionContext *context, Args *a, int argc, char **argv, Format *for
     return deja_usage_error (context, "--format csv writes two files: give --out EDGES.csv");
   if (a->dynamic && *format != FMT_GEXF)
     return deja_usage_error (context, "--dynamic is for --format gexf");
+  if (a->window < 0 || (a->window > 0 && !a->dynamic))
+    return deja_usage_error (context, "--window takes a number of days, with --dynamic");
+  if (a->statement && (a->out == NULL || strcmp (a->out, "-") == 0))
+    return deja_usage_error (context, "--statement describes a file: give --out too");
   if (a->min_weight < 0)
     return deja_usage_error (context, "--min-weight must be 0 or more");
   return deja_filter_finish (context, &a->filter, NULL, &a->store_filter);
+}
+
+/* How the file was made, for the formats that have a place for it. */
+static char *
+provenance (const Args *a)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *when = g_date_time_format_iso8601 (now);
+  g_autofree char *db = g_canonicalize_filename (a->db, NULL);
+
+  return g_strdup_printf ("deja %s; database %s; made %s with: %s%s", PACKAGE_VERSION, db, when, a->command,
+                          a->key ? "; authors pseudonymised (HMAC-SHA-256 under a secret key)" : "");
+}
+
+static char *
+pseudonym (const char *address, gpointer p)
+{
+  return deja_pseudonym (p, address);
 }
 
 static int
@@ -206,11 +230,14 @@ run (Args *a, Format format, NetworkKind kind)
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) store = NULL;
   g_autoptr (Network) net = NULL;
+  g_auto (DejaPseudonyms) pseudonyms = { 0 };
   NetworkOptions options = { kind, a->store_filter, a->min_weight, a->self_loops };
   GraphStats stats = { 0 };
   gboolean need_metrics = a->stats || a->with_metrics || format == FMT_JSON;
 
   if ((store = deja_open_store_to_read (a->db)) == NULL)
+    return DEJA_EXIT_FAILED;
+  if (a->key && !deja_pseudonyms_open (&pseudonyms, a->key, store))
     return DEJA_EXIT_FAILED;
   if ((net = network_load (store, &options, &error)) == NULL ||
       (need_metrics && !graph_compute_metrics (net, &stats, &error)))
@@ -219,7 +246,10 @@ run (Args *a, Format format, NetworkKind kind)
       return DEJA_EXIT_FAILED;
     }
   net->has_metrics = a->with_metrics;
-  if (!write_network (net, format, a->dynamic, a->out, &stats, &error))
+  net->provenance = provenance (a);
+  if (a->key)
+    network_pseudonymise (net, pseudonym, &pseudonyms);
+  if (!write_network (net, format, a->dynamic, a->window, a->out, &stats, &error))
     {
       deja_error ("%s", error->message);
       return DEJA_EXIT_FAILED;
@@ -234,6 +264,17 @@ run (Args *a, Format format, NetworkKind kind)
     }
   deja_note ("%s network: %u vertices, %u edges%s%s", network_kind_name (kind), net->vertices->len,
              net->edges->len, a->out ? " written to " : "", a->out ? a->out : "");
+  if (a->statement)
+    {
+      g_autofree char *what = g_strdup_printf ("%s network of authors, %s", network_kind_name (kind),
+                                               format_names[format]);
+      g_autofree char *counts = g_strdup_printf ("%u vertices, %u edges", net->vertices->len,
+                                                 net->edges->len);
+      DejaStatement st = { a->command, a->db, what, a->out, counts, a->key ? &pseudonyms : NULL, FALSE, -1 };
+
+      if (!deja_write_statement (a->statement, store, &st))
+        return DEJA_EXIT_FAILED;
+    }
   return DEJA_EXIT_OK;
 }
 
@@ -251,18 +292,23 @@ cmd_network (int argc, char **argv)
     { "kind", 'k', 0, G_OPTION_ARG_STRING, &a.kind, "reply (default): replier -> replied-to author; thread: authors in the same thread; group: author -- newsgroup", "reply|thread|group" },
     { "min-weight", 0, 0, G_OPTION_ARG_INT64, &a.min_weight, "drop edges lighter than N", "N" },
     { "self-loops", 0, 0, G_OPTION_ARG_NONE, &a.self_loops, "keep replies to oneself", NULL },
-    { "dynamic", 0, 0, G_OPTION_ARG_NONE, &a.dynamic, "GEXF: one spell per reply, for Gephi's timeline", NULL },
+    { "dynamic", 0, 0, G_OPTION_ARG_NONE, &a.dynamic, "GEXF: times for Gephi's timeline (an edge lives from its first reply on)", NULL },
+    { "window", 0, 0, G_OPTION_ARG_INT, &a.window, "with --dynamic: an edge lives N days after each reply instead", "DAYS" },
+    { "pseudonymise", 0, 0, G_OPTION_ARG_FILENAME, &a.key, "replace authors by keyed pseudonyms (deja keygen makes a key)", "KEYFILE" },
+    { "statement", 0, 0, G_OPTION_ARG_FILENAME, &a.statement, "write a data statement (Markdown) describing the file", "FILE" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &a.stats, "print statistics (stdout, or stderr when the network goes to stdout)", NULL },
     { "with-metrics", 0, 0, G_OPTION_ARG_NONE, &a.with_metrics, "add in_degree, out_degree, strength, betweenness and community to the vertices", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("— export an author network");
 
+  a.command = deja_command_line (argv);
   g_option_context_add_main_entries (context, entries, NULL);
   deja_filter_add_options (context, &a.filter);
   g_option_context_set_description (context,
-    "One vertex per author (lower-case address) with attributes address, name (the display\n"
-    "name used most), messages, first_date, last_date.  Reply network: an edge from the\n"
+    "One vertex per author (deja authors), id 'a' + author_id in every file whatever the\n"
+    "filter, with attributes author_id, address (the primary one), addresses, name (never\n"
+    "empty), messages, first_date, last_date.  Reply network: an edge from the\n"
     "replying author to the author of the parent message, weight = number of replies, with\n"
     "first_date and last_date.  Only canonical copies count (duplicate_of IS NULL), and only\n"
     "messages with an address; replies to oneself are left out unless --self-loops.  Threads\n"
@@ -271,6 +317,7 @@ cmd_network (int argc, char **argv)
       (status = check_args (context, &a, argc, argv, &format, &kind)) == 0)
     status = run (&a, format, kind);
   g_free (a.db), g_free (a.format), g_free (a.kind), g_free (a.out);
+  g_free (a.key), g_free (a.statement), g_free (a.command);
   deja_filter_clear (&a.filter);
   return status;
 }

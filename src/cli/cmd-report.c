@@ -229,7 +229,7 @@ cmd_report (int argc, char **argv)
     "picture of the reply network, the separator log by reason, and every source file with\n"
     "its SHA-256.  The page records deja's version, the database and the date.  Each chart\n"
     "alone, as SVG or PNG: deja plot.");
-  command = g_strjoinv (" ", argv);
+  command = deja_command_line (argv);
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
   if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
@@ -238,11 +238,6 @@ cmd_report (int argc, char **argv)
     return deja_usage_error (context, "--out is required");
   if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
-  {
-    g_autofree char *full = g_strdup_printf ("deja %s", command);
-    g_free (command);
-    command = g_steal_pointer (&full);
-  }
   if (!write_report (store, db, title, command, html, &error))
     {
       deja_error ("cannot make the report: %s", error->message);

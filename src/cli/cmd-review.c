@@ -164,18 +164,6 @@ export_decisions (Store *store, const char *path, gboolean all)
   return DEJA_EXIT_OK;
 }
 
-/* Drops a CR line ending (a spreadsheet's) but not trailing tabs: empty
- * last fields are fields. */
-static char *
-chomp_cr (char *line)
-{
-  gsize n = strlen (line);
-
-  if (n > 0 && line[n - 1] == '\r')
-    line[n - 1] = '\0';
-  return line;
-}
-
 /* TSV with a header row naming at least file_sha256, line_no, decision. */
 static gboolean
 import_decisions (Review *r, const char *path)
@@ -187,14 +175,11 @@ import_decisions (Review *r, const char *path)
   if (!g_file_get_contents (path, &text, NULL, &r->error))
     return FALSE;
   lines = g_strsplit (text, "\n", -1);
-  head = g_strsplit (lines[0] ? chomp_cr (lines[0]) : "", "\t", -1);
-  for (int i = 0; head[i]; i++)
-    {
-      c_sha = strcmp (head[i], "file_sha256") == 0 ? i : c_sha;
-      c_line = strcmp (head[i], "line_no") == 0 ? i : c_line;
-      c_dec = strcmp (head[i], "decision") == 0 ? i : c_dec;
-      c_note = strcmp (head[i], "note") == 0 ? i : c_note;
-    }
+  head = output_tsv_fields (lines[0] ? lines[0] : (char *) "");
+  c_sha = output_tsv_column (head, "file_sha256");
+  c_line = output_tsv_column (head, "line_no");
+  c_dec = output_tsv_column (head, "decision");
+  c_note = output_tsv_column (head, "note");
   if (c_sha < 0 || c_line < 0 || c_dec < 0)
     {
       g_set_error (&r->error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
@@ -203,7 +188,7 @@ import_decisions (Review *r, const char *path)
     }
   for (int k = 1; lines[k]; k++)
     {
-      g_auto (GStrv) f = g_strsplit (chomp_cr (lines[k]), "\t", -1);
+      g_auto (GStrv) f = output_tsv_fields (lines[k]);
       guint nf = g_strv_length (f);
       MboxDecision d;
 
@@ -266,7 +251,8 @@ apply (Review *r, const char *db)
   if (files > 0)
     {
       ThreadCounts tc;
-      if (!threads_rebuild_as_before (r->store, &tc, &r->error))
+      if (!threads_rebuild_as_before (r->store, &tc, &r->error) ||
+          !store_update_authors (r->store, FALSE, NULL, &r->error))
         return FALSE;
     }
   deja_note ("%" G_GUINT64_FORMAT " decisions; %u files read again", r->decided, files);

@@ -1,6 +1,7 @@
 /* cmd-stats.c — deja stats --db DB: what the database holds, in numbers. */
 #include "deja.h"
 #include "output.h"
+#include "people.h"
 #include "rows.h"
 #include "store.h"
 
@@ -12,6 +13,7 @@ typedef struct {
   const char *section;
   GString *out;
   guint rows;
+  DejaPseudonyms *pseudonyms;   /* NULL: names and addresses as stored */
 } Printer;
 
 /* Rows for machines are tidy, the same four columns in every section:
@@ -57,6 +59,26 @@ list_row (const StoreValue *v, guint n, gpointer data)
   return TRUE;
 }
 
+/* top_authors: the author (its primary address, or its pseudonym) and
+ * its distinct messages. */
+static gboolean
+author_row (const StoreValue *v, guint n, gpointer data)
+{
+  Printer *p = data;
+  const char *address = row_get (v, n, "from_addr"), *name = row_get (v, n, "from_name");
+  g_autofree char *pseudonym = p->pseudonyms ? deja_pseudonym (p->pseudonyms, address) : NULL;
+  const StoreValue *messages = &v[2];
+
+  if (pseudonym)
+    address = name = pseudonym;
+  if (p->writer)
+    tidy (p, address, NULL, messages);
+  else
+    g_string_append_printf (p->out, "  %-30s %-40s %s\n", name, address, messages->text);
+  p->rows++;
+  return TRUE;
+}
+
 static gboolean
 section (Store *store, Printer *p, StoreStats query, gboolean by_month, const char *name,
          const char *title, GError **error)
@@ -67,7 +89,7 @@ section (Store *store, Printer *p, StoreStats query, gboolean by_month, const ch
   p->section = name;
   if (!p->writer)
     g_string_append_printf (p->out, "\n%s\n", title);
-  ok = store_stats (store, query, by_month, list_row, p, error);
+  ok = store_stats (store, query, by_month, query == STORE_STATS_TOP_AUTHORS ? author_row : list_row, p, error);
   if (!p->writer && p->rows == 0)
     g_string_append (p->out, "  (none)\n");
   return ok;
@@ -76,19 +98,23 @@ section (Store *store, Printer *p, StoreStats query, gboolean by_month, const ch
 int
 cmd_stats (int argc, char **argv)
 {
-  g_autofree char *db = NULL, *format_name = NULL;
+  g_autofree char *db = NULL, *format_name = NULL, *key = NULL, *statement_path = NULL;
+  g_autofree char *command = deja_command_line (argv);
+  g_auto (DejaPseudonyms) pseudonyms = { 0 };
   gboolean by_month = FALSE;
   int status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "by-month", 0, 0, G_OPTION_ARG_NONE, &by_month, "count per month instead of per year", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
+    { "pseudonymise", 0, 0, G_OPTION_ARG_FILENAME, &key, "authors as keyed pseudonyms (deja keygen makes a key)", "KEYFILE" },
+    { "statement", 0, 0, G_OPTION_ARG_FILENAME, &statement_path, "write a data statement (Markdown) describing the numbers", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("— what the database holds");
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) store = NULL;
-  Printer p = { NULL, "totals", NULL, 0 };
+  Printer p = { NULL, "totals", NULL, 0, NULL };
   RowFormat format;
   gboolean ok;
 
@@ -96,10 +122,11 @@ cmd_stats (int argc, char **argv)
   g_option_context_set_description (context,
     "Totals (files, messages, canonical messages and duplicates, authors, threads, date range,\n"
     "messages without a readable date, newsgroups), messages per newsgroup and year (or\n"
-    "month; canonical messages only), and separator-log lines by verdict.  TSV, CSV and\n"
-    "JSON give the same numbers as tidy rows of four columns: section (totals,\n"
-    "by_newsgroup, separator_log), name (the total's name, the newsgroup, the verdict),\n"
-    "period (year or month, by_newsgroup only) and value.");
+    "month; canonical messages only), separator-log lines by verdict, and the 25 authors\n"
+    "with most messages (deja authors lists them all).  TSV, CSV and JSON give the same\n"
+    "numbers as tidy rows of four columns: section (totals, by_newsgroup, separator_log,\n"
+    "top_authors), name (the total's name, the newsgroup, the verdict, the author's primary\n"
+    "address or pseudonym), period (year or month, by_newsgroup only) and value.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
   if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
@@ -108,6 +135,9 @@ cmd_stats (int argc, char **argv)
     return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
   if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
+  if (key && !deja_pseudonyms_open (&pseudonyms, key, store))
+    return DEJA_EXIT_FAILED;
+  p.pseudonyms = key ? &pseudonyms : NULL;
   p.out = g_string_new (NULL);
   if (format != ROW_FORMAT_TABLE)
     p.writer = row_writer_new (format, stdout);
@@ -116,7 +146,9 @@ cmd_stats (int argc, char **argv)
                 by_month ? "messages per newsgroup and month:" : "messages per newsgroup and year:",
                 &error) &&
        section (store, &p, STORE_STATS_LOG, FALSE, "separator_log",
-                "separator log, lines by verdict:", &error);
+                "separator log, lines by verdict:", &error) &&
+       section (store, &p, STORE_STATS_TOP_AUTHORS, FALSE, "top_authors",
+                "authors with most messages:", &error);
   if (p.writer)
     row_writer_finish (p.writer);
   else if (ok)
@@ -126,6 +158,14 @@ cmd_stats (int argc, char **argv)
     {
       deja_error ("%s", error->message);
       return DEJA_EXIT_FAILED;
+    }
+  if (statement_path)
+    {
+      DejaStatement st = { command, db, "Corpus statistics (deja stats)", NULL,
+                           "totals, messages per newsgroup and period, separator log, top 25 authors",
+                           p.pseudonyms, FALSE, -1 };
+      if (!deja_write_statement (statement_path, store, &st))
+        return DEJA_EXIT_FAILED;
     }
   return DEJA_EXIT_OK;
 }

@@ -20,6 +20,8 @@ int cmd_network (int argc, char **argv);
 int cmd_stats (int argc, char **argv);
 int cmd_export_mbox (int argc, char **argv);
 int cmd_review (int argc, char **argv);
+int cmd_authors (int argc, char **argv);
+int cmd_keygen (int argc, char **argv);
 int cmd_show (int argc, char **argv);
 int cmd_report (int argc, char **argv);
 int cmd_plot (int argc, char **argv);
@@ -36,6 +38,7 @@ Store *deja_open_store_to_read (const char *path);
 gboolean deja_valid_date (const char *s);
 gboolean deja_use_colour (void);
 int deja_write_file (const char *path, const void *data, gsize len);
+char *deja_command_line (char **argv);
 int deja_check_dates (GOptionContext *context, const char *since, const char *until);
 int deja_check_db_args (GOptionContext *context, const char *db, int argc, char **argv);
 

@@ -25,6 +25,7 @@ static const struct {
   { "log", cmd_log, "print the separator log of a database" },
   { "review", cmd_review, "decide where the splitter had to judge; decisions stick" },
   { "thread", cmd_thread, "rebuild threads from References and In-Reply-To" },
+  { "authors", cmd_authors, "list authors, suggest and decide which addresses are one person" },
   { "network", cmd_network, "export the reply network (GraphML, GML, Pajek, CSV, GEXF) and its statistics" },
   { "stats", cmd_stats, "count messages per newsgroup and year, authors, threads, dates" },
   { "show", cmd_show, "read one message, its place in the archive, or its thread as a tree" },
@@ -33,6 +34,7 @@ static const struct {
   { "plot", cmd_plot, "draw one chart of the corpus as SVG or PNG" },
   { "export", cmd_export, "write messages and their text as CSV or JSON Lines" },
   { "export-mbox", cmd_export_mbox, "write the messages back out as a clean mboxrd file or a Maildir" },
+  { "keygen", cmd_keygen, "make a secret key for pseudonymised exports (--pseudonymise)" },
 };
 
 /* Diagnostics go to stderr as "deja: message". */
@@ -174,7 +176,7 @@ default_db (int (*fn) (int, char **), int argc, char **argv)
   const char *db = g_getenv ("DEJA_DB");
   char **out;
 
-  if (db == NULL || *db == '\0' || fn == cmd_scan)
+  if (db == NULL || *db == '\0' || fn == cmd_scan || fn == cmd_keygen)
     return NULL;
   for (int i = 1; i < argc; i++)
     if (strcmp (argv[i], "--db") == 0 || strcmp (argv[i], "-d") == 0 ||

@@ -57,53 +57,8 @@ graph_fail (igraph_error_t err, const char *what, GError **error)
 
 #define TRY(call, what) do { igraph_error_t e_ = (call); if (e_ != IGRAPH_SUCCESS) return graph_fail (e_, what, error); } while (0)
 
-static const char *
-or_empty (const char *s)
-{
-  return s ? s : "";
-}
-
-static igraph_error_t
-set_vertex_attributes (igraph_t *g, const Network *net)
-{
-  for (guint i = 0; i < net->vertices->len; i++)
-    {
-      const NetVertex *v = g_ptr_array_index (net->vertices, i);
-
-      IGRAPH_CHECK (SETVAS (g, "address", i, v->address));
-      IGRAPH_CHECK (SETVAS (g, "name", i, or_empty (v->name)));
-      IGRAPH_CHECK (SETVAN (g, "messages", i, (igraph_real_t) v->messages));
-      IGRAPH_CHECK (SETVAS (g, "first_date", i, or_empty (v->first_date)));
-      IGRAPH_CHECK (SETVAS (g, "last_date", i, or_empty (v->last_date)));
-      if (net->kind == NETWORK_GROUP)
-        IGRAPH_CHECK (SETVAS (g, "type", i, v->is_group ? "group" : "author"));
-      if (net->has_metrics)
-        {
-          IGRAPH_CHECK (SETVAN (g, "in_degree", i, v->in_degree));
-          IGRAPH_CHECK (SETVAN (g, "out_degree", i, v->out_degree));
-          IGRAPH_CHECK (SETVAN (g, "strength", i, v->strength));
-          IGRAPH_CHECK (SETVAN (g, "betweenness", i, v->betweenness));
-          IGRAPH_CHECK (SETVAN (g, "community", i, (igraph_real_t) v->community));
-        }
-    }
-  return IGRAPH_SUCCESS;
-}
-
-static igraph_error_t
-set_edge_attributes (igraph_t *g, const Network *net)
-{
-  for (guint i = 0; i < net->edges->len; i++)
-    {
-      const NetEdge *e = g_ptr_array_index (net->edges, i);
-
-      IGRAPH_CHECK (SETEAN (g, "weight", i, (igraph_real_t) e->weight));
-      IGRAPH_CHECK (SETEAS (g, "first_date", i, or_empty (e->first_date)));
-      IGRAPH_CHECK (SETEAS (g, "last_date", i, or_empty (e->last_date)));
-    }
-  return IGRAPH_SUCCESS;
-}
-
-/* Builds @g from @net (with attributes when @attributes). */
+/* Builds @g from @net (with Pajek's attributes when @attributes: the
+ * vertex label "id" and the edge "weight"). */
 static gboolean
 build (igraph_t *g, const Network *net, gboolean attributes, GError **error)
 {
@@ -121,9 +76,10 @@ build (igraph_t *g, const Network *net, gboolean attributes, GError **error)
   err = igraph_empty (g, net->vertices->len, net->directed);
   if (err == IGRAPH_SUCCESS && (err = igraph_add_edges (g, &edges, NULL)) == IGRAPH_SUCCESS && attributes)
     {
-      err = set_vertex_attributes (g, net);
-      if (err == IGRAPH_SUCCESS)
-        err = set_edge_attributes (g, net);
+      for (guint i = 0; i < net->vertices->len && err == IGRAPH_SUCCESS; i++)
+        err = SETVAS (g, "id", i, ((const NetVertex *) g_ptr_array_index (net->vertices, i))->id);
+      for (guint i = 0; i < net->edges->len && err == IGRAPH_SUCCESS; i++)
+        err = SETEAN (g, "weight", i, (igraph_real_t) ((const NetEdge *) g_ptr_array_index (net->edges, i))->weight);
     }
   igraph_vector_int_destroy (&edges);
   if (err != IGRAPH_SUCCESS)
@@ -135,36 +91,20 @@ build (igraph_t *g, const Network *net, gboolean attributes, GError **error)
 }
 
 /**
- * graph_write:
+ * graph_write_pajek:
  *
- * Writes @net to @out in an igraph format.  Pajek labels vertices with
- * their address (the "id" attribute Pajek readers show).
+ * Writes @net as Pajek: vertices labelled with their ids ("a12"), arcs
+ * (or edges) weighted.  The other formats are network-write.c's.
  */
 gboolean
-graph_write (const Network *net, GraphFormat format, FILE *out, GError **error)
+graph_write_pajek (const Network *net, FILE *out, GError **error)
 {
   igraph_t g;
   igraph_error_t err;
 
   if (!build (&g, net, TRUE, error))
     return FALSE;
-  switch (format)
-    {
-    case GRAPH_GRAPHML:
-      err = igraph_write_graph_graphml (&g, out, TRUE);   /* v_ and e_ key ids: first_date is both */
-      break;
-    case GRAPH_GML:
-      err = igraph_write_graph_gml (&g, out, IGRAPH_WRITE_GML_DEFAULT_SW, NULL, "deja " PACKAGE_VERSION);
-      break;
-    case GRAPH_PAJEK:
-    default:
-      err = IGRAPH_SUCCESS;
-      for (guint i = 0; i < net->vertices->len && err == IGRAPH_SUCCESS; i++)
-        err = SETVAS (&g, "id", i, ((const NetVertex *) g_ptr_array_index (net->vertices, i))->address);
-      if (err == IGRAPH_SUCCESS)
-        err = igraph_write_graph_pajek (&g, out);
-      break;
-    }
+  err = igraph_write_graph_pajek (&g, out);
   igraph_destroy (&g);
   return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot write the graph", error);
 }

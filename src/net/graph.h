@@ -7,12 +7,6 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
-  GRAPH_GRAPHML,
-  GRAPH_GML,
-  GRAPH_PAJEK,
-} GraphFormat;
-
 typedef struct {
   gint64 vertices, edges;
   double total_weight;          /* replies (or shared threads, or postings) */
@@ -23,7 +17,7 @@ typedef struct {
   gboolean betweenness_exact;
 } GraphStats;
 
-gboolean graph_write (const Network *network, GraphFormat format, FILE *out, GError **error);
+gboolean graph_write_pajek (const Network *network, FILE *out, GError **error);
 gboolean graph_compute_metrics (Network *network, GraphStats *stats, GError **error);
 gboolean graph_layout (const Network *network, const guint *keep, guint n_keep, double *xy,
                        GError **error);

@@ -1,9 +1,10 @@
 /* network.c — building author networks from the database.
  *
  * The store gives rows (store-network.c); this file aggregates them into
- * vertices and weighted edges.  Vertices are authors by normalised
- * (lower-case) address, named by the display name they used most; every
- * author of a counted message is a vertex, even one nobody answered.
+ * vertices and weighted edges.  Vertices are authors (authors.id: one
+ * person under several addresses is one vertex), with the id "a" +
+ * authors.id in every file whatever the filter; every author of a counted
+ * message is a vertex, even one nobody answered.
  */
 #include "network.h"
 
@@ -12,7 +13,9 @@
 static void
 vertex_free (NetVertex *v)
 {
+  g_free (v->id);
   g_free (v->address);
+  g_free (v->addresses);
   g_free (v->name);
   g_free (v->first_date);
   g_free (v->last_date);
@@ -35,6 +38,7 @@ network_free (Network *n)
     return;
   g_ptr_array_unref (n->vertices);
   g_ptr_array_unref (n->edges);
+  g_free (n->provenance);
   g_free (n);
 }
 
@@ -47,8 +51,7 @@ network_kind_name (NetworkKind kind)
 
 typedef struct {
   Network *net;
-  GHashTable *vertex_of;    /* address -> index + 1 */
-  GHashTable *name_count;   /* address -> count of its current name */
+  GHashTable *vertex_of;    /* vertex id ("a12", "g3") -> index + 1 */
   GHashTable *edge_of;      /* "FROM TO" (vertex indexes, "%u %u") -> NetEdge */
   const NetworkOptions *options;
   gint64 thread;            /* NETWORK_THREAD: the thread being read */
@@ -66,44 +69,55 @@ widen_dates (char **first, char **last, const char *date)
     g_free (*last), *last = g_strdup (date);
 }
 
+/* The vertex of author (or newsgroup, @is_group) @id, made when new. */
 static guint
-vertex_for (Builder *b, const char *address, gboolean is_group)
+vertex_for (Builder *b, gint64 id, gboolean is_group)
 {
-  gpointer found = g_hash_table_lookup (b->vertex_of, address);
+  g_autofree char *key = g_strdup_printf ("%c%" G_GINT64_FORMAT, is_group ? 'g' : 'a', id);
+  gpointer found = g_hash_table_lookup (b->vertex_of, key);
   NetVertex *v;
 
   if (found)
     return GPOINTER_TO_UINT (found) - 1;
   v = g_new0 (NetVertex, 1);
-  v->address = g_strdup (address);
+  v->id = g_steal_pointer (&key);
+  v->author_id = is_group ? 0 : id;
   v->is_group = is_group;
-  v->name = is_group ? g_strdup (address) : NULL;
   g_ptr_array_add (b->net->vertices, v);
-  g_hash_table_insert (b->vertex_of, v->address, GUINT_TO_POINTER (b->net->vertices->len));
+  g_hash_table_insert (b->vertex_of, v->id, GUINT_TO_POINTER (b->net->vertices->len));
   return b->net->vertices->len - 1;
 }
 
-/* One row per (address, display name): the most used name wins; ties go
- * to the name that sorts first, so that the result is reproducible. */
+/* One row per author, in id order. */
 static gboolean
 add_author (const StoreNetRow *r, gpointer data)
 {
   Builder *b = data;
-  const char *name = r->name;
-  gint64 count = r->messages;
   guint index = vertex_for (b, r->author, FALSE);   /* may grow the array: before indexing */
-  NetVertex *vx = g_ptr_array_index (b->net->vertices, index);
-  gint64 best = GPOINTER_TO_SIZE (g_hash_table_lookup (b->name_count, vx->address));
+  NetVertex *v = g_ptr_array_index (b->net->vertices, index);
 
-  vx->messages += count;
-  widen_dates (&vx->first_date, &vx->last_date, r->first_date);
-  widen_dates (&vx->first_date, &vx->last_date, r->last_date);
-  if (name && (count > best || (count == best && vx->name && strcmp (name, vx->name) < 0)))
-    {
-      g_free (vx->name);
-      vx->name = g_strdup (name);
-      g_hash_table_insert (b->name_count, vx->address, GSIZE_TO_POINTER (count));
-    }
+  g_assert (v->name == NULL);
+  v->name = g_strdup (r->name);
+  v->address = g_strdup (r->address);
+  v->addresses = g_strdup (r->addresses);
+  v->messages = r->messages;
+  v->first_date = g_strdup (r->first_date);
+  v->last_date = g_strdup (r->last_date);
+  return TRUE;
+}
+
+/* An author that is a vertex only as the one replied to (whose message
+ * the filter left out) still has its name and addresses. */
+static gboolean
+name_author (const StoreNetRow *r, gpointer data)
+{
+  Builder *b = data;
+  g_autofree char *key = g_strdup_printf ("a%" G_GINT64_FORMAT, r->author);
+  gpointer found = g_hash_table_lookup (b->vertex_of, key);
+  NetVertex *v = found ? g_ptr_array_index (b->net->vertices, GPOINTER_TO_UINT (found) - 1) : NULL;
+
+  if (v && v->name == NULL)
+    add_author (r, b);
   return TRUE;
 }
 
@@ -185,6 +199,8 @@ add_group_posting (const StoreNetRow *r, gpointer data)
   NetVertex *g = g_ptr_array_index (b->net->vertices, group);
   gint64 count = r->messages;
 
+  if (g->name == NULL)
+    g->name = g_strdup (r->name), g->address = g_strdup (r->name);
   g->messages += count;
   widen_dates (&g->first_date, &g->last_date, r->first_date);
   widen_dates (&g->first_date, &g->last_date, r->last_date);
@@ -220,7 +236,6 @@ network_load (Store *store, const NetworkOptions *options, GError **error)
 {
   g_autoptr (Network) net = g_new0 (Network, 1);
   Builder b = { net, g_hash_table_new (g_str_hash, g_str_equal),
-                g_hash_table_new (g_str_hash, g_str_equal),
                 g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL), options, -1,
                 g_array_new (FALSE, FALSE, sizeof (guint)) };
   gboolean ok;
@@ -239,11 +254,38 @@ network_load (Store *store, const NetworkOptions *options, GError **error)
     }
   else if (ok)
     ok = store_network_rows (store, STORE_NET_GROUPS, &options->filter, add_group_posting, &b, error);
+  if (ok && net->vertices->len > 0)
+    ok = store_network_rows (store, STORE_NET_EVERY_AUTHOR, &options->filter, name_author, &b, error);
   if (ok && options->min_weight > 1)
     drop_light_edges (net, options->min_weight);
   g_hash_table_unref (b.vertex_of);
-  g_hash_table_unref (b.name_count);
   g_hash_table_unref (b.edge_of);
   g_array_unref (b.thread_authors);
   return ok ? g_steal_pointer (&net) : NULL;
+}
+
+/**
+ * network_pseudonymise:
+ *
+ * Every author vertex gets @pseudonym (of its primary address) as its
+ * id, name and address; its list of addresses goes.  Newsgroups keep
+ * their names.
+ */
+void
+network_pseudonymise (Network *net, NetworkPseudonymFunc pseudonym, gpointer user_data)
+{
+  for (guint i = 0; i < net->vertices->len; i++)
+    {
+      NetVertex *v = g_ptr_array_index (net->vertices, i);
+      char *p;
+
+      if (v->is_group)
+        continue;
+      p = pseudonym (v->address, user_data);
+      g_free (v->id), v->id = g_strdup (p);
+      g_free (v->name), v->name = g_strdup (p);
+      g_free (v->address), v->address = p;
+      g_clear_pointer (&v->addresses, g_free);
+      v->author_id = 0;
+    }
 }

@@ -15,8 +15,11 @@ typedef enum {
 } NetworkKind;
 
 typedef struct {
-  char *address;         /* author address, or newsgroup name */
-  char *name;            /* most frequent display name (or the group name) */
+  char *id;              /* "a" + authors.id, or "g" + newsgroups.id: stable across filters */
+  gint64 author_id;      /* 0 for a newsgroup */
+  char *address;         /* the author's primary address, or the newsgroup's name */
+  char *addresses;       /* every address of the author, space-separated; NULL for groups */
+  char *name;            /* the author's name (authors.name, never empty), or the group's */
   gint64 messages;
   char *first_date, *last_date;
   gboolean is_group;     /* a newsgroup vertex (NETWORK_GROUP) */
@@ -38,6 +41,7 @@ typedef struct {
   GPtrArray *vertices;   /* (element-type NetVertex) */
   GPtrArray *edges;      /* (element-type NetEdge) */
   gboolean has_metrics;
+  char *provenance;      /* how it was made (deja version, database, filters, date), or NULL */
 } Network;
 
 typedef struct {
@@ -53,7 +57,15 @@ const char *network_kind_name (NetworkKind kind);
 
 /* Writers that need no igraph (network-write.c). */
 gboolean network_write_csv (const Network *network, const char *edges_path, GError **error);
-gboolean network_write_gexf (const Network *network, FILE *out, gboolean dynamic, GError **error);
+gboolean network_write_gexf (const Network *network, FILE *out, gboolean dynamic, int window_days,
+                             GError **error);
+gboolean network_write_graphml (const Network *network, FILE *out, GError **error);
+gboolean network_write_gml (const Network *network, FILE *out, GError **error);
+
+/* Replaces every author's name, address and id by @pseudonym of its
+ * primary address; the list of addresses goes. */
+typedef char *(*NetworkPseudonymFunc) (const char *address, gpointer user_data);
+void network_pseudonymise (Network *network, NetworkPseudonymFunc pseudonym, gpointer user_data);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Network, network_free)
 

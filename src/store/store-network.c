@@ -1,32 +1,42 @@
 /* store-network.c — the rows networks are built from.
  *
- * Only canonical messages count (duplicate_of IS NULL: a cross-posted
- * article is one post), and only those with an address; the filter is
- * every command's (store-filter.c).
+ * Vertices are authors (authors.id), so that one person under several
+ * addresses is one vertex, with the same id whatever the filter.  Only
+ * canonical messages count (duplicate_of IS NULL: a cross-posted article
+ * is one post), and only those with an author; the filter is every
+ * command's (store-filter.c).
  */
 #include "store-private.h"
 
-#define NET_FILTER " m.duplicate_of IS NULL AND m.from_addr IS NOT NULL AND" STORE_FILTER_SQL
+#define NET_FILTER " m.duplicate_of IS NULL AND m.author_id IS NOT NULL AND" STORE_FILTER_SQL
 
 static const char *const net_sql[] = {
   [STORE_NET_AUTHORS] =
-    "SELECT m.from_addr, m.from_name, count(*) AS messages, min(m.date) AS first_date,"
-    " max(m.date) AS last_date FROM messages m WHERE" NET_FILTER
-    " GROUP BY m.from_addr, m.from_name ORDER BY m.from_addr",
+    "SELECT a.id, a.name, a.address, count(*) AS messages, min(m.date) AS first_date,"
+    " max(m.date) AS last_date,"
+    " (SELECT group_concat(address, ' ') FROM (SELECT address FROM author_addresses aa"
+    "   WHERE aa.author_id = a.id ORDER BY aa.messages DESC, aa.address)) AS addresses"
+    " FROM messages m JOIN authors a ON a.id = m.author_id WHERE" NET_FILTER
+    " GROUP BY a.id ORDER BY a.id",
   [STORE_NET_REPLIES] =
-    "SELECT m.from_addr AS source, p.from_addr AS target, m.date FROM messages m"
-    " JOIN messages p ON p.id = m.parent_id WHERE p.from_addr IS NOT NULL AND" NET_FILTER
+    "SELECT m.author_id AS source, p.author_id AS target, m.date FROM messages m"
+    " JOIN messages p ON p.id = m.parent_id WHERE p.author_id IS NOT NULL AND" NET_FILTER
     " ORDER BY m.date, m.id",
   [STORE_NET_THREADS] =
-    "SELECT m.thread_id, m.from_addr, min(m.date) AS date FROM messages m"
+    "SELECT m.thread_id, m.author_id, min(m.date) AS date FROM messages m"
     " WHERE m.thread_id IS NOT NULL AND" NET_FILTER
-    " GROUP BY m.thread_id, m.from_addr ORDER BY m.thread_id, m.from_addr",
+    " GROUP BY m.thread_id, m.author_id ORDER BY m.thread_id, m.author_id",
   [STORE_NET_GROUPS] =
-    "SELECT m.from_addr, g2.name, count(*) AS messages, min(m.date) AS first_date,"
+    "SELECT m.author_id, g2.id, g2.name, count(*) AS messages, min(m.date) AS first_date,"
     " max(m.date) AS last_date FROM messages m"
     " JOIN message_newsgroups mg2 ON mg2.message_id = m.id"
     " JOIN newsgroups g2 ON g2.id = mg2.newsgroup_id WHERE" NET_FILTER
-    " GROUP BY m.from_addr, g2.name ORDER BY m.from_addr, g2.name",
+    " GROUP BY m.author_id, g2.id ORDER BY m.author_id, g2.name",
+  [STORE_NET_EVERY_AUTHOR] =
+    "SELECT a.id, a.name, a.address, 0, NULL, NULL,"
+    " (SELECT group_concat(address, ' ') FROM (SELECT address FROM author_addresses aa"
+    "   WHERE aa.author_id = a.id ORDER BY aa.messages DESC, aa.address)) AS addresses"
+    " FROM authors a ORDER BY a.id",
 };
 
 gboolean
@@ -49,25 +59,32 @@ store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter
       switch (query)
         {
         case STORE_NET_AUTHORS:
+        case STORE_NET_EVERY_AUTHOR:
+          row.author = sqlite3_column_int64 (stmt, 0);
+          row.name = (const char *) sqlite3_column_text (stmt, 1);
+          row.address = (const char *) sqlite3_column_text (stmt, 2);
+          row.messages = sqlite3_column_int64 (stmt, 3);
+          row.first_date = (const char *) sqlite3_column_text (stmt, 4);
+          row.last_date = (const char *) sqlite3_column_text (stmt, 5);
+          row.addresses = (const char *) sqlite3_column_text (stmt, 6);
+          break;
         case STORE_NET_GROUPS:
-          row.author = (const char *) sqlite3_column_text (stmt, 0);
-          if (query == STORE_NET_AUTHORS)
-            row.name = (const char *) sqlite3_column_text (stmt, 1);
-          else
-            row.other = (const char *) sqlite3_column_text (stmt, 1);
-          row.messages = sqlite3_column_int64 (stmt, 2);
-          row.first_date = (const char *) sqlite3_column_text (stmt, 3);
-          row.last_date = (const char *) sqlite3_column_text (stmt, 4);
+          row.author = sqlite3_column_int64 (stmt, 0);
+          row.other = sqlite3_column_int64 (stmt, 1);
+          row.name = (const char *) sqlite3_column_text (stmt, 2);
+          row.messages = sqlite3_column_int64 (stmt, 3);
+          row.first_date = (const char *) sqlite3_column_text (stmt, 4);
+          row.last_date = (const char *) sqlite3_column_text (stmt, 5);
           break;
         case STORE_NET_REPLIES:
-          row.author = (const char *) sqlite3_column_text (stmt, 0);
-          row.other = (const char *) sqlite3_column_text (stmt, 1);
+          row.author = sqlite3_column_int64 (stmt, 0);
+          row.other = sqlite3_column_int64 (stmt, 1);
           row.messages = 1;
           row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
           break;
         case STORE_NET_THREADS:
           row.thread = sqlite3_column_int64 (stmt, 0);
-          row.author = (const char *) sqlite3_column_text (stmt, 1);
+          row.author = sqlite3_column_int64 (stmt, 1);
           row.messages = 1;
           row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
           break;

@@ -70,6 +70,12 @@ gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
   "   WHERE instr(lower(coalesce(m.from_addr, '')), a.value) > 0" \
   "      OR instr(lower(coalesce(m.from_name, '')), a.value) > 0))"
 
+/* Posts whose authors asked not to be archived (X-No-Archive: yes),
+ * per StoreFilter.no_archive, bound as :no_archive. */
+#define STORE_NO_ARCHIVE_SQL \
+  " (:no_archive = 0 OR (:no_archive = 2) =" \
+  "  (m.flags IS NOT NULL AND instr(',' || m.flags || ',', ',no-archive,') > 0))"
+
 gboolean _store_filter_fill (Store *store, const StoreFilter *filter, GError **error);
 void _store_filter_bind (sqlite3_stmt *stmt, const StoreFilter *filter);
 gboolean _store_query_int (Store *store, const char *sql, gint64 *value, gboolean *found,

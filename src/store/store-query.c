@@ -214,6 +214,7 @@ static const struct {
   { "date_raw", "m.date_raw" },
   { "from_addr", "m.from_addr" },
   { "from_name", "m.from_name" },
+  { "author_id", "m.author_id" },
   { "subject", "m.subject" },
   { "newsgroups", "(SELECT group_concat(name, ',') FROM (SELECT g.name FROM message_newsgroups mg"
                   " JOIN newsgroups g ON g.id = mg.newsgroup_id WHERE mg.message_id = m.id"
@@ -249,7 +250,7 @@ const char *const *
 store_export_default_fields (void)
 {
   static const char *const names[] = {
-    "id", "file", "byte_offset", "message_id", "date", "from_addr", "from_name", "subject",
+    "id", "file", "byte_offset", "message_id", "date", "from_addr", "from_name", "author_id", "subject",
     "newsgroups", "in_reply_to", "thread_id", "parent_id", "quoted_lines", "own_lines",
     "body", "own_text", NULL,
   };
@@ -289,7 +290,7 @@ store_export (Store *store, const StoreFilter *filter, const char *const *fields
       g_string_append_printf (sql, "%s%s AS \"%s\"", i ? ", " : "", expr, fields[i]);
     }
   g_string_append (sql, " FROM messages m JOIN files f ON f.id = m.file_id WHERE"
-                        " (NOT :canonical OR m.duplicate_of IS NULL) AND"
+                        " (NOT :canonical OR m.duplicate_of IS NULL) AND" STORE_NO_ARCHIVE_SQL " AND"
                         " (:match IS NULL OR m.id IN (SELECT rowid FROM messages_fts"
                         "  WHERE messages_fts MATCH :match)) AND" STORE_FILTER_SQL
                         " ORDER BY m.id LIMIT :limit");
@@ -315,7 +316,7 @@ store_archive_rows (Store *store, const StoreFilter *filter, StoreArchiveFunc fu
   static const char sql[] =
     "SELECT m.id, f.path, f.sha256, m.byte_offset, m.byte_length, m.envelope IS NOT NULL,"
     " m.from_addr, m.date FROM messages m JOIN files f ON f.id = m.file_id"
-    " WHERE (NOT :canonical OR m.duplicate_of IS NULL) AND" STORE_FILTER_SQL
+    " WHERE (NOT :canonical OR m.duplicate_of IS NULL) AND" STORE_NO_ARCHIVE_SQL " AND" STORE_FILTER_SQL
     " ORDER BY m.id LIMIT :limit";
   sqlite3_stmt *stmt;
   int rc;
@@ -386,7 +387,7 @@ static const char *const stats_sql[] = {
     "SELECT (SELECT count(*) FROM files) AS files, count(*) AS messages,"
     " count(*) FILTER (WHERE duplicate_of IS NULL) AS canonical,"
     " count(*) FILTER (WHERE duplicate_of IS NOT NULL) AS duplicates,"
-    " count(DISTINCT from_addr) AS authors,"
+    " (SELECT count(*) FROM authors) AS authors,"
     " count(DISTINCT thread_id) FILTER (WHERE duplicate_of IS NULL) AS threads,"
     " min(date) AS first_date, max(date) AS last_date,"
     " count(*) FILTER (WHERE date IS NULL) AS undated,"
@@ -402,20 +403,15 @@ static const char *const stats_sql[] = {
     "SELECT verdict, count(*) AS lines FROM separator_log GROUP BY verdict ORDER BY verdict",
   [STORE_STATS_MONTHLY] =
     "SELECT substr(date, 1, 7) AS month, count(*) AS messages,"
-    " count(DISTINCT from_addr) AS authors, sum(id = thread_id) AS threads"
+    " count(DISTINCT author_id) AS authors, sum(id = thread_id) AS threads"
     " FROM messages WHERE duplicate_of IS NULL AND date IS NOT NULL GROUP BY 1 ORDER BY 1",
   [STORE_STATS_THREAD_SIZES] =
     "SELECT size, count(*) AS threads FROM (SELECT count(*) AS size FROM messages"
     " WHERE duplicate_of IS NULL AND thread_id IS NOT NULL GROUP BY thread_id)"
     " GROUP BY size ORDER BY size",
   [STORE_STATS_TOP_AUTHORS] =
-    "SELECT t.from_addr,"
-    " (SELECT from_name FROM messages n WHERE n.from_addr = t.from_addr AND n.from_name IS NOT NULL"
-    "   GROUP BY from_name ORDER BY count(*) DESC, from_name LIMIT 1) AS from_name,"
-    " t.messages, t.first_date, t.last_date FROM"
-    " (SELECT from_addr, count(*) AS messages, min(date) AS first_date, max(date) AS last_date"
-    "  FROM messages WHERE duplicate_of IS NULL AND from_addr IS NOT NULL GROUP BY from_addr"
-    "  ORDER BY messages DESC, from_addr LIMIT 25) t",
+    "SELECT address AS from_addr, name AS from_name, messages, first_date, last_date, id AS author_id"
+    " FROM authors ORDER BY messages DESC, id LIMIT 25",
   [STORE_STATS_FILES] =
     "SELECT path, size, stored_size, compression, sha256, messages, ingested_at, deja_version"
     " FROM files ORDER BY path",

@@ -30,6 +30,7 @@
  * into one database take turns, file by file); readers never wait. */
 #define BUSY_TIMEOUT_MS 120000
 #define SCHEMA_VERSION ((int) G_N_ELEMENTS (deja_schema))
+#define SCHEMA_AUTHORS 9   /* the version that brought authors (009-authors.sql) */
 /* Past this many pages in the log (256 MiB), a new file's transaction
  * waits for the checkpointer so that it starts the log afresh: a log that
  * only grows makes every page lookup slower. */
@@ -192,6 +193,13 @@ migrate (Store *store, GError **error)
         sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
         return FALSE;
       }
+  /* A database made before authors (schema 9) gets them once, here:
+   * readers never write, and an ingest's own update comes at its end. */
+  if (version > 0 && version < SCHEMA_AUTHORS && !store_update_authors (store, TRUE, NULL, error))
+    {
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
   {
     g_autofree char *pragmas = g_strdup_printf ("PRAGMA application_id = %d; PRAGMA user_version = %d",
                                                 DEJA_APPLICATION_ID, SCHEMA_VERSION);
@@ -801,11 +809,13 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
       rc = sqlite3_step (stmt);
       sqlite3_finalize (stmt);
     }
-  /* Threads are recomputed after the commit: until then they are stale
-   * (threads_rebuild() deletes the row). */
+  /* Threads and authors are recomputed after the commit: until then they
+   * are stale (threads_rebuild() and store_update_authors() delete the
+   * rows). */
   if (rc == SQLITE_DONE)
     rc = sqlite3_exec (store->db, "INSERT OR REPLACE INTO deja_state (key, value)"
-                       " VALUES ('threads', 'stale')", NULL, NULL, NULL) == SQLITE_OK ? SQLITE_DONE : rc;
+                       " VALUES ('threads', 'stale'), ('authors', 'stale')", NULL, NULL,
+                       NULL) == SQLITE_OK ? SQLITE_DONE : rc;
   if (rc != SQLITE_DONE || (rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
     {
       _store_fail (store, rc, "cannot commit", error);

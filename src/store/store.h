@@ -113,6 +113,12 @@ typedef struct {
 
 typedef void (*StoreLogFunc) (const StoreLogRow *row, gpointer user_data);
 
+typedef enum {
+  STORE_NO_ARCHIVE_INCLUDE = 0,
+  STORE_NO_ARCHIVE_SKIP,     /* leave them out */
+  STORE_NO_ARCHIVE_ONLY,     /* only them (to count what was left out) */
+} StoreNoArchive;
+
 /* Which messages a command covers (store-filter.c); NULL members do not
  * filter.  The same for search, export, export-mbox and network. */
 typedef struct _StoreFilter {
@@ -123,6 +129,7 @@ typedef struct _StoreFilter {
   const char *until;     /* ISO 8601 date or prefix, inclusive */
   gint64 limit;          /* 0: no limit */
   gboolean canonical_only;  /* leave out later copies of a Message-ID */
+  StoreNoArchive no_archive; /* export, export-mbox: posts marked X-No-Archive: yes */
 } StoreFilter;
 
 /* One value of a result row (row.h): text is NULL for SQL NULL; borrowed,
@@ -221,20 +228,23 @@ gboolean store_thread_report (Store *store, StoreReport kind, StoreRowFunc func,
 
 /* The rows a network is built from (store-network.c). */
 typedef enum {
-  STORE_NET_AUTHORS,     /* from_addr, from_name, messages, first_date, last_date */
-  STORE_NET_REPLIES,     /* source, target, date: one row per reply */
-  STORE_NET_THREADS,     /* thread_id, author, date: one row per author and thread */
-  STORE_NET_GROUPS,      /* author, newsgroup, messages, first_date, last_date */
+  STORE_NET_AUTHORS,     /* author, name, address, messages, first_date, last_date, addresses */
+  STORE_NET_REPLIES,     /* author -> other (authors), date: one row per reply */
+  STORE_NET_THREADS,     /* thread, author, date: one row per author and thread */
+  STORE_NET_GROUPS,      /* author, other (newsgroups.id), name (of the group), messages, dates */
+  STORE_NET_EVERY_AUTHOR,  /* as AUTHORS for every author, unfiltered, messages 0, no dates */
 } StoreNetQuery;
 
 /* One row of a network query; which members are set depends on it
  * (above).  Strings are borrowed for the callback. */
 typedef struct {
-  const char *author;        /* lower-case address */
-  const char *name;          /* AUTHORS: display name, or NULL */
-  const char *other;         /* REPLIES: the replied-to address; GROUPS: the newsgroup */
+  gint64 author;             /* authors.id */
+  gint64 other;              /* REPLIES: the replied-to author; GROUPS: the newsgroup */
+  const char *name;          /* AUTHORS: the author's name; GROUPS: the newsgroup's */
+  const char *address;       /* AUTHORS: the primary address */
+  const char *addresses;     /* AUTHORS: every address, space-separated, most used first */
   gint64 thread;             /* THREADS: thread id */
-  gint64 messages;           /* AUTHORS, GROUPS: how many; REPLIES, THREADS: 1 */
+  gint64 messages;           /* AUTHORS, GROUPS: how many (in the filter); REPLIES, THREADS: 1 */
   const char *first_date;    /* or the date of the one message */
   const char *last_date;
 } StoreNetRow;
@@ -252,7 +262,8 @@ typedef enum {
   STORE_STATS_LOG,        /* verdict, lines */
   STORE_STATS_MONTHLY,    /* month, messages, authors, threads (started): canonical, dated */
   STORE_STATS_THREAD_SIZES,  /* size, threads */
-  STORE_STATS_TOP_AUTHORS,   /* from_addr, from_name, messages, first_date, last_date: 25 */
+  STORE_STATS_TOP_AUTHORS,   /* from_addr, from_name (the author's primary address and name),
+                                messages, first_date, last_date, author_id: 25 authors */
   STORE_STATS_FILES,      /* path, size, stored_size, compression, sha256, messages,
                              ingested_at, deja_version */
   STORE_STATS_LOG_REASONS,   /* verdict, reason, lines */
@@ -275,6 +286,30 @@ gboolean store_find_message (Store *store, gint64 number, const char *message_id
                              GError **error);
 gboolean store_show (Store *store, StoreShow what, gint64 id, StoreRowFunc func,
                      gpointer user_data, GError **error);
+
+/* Authors (store-authors.c; the grouping is util/identity.c's). */
+typedef struct {
+  gint64 addresses, authors;
+  gboolean updated;          /* FALSE: nothing had changed */
+} StoreAuthorCounts;
+
+typedef enum {
+  STORE_AUTHORS_LIST,        /* author_id, name, address, addresses, messages, threads_started,
+                                replies_given, replies_received, first_date, last_date,
+                                active_days, newsgroups: most messages first */
+  STORE_AUTHORS_ADDRESSES,   /* author_id, address, name, messages, primary_address */
+  STORE_AUTHORS_DECISIONS,   /* address, other, decision, note, decided_at */
+} StoreAuthors;
+
+gboolean store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts,
+                               GError **error);
+gboolean store_set_author_decision (Store *store, const char *decision, const char *address,
+                                    const char *other, const char *note, GError **error);
+gboolean store_author_address (Store *store, const char *ref, char **address, GError **error);
+gboolean store_authors (Store *store, StoreAuthors what, gint64 min_messages, StoreRowFunc func,
+                        gpointer user_data, GError **error);
+gboolean store_author_suggestions (Store *store, int min_score, StoreRowFunc func,
+                                   gpointer user_data, GError **error);
 
 /* deja review (store-review.c). */
 gboolean store_parse_decision (const char *text, MboxDecision *decision);

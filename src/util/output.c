@@ -209,3 +209,31 @@ output_close (Output *o, gboolean commit, GError **error)
   g_free (o);
   return ok;
 }
+
+/**
+ * output_tsv_fields:
+ * @line: one line of a TSV file a person may have edited (a spreadsheet
+ *   ends lines with CR LF); changed in place
+ *
+ * Returns: (transfer full): its fields, still escaped; trailing tabs are
+ *   empty fields, not dropped
+ */
+char **
+output_tsv_fields (char *line)
+{
+  gsize n = strlen (line);
+
+  if (n > 0 && line[n - 1] == '\r')
+    line[n - 1] = '\0';
+  return g_strsplit (line, "\t", -1);
+}
+
+/* The index of column @name in a header row, or -1. */
+int
+output_tsv_column (char **head, const char *name)
+{
+  for (int i = 0; head && head[i]; i++)
+    if (strcmp (head[i], name) == 0)
+      return i;
+  return -1;
+}

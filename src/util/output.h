@@ -11,6 +11,8 @@ G_BEGIN_DECLS
 void output_csv_field (GString *out, const char *text);
 void output_tsv_field (GString *out, const char *text);
 char *output_tsv_unescape (char *field);
+char **output_tsv_fields (char *line);
+int output_tsv_column (char **head, const char *name);
 void output_json_string (GString *out, const char *text);
 void output_json_object (GString *out, const RowValue *values, guint n);
 

@@ -1,0 +1,175 @@
+/* test-identity.c — util/identity.c: which addresses are one person. */
+#include <glib.h>
+#include <string.h>
+
+#include "identity.h"
+#include "pseudonym.h"
+
+static void
+test_name_key (void)
+{
+  g_autofree char *a = identity_name_key ("Lefkowitz, Glyph");
+  g_autofree char *b = identity_name_key ("glyph  LEFKOWITZ");
+  g_autofree char *c = identity_name_key ("Jürgen Müller");
+  g_autofree char *d = identity_name_key ("Juergen Mueller");
+
+  g_assert_cmpstr (a, ==, "glyph lefkowitz");
+  g_assert_cmpstr (a, ==, b);
+  g_assert_cmpstr (c, ==, "jurgen muller");     /* accents folded, not transliterated */
+  g_assert_cmpstr (d, !=, c);
+  g_assert_null (identity_name_key ("root"));
+  g_assert_null (identity_name_key ("ann@example.com"));
+  g_assert_null (identity_name_key ("  ... "));
+  g_assert_null (identity_name_key (NULL));
+}
+
+static void
+test_forms (void)
+{
+  gsize prefix = 0;
+  g_autofree char *g1 = identity_gmail_canonical ("A.nn+lists@googlemail.com");
+  g_autofree char *g2 = identity_gmail_canonical ("ann@example.com");
+
+  g_assert_true (identity_masked ("jan...@siemens.com", &prefix));
+  g_assert_cmpuint (prefix, ==, 3);
+  g_assert_false (identity_masked ("jan@siemens.com", NULL));
+  g_assert_cmpstr (g1, ==, "Ann@gmail.com");   /* addresses come lower case; the rule keeps case */
+  g_assert_null (g2);
+  g_assert_cmpuint (identity_edit_distance ("hank moody", "hank mooody", 2), ==, 1);
+  g_assert_cmpuint (identity_edit_distance ("kitten", "sitting", 5), ==, 3);
+  g_assert_cmpuint (identity_edit_distance ("a", "abcdef", 2), ==, 3);   /* max + 1 */
+}
+
+static void
+test_signature (void)
+{
+  const char *one = "Hi.\n\n-- \nIvy Vance\nDept. of Linguistics\n";
+  const char *two = "Other text.\n--\n  ivy   vance \nDEPT. OF LINGUISTICS\n\n___\nlist footer\n";
+  const char *top = "Yes.\n\n-----Original Message-----\nFrom: Bob\n\n-- \nIvy Vance\nDept. of Linguistics\n";
+
+  g_assert_cmpuint (identity_signature (one, strlen (one)), !=, 0);
+  g_assert_cmpuint (identity_signature (one, strlen (one)), ==, identity_signature (two, strlen (two)));
+  g_assert_cmpuint (identity_signature (top, strlen (top)), ==, 0);     /* someone else's */
+  g_assert_cmpuint (identity_signature ("no signature\n", 13), ==, 0);
+  g_assert_cmpuint (identity_signature ("x\n-- \nAnn\n", 10), ==, 0);  /* too short to tell */
+}
+
+static void
+test_resolve (void)
+{
+  IdentityAddress a[] = {
+    { "carl...@example.org", "Carl Dee", 1, 6, 0 },
+    { "carl.dee@example.org", "Carl Dee", 1, 5, 0 },
+    { "dan...@example.net", "Dan", 1, 9, 0 },
+    { "dan@example.net", "Dan", 1, 7, 0 },
+    { "danny@example.net", "Danny", 1, 8, 0 },
+    { "eve.adams+x@gmail.com", "Eve", 1, 10, 0 },
+    { "eveadams@googlemail.com", "Eve", 1, 11, 0 },
+    { "frank@one.example", "Frank", 2, 2, 0 },
+    { "fmiller@two.example", "Frank", 1, 12, 0 },
+  };
+  IdentityDecision d[] = {
+    { IDENTITY_MERGE, "frank@one.example", "fmiller@two.example" },
+    { IDENTITY_SPLIT, "eveadams@googlemail.com", NULL },
+  };
+  gint64 n = 0;
+  g_autofree gint64 *id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, &n);
+  g_autofree gint64 *decided = NULL, *again = NULL, *never = NULL;
+
+  g_assert_cmpint (n, ==, 7);
+  g_assert_cmpint (id[0], ==, id[1]);             /* masked, one fit */
+  g_assert_cmpint (id[2], !=, id[3]);             /* masked, two fit */
+  g_assert_cmpint (id[2], !=, id[4]);
+  g_assert_cmpint (id[5], ==, id[6]);             /* Gmail */
+  g_assert_cmpint (id[7], !=, id[8]);
+  g_assert_cmpint (id[7], ==, 1);                 /* numbered in archive order */
+  g_assert_cmpint (id[1], ==, 2);
+
+  /* Decisions; ids stay with the people they were */
+  for (guint i = 0; i < G_N_ELEMENTS (a); i++)
+    a[i].previous = id[i];
+  decided = identity_resolve (a, G_N_ELEMENTS (a), d, G_N_ELEMENTS (d), &n);
+  g_assert_cmpint (n, ==, 7);
+  g_assert_cmpint (decided[7], ==, decided[8]);
+  g_assert_cmpint (decided[7], ==, id[7]);
+  g_assert_cmpint (decided[5], !=, decided[6]);
+  g_assert_cmpint (decided[0], ==, id[0]);
+  g_assert_cmpint (MIN (decided[5], decided[6]), ==, id[5]);
+  g_assert_cmpint (MAX (decided[5], decided[6]), ==, 8);   /* the split one is new: above all */
+
+  /* never beats an automatic merge */
+  {
+    IdentityDecision apart[] = { { IDENTITY_NEVER, "carl.dee@example.org", "carl...@example.org" } };
+    never = identity_resolve (a, G_N_ELEMENTS (a), apart, 1, &n);
+    g_assert_cmpint (never[0], !=, never[1]);
+    g_assert_cmpint (n, ==, 8);
+  }
+}
+
+static void
+test_suggest (void)
+{
+  IdentityAlias aliases[] = {
+    { 1, "gina@lab.example", "Gina Lee" }, { 2, "glee@lab.example", "Gina Lee" },
+    { 3, "root@m1.example", "root" }, { 4, "root@m2.example", "root" },
+    { 5, "hank@x.example", "Hank Moody" }, { 6, "hmoody@y.example", "Hank Mooody" },
+  };
+  IdentityDecision never[] = { { IDENTITY_NEVER, "glee@lab.example", "gina@lab.example" } };
+  g_autoptr (GArray) all = identity_suggest (aliases, G_N_ELEMENTS (aliases), NULL, 0, NULL, 0, 1);
+  g_autoptr (GArray) some = identity_suggest (aliases, G_N_ELEMENTS (aliases), NULL, 0, never, 1, 1);
+  IdentitySuggestion *s = (IdentitySuggestion *) all->data;
+  g_autofree char *why = NULL;
+
+  g_assert_cmpuint (all->len, ==, 2);
+  g_assert_cmpint (s[0].a, ==, 1);
+  g_assert_cmpint (s[0].b, ==, 2);
+  g_assert_cmpint (s[0].score, ==, 5);
+  why = identity_evidence_text (s[0].evidence);
+  g_assert_cmpstr (why, ==, "same-name,same-name-and-domain");
+  g_assert_cmpint (s[1].a, ==, 5);
+  g_assert_cmpuint (s[1].evidence, ==, IDENTITY_EVIDENCE_SIMILAR_NAME);
+  g_assert_cmpuint (some->len, ==, 1);
+}
+
+static void
+test_redact (void)
+{
+  static const struct {
+    const char *in, *out;
+    guint addresses, phones;
+  } cases[] = {
+    { "write to ann@example.com today", "write to [address] today", 1, 0 },
+    { "glyph at twistedmatrix.com said", "[address] said", 1, 0 },
+    { "ann at example dot com", "[address]", 1, 0 },
+    { "call +44 20 7946 0958.", "call [phone].", 0, 1 },
+    { "(555) 123-4567 or 555-123-4567", "[phone] or [phone]", 0, 2 },
+    { "on 2002-01-10 at 10:00, 27/08/2001 04", "on 2002-01-10 at 10:00, 27/08/2001 04", 0, 0 },
+    { "127.0.0.1/8080 and 10.0.0.254", "127.0.0.1/8080 and 10.0.0.254", 0, 0 },
+    { "version 1.2.3, ticket 123456789", "version 1.2.3, ticket 123456789", 0, 0 },
+    { "17110  0.0  1.8  6312 4568", "17110  0.0  1.8  6312 4568", 0, 0 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RedactCounts counts = { 0 };
+      g_autofree char *out = redact_text (cases[i].in, &counts);
+
+      g_assert_cmpstr (out, ==, cases[i].out);
+      g_assert_cmpuint (counts.addresses, ==, cases[i].addresses);
+      g_assert_cmpuint (counts.phones, ==, cases[i].phones);
+    }
+  g_assert_null (redact_text (NULL, NULL));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/identity/name-key", test_name_key);
+  g_test_add_func ("/identity/forms", test_forms);
+  g_test_add_func ("/identity/signature", test_signature);
+  g_test_add_func ("/identity/resolve", test_resolve);
+  g_test_add_func ("/identity/suggest", test_suggest);
+  g_test_add_func ("/pseudonym/redact", test_redact);
+  return g_test_run ();
+}
