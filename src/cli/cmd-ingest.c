@@ -96,7 +96,7 @@ rethread (Store *store, const char *db)
     }
   summary = threads_describe (&counts);
   deja_note ("threaded '%s': %s", db, summary);
-  return update_authors (store, db);
+  return TRUE;
 }
 
 int
@@ -215,6 +215,9 @@ cmd_ingest (int argc, char **argv)
   else if (interrupted && (stored > 0 || stale))
     deja_note ("threads not computed: the next 'deja ingest' or 'deja thread' computes them");
   else if ((stored > 0 || stale) && !rethread (store, db))
+    failures++;
+  /* Authors, when a file was stored since they were last computed. */
+  if (!interrupted && !update_authors (store, db))
     failures++;
   /* One line for the whole run, whatever stderr is. */
   deja_note ("done in %.1f s: %u file%s stored, %" G_GUINT64_FORMAT " messages, %.1f MiB/s;"

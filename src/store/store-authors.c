@@ -371,6 +371,7 @@ store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts, G
     ok = _store_fail (store, sqlite3_errcode (store->db), "cannot commit authors", error);
   if (!ok)
     sqlite3_exec (store->db, "ROLLBACK TO authors; RELEASE authors", NULL, NULL, NULL);
+  _store_forget_authors (store);     /* ids may have moved */
   if (ok && counts)
     {
       counts->addresses = in.senders->len;

@@ -21,6 +21,8 @@ enum {
   STMT_INSERT_ATTACHMENT,
   STMT_FTS_DELETE_FILE,
   STMT_FTS_INSERT,
+  STMT_INSERT_AUTHOR,
+  STMT_INSERT_AUTHOR_ADDRESS,
   N_STMTS
 };
 
@@ -37,7 +39,12 @@ struct _Store {
   gint64 next_id;          /* messages.id of the next new message */
   GArray *previous;        /* of StorePrevious: the rows of the file's content before, in order */
   guint previous_pos;      /* the next of them a new row may keep the id of; G_MAXUINT: none */
+  GHashTable *author_ids;  /* address -> author id (gint64 *), loaded by the first message
+                              stored; NULL when it must be read again */
+  gint64 next_author;      /* the id a new address gets */
 };
+
+void _store_forget_authors (Store *store);
 
 /* A row of the content a file had before (store_begin_file): a message
  * stored again at the same place with the same content keeps its id. */

@@ -44,9 +44,9 @@ static const char *const stmt_sql[N_STMTS] = {
     " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags,"
     " own_text, quoted_lines, own_lines, attachment_count,"
     " id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags, content_hash,"
-    " text_damage)"
+    " text_damage, author_id)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26)",
+    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0))",
   [STMT_INSERT_REF] =
     "INSERT OR IGNORE INTO refs (message_id, kind, position, ref) VALUES (?1, ?2, ?3, ?4)",
   [STMT_INSERT_GROUP] = "INSERT OR IGNORE INTO newsgroups (name) VALUES (?1)",
@@ -70,6 +70,11 @@ static const char *const stmt_sql[N_STMTS] = {
     " JOIN files f ON f.id = m.file_id WHERE f.path = ?1",
   [STMT_FTS_INSERT] =
     "INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?1, ?2, ?3)",
+  /* A new address's provisional author, until store_update_authors(). */
+  [STMT_INSERT_AUTHOR] =
+    "INSERT INTO authors (id, name, address, messages) VALUES (?1, ?2, ?2, 0)",
+  [STMT_INSERT_AUTHOR_ADDRESS] =
+    "INSERT INTO author_addresses (address, author_id, messages) VALUES (?2, ?1, 0)",
 };
 
 
@@ -407,6 +412,7 @@ store_close (Store *store)
   if (store->db)
     sqlite3_close (store->db);
   g_hash_table_unref (store->group_ids);
+  _store_forget_authors (store);
   if (store->previous)
     g_array_unref (store->previous);
   g_free (store->path);
@@ -724,6 +730,65 @@ store_message_id (Store *store, gint64 offset, guint64 content_hash)
 
 /* Adds one message of the current file, with its attachments, references
  * and groups.  message->id must come from store_message_id(). */
+/* The provisional mapping of new addresses to authors is dropped when the
+ * tables change under it (a rollback, store_update_authors()). */
+void
+_store_forget_authors (Store *store)
+{
+  g_clear_pointer (&store->author_ids, g_hash_table_unref);
+}
+
+static void
+load_author_ids (Store *store)
+{
+  sqlite3_stmt *stmt;
+  gint64 max = 0;
+
+  store->author_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  if (sqlite3_prepare_v2 (store->db, "SELECT address, author_id FROM author_addresses", -1, &stmt,
+                          NULL) == SQLITE_OK)
+    {
+      while (sqlite3_step (stmt) == SQLITE_ROW)
+        g_hash_table_insert (store->author_ids, g_strdup ((const char *) sqlite3_column_text (stmt, 0)),
+                             g_memdup2 (&(gint64) { sqlite3_column_int64 (stmt, 1) }, sizeof (gint64)));
+      sqlite3_finalize (stmt);
+    }
+  _store_query_int (store, "SELECT coalesce(max(id), 0) FROM authors", &max, NULL, NULL);
+  store->next_author = max + 1;
+}
+
+/* The author of a message from @address: its author if the address is
+ * known, else a new author of its own (store_update_authors() merges it
+ * at the end of the ingest, moving only the messages whose author
+ * changes, rather than writing every new row twice).  0 when the author
+ * cannot be written (the message is stored without one, and the update
+ * finds it). */
+static gint64
+author_for (Store *store, const char *address)
+{
+  gint64 *known, id;
+  sqlite3_stmt *a = store->stmts[STMT_INSERT_AUTHOR], *aa = store->stmts[STMT_INSERT_AUTHOR_ADDRESS];
+  gboolean ok;
+
+  if (store->author_ids == NULL)
+    load_author_ids (store);
+  if ((known = g_hash_table_lookup (store->author_ids, address)) != NULL)
+    return *known;
+  id = store->next_author;
+  sqlite3_bind_int64 (a, 1, id);
+  sqlite3_bind_text (a, 2, address, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (aa, 1, id);
+  sqlite3_bind_text (aa, 2, address, -1, SQLITE_STATIC);
+  ok = sqlite3_step (a) == SQLITE_DONE && sqlite3_step (aa) == SQLITE_DONE;
+  sqlite3_reset (a);
+  sqlite3_reset (aa);
+  if (!ok)
+    return 0;
+  store->next_author++;
+  g_hash_table_insert (store->author_ids, g_strdup (address), g_memdup2 (&id, sizeof id));
+  return id;
+}
+
 gboolean
 store_add_message (Store *store, const StoreMessage *m, GError **error)
 {
@@ -758,6 +823,7 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   _store_bind_text_or_null (stmt, 24, m->guess.flags);
   sqlite3_bind_int64 (stmt, 25, (sqlite3_int64) m->content_hash);
   sqlite3_bind_int64 (stmt, 26, m->text_damage);
+  sqlite3_bind_int64 (stmt, 27, m->from_addr ? author_for (store, m->from_addr) : 0);
   rc = step_reset (stmt);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record message", error);
@@ -834,8 +900,9 @@ store_abort_file (Store *store)
 {
   if (sqlite3_get_autocommit (store->db) == 0)
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-  /* Groups and messages added in the transaction are gone again. */
+  /* Groups, authors and messages added in the transaction are gone again. */
   g_hash_table_remove_all (store->group_ids);
+  _store_forget_authors (store);
   store->file_id = 0;
   g_clear_pointer (&store->previous, g_array_unref);
 }
