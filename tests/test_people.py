@@ -321,6 +321,11 @@ def pseudonymised_outputs_hold_no_address_and_follow_the_key():
     body = lou[0]["body"]
     assert "2002-01-10" in body and "1.2.3" in body and "123456789" in body   # not telephone numbers
     assert all(r["from_addr"] == r["from_name"] == r["author_id"] for r in rows)
+    # from_name alone still names the author (author_id read, not written)
+    r = ok("export", "--db", DB, "--format", "json", "--fields", "id,from_name", "--pseudonymise", k1)
+    alone = json.loads(r.stdout)
+    assert list(alone[0]) == ["id", "from_name"]
+    assert {a["id"]: a["from_name"] for a in alone} == {r["id"]: r["from_name"] for r in rows}
     replies = [r for r in rows if r["in_reply_to"]]
     by_id = {r["message_id"]: r for r in rows}
     assert replies and all(r["in_reply_to"] in by_id for r in replies)   # references still link

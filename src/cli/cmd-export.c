@@ -19,6 +19,7 @@ typedef struct {
   guint64 rows_written;
   gboolean failed;       /* a write failed: stop early */
   DejaPseudonyms *pseudonyms;   /* NULL: as stored */
+  gboolean hidden_author;       /* the last field, author_id, is read only to name the author */
 } Writer;
 
 static void
@@ -98,6 +99,8 @@ write_row (const StoreValue *stored, guint n, gpointer user_data)
 
   if (w->pseudonyms)
     pseudonymise_row (w->pseudonyms, v, n, owned);
+  if (w->hidden_author)
+    n--;
 
   g_string_truncate (w->line, 0);
   if (w->rows)
@@ -167,13 +170,15 @@ count_no_archive (Store *store, const StoreFilter *filter)
 }
 
 static int
-run_export (Store *store, const StoreFilter *filter, GStrv fields, const char *format,
-            const char *out, DejaPseudonyms *pseudonyms, DejaStatement *statement, const char *statement_path)
+run_export (Store *store, const StoreFilter *filter, GStrv fields, gboolean hidden_author,
+            const char *format, const char *out, DejaPseudonyms *pseudonyms, DejaStatement *statement,
+            const char *statement_path)
 {
   g_autoptr (GError) error = NULL;
   Output *output = output_open (out, &error);
   gboolean csv = format == NULL || strcmp (format, "csv") == 0;
-  Writer w = { csv, NULL, NULL, g_string_new (NULL), 0, FALSE, pseudonyms };
+  Writer w = { csv, NULL, NULL, g_string_new (NULL), 0, FALSE, pseudonyms, hidden_author };
+  guint n_fields = g_strv_length (fields) - (hidden_author ? 1 : 0);
   gboolean ok;
 
   if (output == NULL)
@@ -188,7 +193,7 @@ run_export (Store *store, const StoreFilter *filter, GStrv fields, const char *f
   if (csv)
     {
       /* The header names every field, even when no row follows. */
-      guint n = g_strv_length (fields);
+      guint n = n_fields;
       g_autofree StoreValue *names = g_new0 (StoreValue, n);
       for (guint i = 0; i < n; i++)
         names[i].name = fields[i];
@@ -237,7 +242,7 @@ cmd_export (int argc, char **argv)
   g_auto (GStrv) fields = NULL;
   g_auto (DejaPseudonyms) pseudonyms = { 0 };
   gint64 limit = 0;
-  gboolean duplicates = FALSE, include_no_archive = FALSE;
+  gboolean duplicates = FALSE, include_no_archive = FALSE, hidden_author;
   int status = 0;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
@@ -314,6 +319,19 @@ cmd_export (int argc, char **argv)
   filter.limit = limit;
   filter.canonical_only = !duplicates;
   filter.no_archive = include_no_archive ? STORE_NO_ARCHIVE_INCLUDE : STORE_NO_ARCHIVE_SKIP;
+  /* A pseudonymised from_name needs its author even when neither from_addr
+   * nor author_id is asked for: author_id is read, and not written. */
+  hidden_author = key && g_strv_contains ((const char *const *) fields, "from_name") &&
+                  !g_strv_contains ((const char *const *) fields, "from_addr") &&
+                  !g_strv_contains ((const char *const *) fields, "author_id");
+  if (hidden_author)
+    {
+      guint n = g_strv_length (fields);
+
+      fields = g_renew (char *, fields, n + 2);
+      fields[n] = g_strdup ("author_id");
+      fields[n + 1] = NULL;
+    }
   if (key && !deja_pseudonyms_open (&pseudonyms, key, store))
     {
       search_query_clear (&parsed);
@@ -323,8 +341,8 @@ cmd_export (int argc, char **argv)
     g_autofree char *what = g_strdup_printf ("Messages (%s)", format ? format : "csv");
     DejaStatement statement = { command, db, what, out, NULL, key ? &pseudonyms : NULL, key != NULL, -1 };
 
-    status = run_export (store, &filter, fields, format, out, key ? &pseudonyms : NULL, &statement,
-                         statement_path);
+    status = run_export (store, &filter, fields, hidden_author, format, out, key ? &pseudonyms : NULL,
+                         &statement, statement_path);
   }
   search_query_clear (&parsed);
   return status;
