@@ -40,6 +40,13 @@ ALTER TABLE messages ADD COLUMN author_id INTEGER
   REFERENCES authors (id) DEFERRABLE INITIALLY DEFERRED;
 CREATE INDEX messages_author ON messages (author_id);
 
+-- What grouping reads after every ingest (every sender address with its
+-- names, counts and dates), from the index alone: 0.13 s to 0.03 s on a
+-- 64 MiB archive, for 0.6 % more space.  It serves lookups by address
+-- as messages_from_addr did.
+DROP INDEX messages_from_addr;
+CREATE INDEX messages_sender ON messages (from_addr, from_name, duplicate_of, date);
+
 -- Authors are computed from the messages already stored when the
 -- database is opened by this version (store.c).
 INSERT OR REPLACE INTO deja_state (key, value) VALUES ('authors', 'stale');

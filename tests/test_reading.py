@@ -10,6 +10,7 @@ import sqlite3
 
 import tap
 from cli_helpers import FIXTURES, SAMPLE, TMP, deja, fresh_db
+from dump import dump
 
 THREADS = os.path.join(FIXTURES, "threads")
 DB = fresh_db("reading.db")
@@ -235,6 +236,55 @@ def ids_stay_when_a_file_grows_at_its_end():
     assert mine[0][1] == before["0:" + grown]
 
 
+def grow_and_compare(name, start, appended, expect_append):
+    """Ingests @start, appends, ingests again; the database must equal one
+    made from the grown file at once (dump, log, FTS), and the second
+    ingest must say whether it read only the new part."""
+    grown, db, whole = os.path.join(TMP, name + ".mbox"), fresh_db(name + ".db"), fresh_db(name + "-whole.db")
+    with open(grown, "wb") as f:
+        f.write(start)
+    assert deja("ingest", "--db", db, grown).returncode == 0
+    with open(grown, "ab") as f:
+        f.write(appended)
+    r = deja("ingest", "--db", db, grown)
+    assert r.returncode == 0, r.stderr
+    assert ("grew at its end" in r.stderr) == expect_append, r.stderr
+    assert deja("ingest", "--db", whole, grown).returncode == 0
+    assert dump(db) == dump(whole)
+    for table in ("SELECT line_no, byte_offset, verdict, reason FROM separator_log ORDER BY 1",
+                  "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'int OR pointer OR the'"
+                  " ORDER BY rowid",
+                  "SELECT size, messages, lines, sha256 FROM files"):
+        with sqlite3.connect(db) as a, sqlite3.connect(whole) as b:
+            assert a.execute(table).fetchall() == b.execute(table).fetchall(), table
+
+
+@tap.test
+def a_grown_file_is_read_from_its_old_end():
+    with open(SAMPLE, "rb") as f:
+        sample = f.read()
+    with open(os.path.join(THREADS, "comp.std.c.mbox"), "rb") as f:
+        more = f.read()
+    assert sample.endswith(b"\n")
+    # as mailers append: a blank line, then the new messages
+    grow_and_compare("grow-blank", sample, b"\n" + more, True)
+    # straight after the last line
+    grow_and_compare("grow-direct", sample, more, True)
+    # not after a message's end: the last message goes on; read whole
+    grow_and_compare("grow-inside", sample, b"More text of the last message.\n\n" + more, False)
+    # the old part changed too: read whole
+    changed = sample.replace(b"sizeof", b"SIZEOF", 1)
+    path = os.path.join(TMP, "grow-changed.mbox")
+    db = fresh_db("grow-changed.db")
+    with open(path, "wb") as f:
+        f.write(sample)
+    assert deja("ingest", "--db", db, path).returncode == 0
+    with open(path, "wb") as f:
+        f.write(changed + b"\n" + more)
+    r = deja("ingest", "--db", db, path)
+    assert r.returncode == 0 and "grew at its end" not in r.stderr, r.stderr
+
+
 DATASETTE_DETECT_FTS = """
     select name from sqlite_master where rootpage = 0 and (
       sql like '%VIRTUAL TABLE%USING FTS%content="messages"%'
@@ -257,6 +307,8 @@ def undo_authors(c):
                  "thread_summary"):
         c.execute("DROP VIEW %s" % view)
     c.execute("DROP INDEX messages_author")
+    c.execute("DROP INDEX messages_sender")
+    c.execute("CREATE INDEX messages_from_addr ON messages (from_addr)")
     c.execute("ALTER TABLE messages DROP COLUMN author_id")
     for table in ("author_addresses", "author_decisions", "authors"):
         c.execute("DROP TABLE %s" % table)

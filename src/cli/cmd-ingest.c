@@ -24,6 +24,9 @@ report (const char *path, const IngestResult *r)
   else if (r->duplicate_of)
     deja_note ("'%s' has the same content as '%s', already ingested: not stored again",
                path, r->duplicate_of);
+  else if (r->appended_at > 0)
+    deja_note ("'%s' grew at its end: its first %.1f MiB were kept (verified by hash, not read"
+               " again); after them, %s", path, r->appended_at / 1048576.0, counts);
   else
     deja_note ("ingested '%s': %s", path, counts);
 }

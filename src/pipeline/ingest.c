@@ -7,8 +7,11 @@
  * decoded batches are written in archive order, so ids follow the file.
  * The content hash of a new file is computed on a thread of its own
  * while the pipeline runs; a file already in the database is hashed
- * first and skipped when unchanged.  Any failure rolls the transaction back: the database keeps
- * exactly what it had.
+ * first and skipped when unchanged.  A file that grew at its end (an
+ * archive's usual way) is split whole, for exact context, but only the
+ * messages after its old end are decoded and stored: the old part is
+ * verified by hash.  Any failure rolls the transaction back: the database
+ * keeps exactly what it had.
  */
 #include "ingest.h"
 #include "charset.h"
@@ -43,6 +46,11 @@ typedef struct {
   guint64 written;           /* messages stored */
   GThreadPool *freer;        /* frees stored batches, off the writer's thread */
   const volatile int *cancel;
+  goffset skip;              /* appending: the old part, stored already; 0: none */
+  gint64 grown_offset;       /* appending: the old last message, now longer by the blank
+                                line before the new one; -1: none */
+  gint64 grown_length;
+  gboolean diverged;         /* appending: the old part does not end where a message does */
 } Pipeline;
 
 static gboolean
@@ -119,6 +127,8 @@ write_log (Pipeline *p, MboxSplitter *splitter, GError **error)
   gsize n;
   const MboxLogEntry *entries = mbox_splitter_peek_log (splitter, &n);
 
+  while (n > 0 && entries[0].offset < p->skip)   /* the old part's are stored */
+    entries++, n--;
   split_count_log (&p->result->counts, entries, n);
   for (gsize i = 0; i < n; i++)
     {
@@ -211,6 +221,38 @@ push_batch (Pipeline *p, DecodeBatch *batch, GError **error)
   return TRUE;
 }
 
+static gboolean
+blank (const char *p, const char *end)
+{
+  for (; p < end; p++)
+    if (*p != '\n' && *p != '\r')
+      return FALSE;
+  return TRUE;
+}
+
+/* Appending: a message of the old part is not decoded again.  The last
+ * one may now end further on, by the blank line a mailer writes before
+ * the message it appends; anything else means the old part does not end
+ * where a message ends, and the file is read whole instead. */
+static gboolean
+old_part (Pipeline *p, const MboxSpan *span, GError **error)
+{
+  goffset end = span->offset + span->length;
+
+  if (end <= p->skip)
+    return TRUE;
+  if (blank (p->input->data + p->skip, p->input->data + end))
+    {
+      p->grown_offset = span->offset;
+      p->grown_length = span->length;
+      return TRUE;
+    }
+  p->diverged = TRUE;
+  g_set_error (error, INGEST_ERROR, INGEST_ERROR_DIVERGED,
+               "the old end is inside a message: read whole");
+  return FALSE;
+}
+
 /* Splits, decodes and stores every message; @span holds the first. */
 static gboolean
 run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **error)
@@ -233,6 +275,12 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
           break;
         }
       ok = write_log (p, splitter, error);
+      if (ok && span->offset < p->skip)
+        {
+          ok = old_part (p, span, error);
+          have = ok && mbox_splitter_next (splitter, span, NULL);
+          continue;
+        }
       g_array_append_val (batch->items, item);
       batch->bytes += span->length;
       p->result->counts.messages++;
@@ -253,6 +301,8 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
     ok = drain_one (p, error);
   if (ok && cancelled (p, error))
     ok = FALSE;
+  if (ok && p->grown_offset >= 0)
+    ok = store_set_message_length (p->store, p->grown_offset, p->grown_length, error);
   /* On failure, let the workers finish before their batches are freed. */
   g_clear_pointer (&p->pool, decode_pool_free);
   g_queue_clear_full (&p->inflight, (GDestroyNotify) decode_batch_free);
@@ -263,28 +313,39 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
   return ok;
 }
 
-/* Sets result->unchanged when @abs holds what the database already has;
- * sets *known to the file's hash when the path was ingested with other
- * content (NULL when it never was).  FALSE with @error when the database
- * cannot say. */
+/* Sets result->unchanged when @abs holds what the database already has,
+ * and result->appended_at when it holds that and more after it; sets
+ * *known to the file's hash when the path was ingested with other content
+ * (NULL when it never was).  FALSE with @error when the database cannot
+ * say. */
 static gboolean
 check_unchanged (Store *store, Input *input, const char *abs, IngestResult *result, char **known,
                  GError **error)
 {
-  g_autofree char *recorded = NULL;
-  g_autofree char *actual = NULL;
+  StoreFileRecord record;
+  gboolean found;
+  g_autofree char *start = NULL;
 
   *known = NULL;
-  if (!store_file_sha256 (store, abs, &recorded, error))
+  if (!store_file_record (store, abs, &record, &found, error))
     return FALSE;
-  if (recorded == NULL)
+  if (!found)
     return TRUE;
-  if ((actual = input_sha256 (input)) == NULL)
-    return TRUE;       /* hashed again, and reported, by the pipeline */
-  if (strcmp (recorded, actual) == 0)
-    result->unchanged = TRUE;
+  /* Grown: the start and the whole hashed in one pass. */
+  if (record.size > 0 && (gsize) record.size < input->len)
+    start = input_sha256_prefix (input, (gsize) record.size, known);
   else
-    *known = g_steal_pointer (&actual);
+    *known = input_sha256 (input);
+  if (*known == NULL)
+    ;                  /* hashed again, and reported, by the pipeline */
+  else if (strcmp (record.sha256, *known) == 0)
+    {
+      result->unchanged = TRUE;
+      g_clear_pointer (known, g_free);
+    }
+  else if (start && strcmp (start, record.sha256) == 0 && input->data[record.size - 1] == '\n')
+    result->appended_at = record.size;
+  store_file_record_clear (&record);
   return TRUE;
 }
 
@@ -312,49 +373,25 @@ first_message (MboxSplitter *splitter, MboxSpan *span, IngestResult *result, GEr
   return FALSE;
 }
 
-/**
- * ingest_file:
- * @session: the command's ingest session (its database and options)
- * @path: an archive file (plain, gzip, bzip2, xz) or a zip member
- * @result: (out caller-allocates): counts, and what happened
- *
- * Stores every message of @path, its references, newsgroups and separator
- * log, in one transaction.  A file that was ingested before is replaced
- * when its content changed and left alone when not; a file whose content
- * is already in the database under another path is not stored twice.
- *
- * Returns: %TRUE on success (including "nothing to do"); %FALSE with
- * @error set when the file cannot be read or is not an mbox, and the
- * database is unchanged
- */
-gboolean
-ingest_file (IngestSession *session, const char *path, IngestResult *result, GError **error)
+/* Reads @input into the database (after check_unchanged: @sha256 is its
+ * hash when known, @recorded whether the path was ingested before, and
+ * result->appended_at where its new part starts, or 0). */
+static gboolean
+read_content (IngestSession *session, Input *input, const char *abs, char *sha256, gboolean recorded,
+              IngestResult *result, GError **error)
 {
   Store *store = session->store;
   const IngestOptions *options = &session->options;
-  g_autofree char *abs = g_canonicalize_filename (path, NULL);
-  g_autofree char *sha256 = NULL;
-  g_autoptr (Input) input = NULL;
   g_autoptr (MboxSplitter) splitter = NULL;
   g_autoptr (Progress) progress = NULL;
   Pipeline p = { 0 };
   MboxSpan span;
   StoreFileMeta meta;
   guint threads;
-  gboolean ok, recorded, any_decisions, replaced;
+  gboolean ok, any_decisions, replaced;
+  gint64 total;
   g_autoptr (GHashTable) decisions = NULL;
 
-  memset (result, 0, sizeof *result);
-  if ((input = input_open (path, error)) == NULL)
-    return FALSE;
-  if (options->reingest)
-    sha256 = input_sha256 (input);
-  else if (!check_unchanged (store, input, abs, result, &sha256, error))
-    return FALSE;
-  else if (result->unchanged)
-    return TRUE;
-  /* Here, a hash means the path was ingested before with other content. */
-  recorded = sha256 != NULL;
   splitter = mbox_splitter_new (input->data, input->len,
                                 options->force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
   mbox_splitter_set_scan_func (splitter, release_behind, input);
@@ -370,41 +407,48 @@ ingest_file (IngestSession *session, const char *path, IngestResult *result, GEr
         return FALSE;
       if (decisions != NULL)
         mbox_splitter_set_decisions (splitter, decisions);
+      /* The old part was split by its own decisions: read whole. */
+      result->appended_at = 0;
     }
   meta = (StoreFileMeta) { abs, input->len, input->stored_size, input->mtime,
-                           input->compression };
+                           input->compression, result->appended_at > 0 };
   if (!first_message (splitter, &span, result, error))
     {
       /* A file that became empty replaces its old rows with none. */
       if (!result->empty || !recorded)
-        return result->empty;
+        {
+          g_free (sha256);
+          return result->empty;
+        }
+      meta.append = FALSE;
       if (!store_begin_file (store, &meta, NULL, error))
-        return FALSE;
+        return g_free (sha256), FALSE;
       g_clear_pointer (&session->guesser, thread_guesser_free);   /* its rows go */
       if (store_finish_file (store, sha256, 0, 0, error))
-        return TRUE;
+        return g_free (sha256), TRUE;
       store_abort_file (store);
-      return FALSE;
+      return g_free (sha256), FALSE;
     }
   if (!store_begin_file (store, &meta, &replaced, error))
-    return FALSE;
+    return g_free (sha256), FALSE;
   if (replaced)
     g_clear_pointer (&session->guesser, thread_guesser_free);   /* the old rows are gone */
   if (session->guesser == NULL && !load_guesser (session, error))
     {
       store_abort_file (store);
-      return FALSE;
+      return g_free (sha256), FALSE;
     }
 
   threads = options->threads ? options->threads : g_get_num_processors ();
-  g_debug ("'%s': %" G_GSIZE_FORMAT " bytes of mbox text%s%s, %u decoding threads, %s", path,
+  g_debug ("'%s': %" G_GSIZE_FORMAT " bytes of mbox text%s%s, %u decoding threads, %s%s", abs,
            input->len, input->compression ? " expanded from " : "",
            input->compression ? input->compression : "", threads,
-           sha256 ? "hash known" : "hashing beside the pipeline");
-  progress = progress_new (path, input->len);
+           sha256 ? "hash known" : "hashing beside the pipeline",
+           meta.append ? ", appending" : "");
+  progress = progress_new (abs, input->len);
   p = (Pipeline) { store, session->guesser, input, decode_pool_new (input->data, threads), G_QUEUE_INIT,
                    threads * 2 + 2, sha256 ? NULL : g_thread_new ("deja-hash", hash_input, input),
-                   result, progress, 0, NULL, options->cancel };
+                   result, progress, 0, NULL, options->cancel, result->appended_at, -1, 0, FALSE };
   ok = run_pipeline (&p, splitter, &span, error);
   if (p.hasher)
     sha256 = g_thread_join (p.hasher);
@@ -419,11 +463,74 @@ ingest_file (IngestSession *session, const char *path, IngestResult *result, GEr
     {
       store_abort_file (store);
       g_clear_pointer (&session->guesser, thread_guesser_free);   /* it knows rows rolled back */
-      return TRUE;
+      return g_free (sha256), TRUE;
     }
-  if (ok && store_finish_file (store, sha256, result->counts.messages, result->counts.lines, error))
-    return TRUE;
+  total = result->counts.messages;
+  if (ok && meta.append)
+    {
+      /* The file's row counts what was there and what came. */
+      StoreFileRecord before;
+      gboolean found;
+
+      ok = store_file_record (store, abs, &before, &found, error);
+      total += before.messages;
+      store_file_record_clear (&before);
+    }
+  if (ok && store_finish_file (store, sha256, total, result->counts.lines, error))
+    return g_free (sha256), TRUE;
   store_abort_file (store);
   g_clear_pointer (&session->guesser, thread_guesser_free);
+  g_free (sha256);
   return FALSE;
+}
+
+/**
+ * ingest_file:
+ * @session: the command's ingest session (its database and options)
+ * @path: an archive file (plain, gzip, bzip2, xz) or a zip member
+ * @result: (out caller-allocates): counts, and what happened
+ *
+ * Stores every message of @path, its references, newsgroups and separator
+ * log, in one transaction.  A file that was ingested before is replaced
+ * when its content changed, extended when it only grew at its end, and
+ * left alone when not; a file whose content is already in the database
+ * under another path is not stored twice.
+ *
+ * Returns: %TRUE on success (including "nothing to do"); %FALSE with
+ * @error set when the file cannot be read or is not an mbox, and the
+ * database is unchanged
+ */
+gboolean
+ingest_file (IngestSession *session, const char *path, IngestResult *result, GError **error)
+{
+  g_autofree char *abs = g_canonicalize_filename (path, NULL);
+  char *sha256 = NULL;
+  g_autoptr (Input) input = NULL;
+  g_autoptr (GError) local = NULL;
+
+  memset (result, 0, sizeof *result);
+  if ((input = input_open (path, error)) == NULL)
+    return FALSE;
+  if (session->options.reingest)
+    sha256 = input_sha256 (input);
+  else if (!check_unchanged (session->store, input, abs, result, &sha256, error))
+    return FALSE;
+  else if (result->unchanged)
+    return TRUE;
+  /* Here, a hash means the path was ingested before with other content. */
+  if (read_content (session, input, abs, g_strdup (sha256), sha256 != NULL, result, &local))
+    {
+      g_free (sha256);
+      return TRUE;
+    }
+  if (!g_error_matches (local, INGEST_ERROR, INGEST_ERROR_DIVERGED))
+    {
+      g_free (sha256);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  /* It grew, but not after a message's end: the whole file again. */
+  g_debug ("'%s': %s", abs, local->message);
+  memset (result, 0, sizeof *result);
+  return read_content (session, input, abs, sha256, TRUE, result, error);
 }

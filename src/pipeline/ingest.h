@@ -13,6 +13,7 @@ GQuark ingest_error_quark (void);
 
 typedef enum {
   INGEST_ERROR_CANCELLED,  /* options.cancel was set: the file was rolled back */
+  INGEST_ERROR_DIVERGED,   /* internal: a grown file is read whole after all */
 } IngestError;
 
 typedef struct {
@@ -29,6 +30,8 @@ typedef struct {
   gboolean unchanged;      /* already ingested with this content */
   gboolean empty;          /* a valid mbox with no messages */
   char *duplicate_of;      /* same content already ingested under this path */
+  gint64 appended_at;      /* the file grew at its end: only what follows this offset was
+                              read (its start verified by hash); 0: read whole */
 } IngestResult;
 
 /* One command's ingest: the files it stores, one after the other, share

@@ -60,7 +60,8 @@ load_senders (Store *store, Senders *out, GError **error)
     "SELECT from_addr, from_name, count(*), sum(duplicate_of IS NULL), min(id),"
     " min(CASE WHEN duplicate_of IS NULL THEN date END),"
     " max(CASE WHEN duplicate_of IS NULL THEN date END)"
-    " FROM messages WHERE from_addr IS NOT NULL GROUP BY from_addr, from_name ORDER BY from_addr";
+    " FROM messages WHERE from_addr IS NOT NULL GROUP BY from_addr, from_name"
+    " ORDER BY from_addr, from_name";   /* messages_sender: the index alone */
   sqlite3_stmt *stmt;
   Sender *current = NULL;
   int rc;

@@ -433,6 +433,65 @@ store_file_sha256 (Store *store, const char *path, char **sha256, GError **error
   return _store_query_text (store, "SELECT sha256 FROM files WHERE path = ?1", path, 0, sha256, error);
 }
 
+/* Appending: the old last message of the current file now ends further
+ * on (the blank line before the message appended after it). */
+gboolean
+store_set_message_length (Store *store, gint64 offset, gint64 length, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  g_return_val_if_fail (store->file_id > 0, FALSE);
+  if ((rc = sqlite3_prepare_v2 (store->db, "UPDATE messages SET byte_length = ?3"
+                                " WHERE file_id = ?1 AND byte_offset = ?2", -1, &stmt, NULL)) == SQLITE_OK)
+    {
+      sqlite3_bind_int64 (stmt, 1, store->file_id);
+      sqlite3_bind_int64 (stmt, 2, offset);
+      sqlite3_bind_int64 (stmt, 3, length);
+      rc = sqlite3_step (stmt);
+      sqlite3_finalize (stmt);
+    }
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot record the message's length", error);
+}
+
+/**
+ * store_file_record:
+ * @found: (out): whether @path was ingested
+ *
+ * What the database recorded of @path (its content's hash and size, its
+ * messages and lines): an ingest compares it with the file now.
+ */
+gboolean
+store_file_record (Store *store, const char *path, StoreFileRecord *record, gboolean *found,
+                   GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  memset (record, 0, sizeof *record);
+  *found = FALSE;
+  if ((rc = sqlite3_prepare_v2 (store->db, "SELECT sha256, size, messages, lines FROM files WHERE path = ?1",
+                                -1, &stmt, NULL)) != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read database", error);
+  sqlite3_bind_text (stmt, 1, path, -1, SQLITE_STATIC);
+  if ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      *found = TRUE;
+      record->sha256 = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+      record->size = sqlite3_column_int64 (stmt, 1);
+      record->messages = sqlite3_column_int64 (stmt, 2);
+      record->lines = sqlite3_column_int64 (stmt, 3);
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read database", error);
+}
+
+void
+store_file_record_clear (StoreFileRecord *record)
+{
+  g_clear_pointer (&record->sha256, g_free);
+}
+
 /**
  * store_path_with_sha256:
  * @path: (out) (transfer full) (nullable): the path of an ingested file
@@ -535,6 +594,42 @@ load_previous (Store *store, const char *path, GError **error)
  * deleted with all its rows (the new content replaces it), and a files
  * row is created for what follows.
  */
+/* The file grew at its end: its rows stay (and keep their ids, their FTS
+ * entries, their log); the new messages are added after them. */
+static gboolean
+begin_append (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  g_clear_pointer (&store->previous, g_array_unref);   /* no id to take over */
+  if (replaced != NULL)
+    *replaced = FALSE;
+  rc = sqlite3_prepare_v2 (store->db,
+                           "UPDATE files SET size = ?2, stored_size = ?3, mtime = ?4, ingested_at ="
+                           " strftime('%Y-%m-%dT%H:%M:%S', 'now'), deja_version = ?5 WHERE path = ?1"
+                           " RETURNING id", -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_bind_text (stmt, 1, meta->path, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (stmt, 2, meta->size);
+      sqlite3_bind_int64 (stmt, 3, meta->stored_size);
+      sqlite3_bind_int64 (stmt, 4, meta->mtime);
+      sqlite3_bind_text (stmt, 5, PACKAGE_VERSION, -1, SQLITE_STATIC);
+      if ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        store->file_id = sqlite3_column_int64 (stmt, 0);
+      sqlite3_finalize (stmt);
+    }
+  if (store->file_id > 0)
+    {
+      g_debug ("'%s': transaction begun, appending to its rows", meta->path);
+      return TRUE;
+    }
+  _store_fail (store, rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_NOTFOUND : rc, "cannot record file", error);
+  sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  return FALSE;
+}
+
 gboolean
 store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError **error)
 {
@@ -554,6 +649,8 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
       sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
       return FALSE;
     }
+  if (meta->append)
+    return begin_append (store, meta, replaced, error);
   sqlite3_bind_text (store->stmts[STMT_FTS_DELETE_FILE], 1, meta->path, -1, SQLITE_STATIC);
   if ((rc = step_reset (store->stmts[STMT_FTS_DELETE_FILE])) != SQLITE_DONE)
     goto fail;

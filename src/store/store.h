@@ -28,7 +28,15 @@ typedef struct {
   gint64 stored_size;    /* on disk */
   gint64 mtime;
   const char *compression;
+  gboolean append;       /* the file grew at its end: its rows stay, new ones are added */
 } StoreFileMeta;
+
+/* What the database recorded of a file (store_file_record). */
+typedef struct {
+  char *sha256;
+  gint64 size;           /* mbox text */
+  gint64 messages, lines;
+} StoreFileRecord;
 
 /* A part that is not text, or a uuencoded/yEnc file found in text. */
 typedef struct {
@@ -143,11 +151,15 @@ Store *store_open_to_read (const char *path, GError **error);
 void store_close (Store *store);
 
 gboolean store_file_sha256 (Store *store, const char *path, char **sha256, GError **error);
+gboolean store_file_record (Store *store, const char *path, StoreFileRecord *record, gboolean *found,
+                            GError **error);
+void store_file_record_clear (StoreFileRecord *record);
 gboolean store_path_with_sha256 (Store *store, const char *sha256, char **path, GError **error);
 
 gboolean store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced,
                            GError **error);
 gint64 store_message_id (Store *store, gint64 offset, guint64 content_hash);
+gboolean store_set_message_length (Store *store, gint64 offset, gint64 length, GError **error);
 gboolean store_add_message (Store *store, const StoreMessage *message, GError **error);
 gboolean store_add_log (Store *store, const StoreLogEntry *entry, GError **error);
 gboolean store_foreach_canonical_id (Store *store, StoreIdFunc func, gpointer user_data,

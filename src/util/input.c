@@ -550,34 +550,73 @@ input_release (Input *input, goffset upto)
  * Returns: (transfer full): the SHA-256 of the mbox text in hex, or %NULL
  *   on a read error
  */
-char *
-input_sha256 (const Input *input)
+static char *
+digest_hex (struct sha256_ctx *sum)
 {
-  struct sha256_ctx sum;
   uint8_t digest[SHA256_DIGEST_SIZE];
-  g_autofree guchar *buf = g_malloc (CHUNK);
   char *hex = g_malloc (2 * SHA256_DIGEST_SIZE + 1);
-  goffset off = 0;
 
-  sha256_init (&sum);
-  while ((gsize) off < input->len)
+  sha256_digest (sum, SHA256_DIGEST_SIZE, digest);
+  for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+    g_snprintf (hex + 2 * i, 3, "%02x", digest[i]);
+  return hex;
+}
+
+/* Adds bytes [from, to) of the mbox text to @sum; FALSE on a read error. */
+static gboolean
+hash_range (const Input *input, struct sha256_ctx *sum, goffset from, goffset to, guchar *buf)
+{
+  for (goffset off = from; off < to;)
     {
-      ssize_t n = pread (input->fd, buf, MIN ((gsize) CHUNK, input->len - off), off);
+      ssize_t n = pread (input->fd, buf, MIN ((goffset) CHUNK, to - off), off);
 
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
-        {
-          g_free (hex);
-          return NULL;
-        }
-      sha256_update (&sum, n, buf);
+        return FALSE;
+      sha256_update (sum, n, buf);
       off += n;
     }
-  sha256_digest (&sum, SHA256_DIGEST_SIZE, digest);
-  for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-    g_snprintf (hex + 2 * i, 3, "%02x", digest[i]);
-  return hex;
+  return TRUE;
+}
+
+char *
+input_sha256 (const Input *input)
+{
+  struct sha256_ctx sum;
+  g_autofree guchar *buf = g_malloc (CHUNK);
+
+  sha256_init (&sum);
+  return hash_range (input, &sum, 0, input->len, buf) ? digest_hex (&sum) : NULL;
+}
+
+/**
+ * input_sha256_prefix:
+ * @len: how much of the start to hash (at most the input's length)
+ * @whole: (out) (transfer full): the hash of all of it, in the same pass
+ *
+ * For a file that grew at its end: whether its start is what was
+ * ingested, and its new hash, reading it once.
+ *
+ * Returns: (transfer full) (nullable): the SHA-256 of the first @len
+ *   bytes, or %NULL on a read error (and *whole %NULL)
+ */
+char *
+input_sha256_prefix (const Input *input, gsize len, char **whole)
+{
+  struct sha256_ctx sum, start;
+  g_autofree guchar *buf = g_malloc (CHUNK);
+
+  *whole = NULL;
+  len = MIN (len, input->len);
+  sha256_init (&sum);
+  if (!hash_range (input, &sum, 0, (goffset) len, buf))
+    return NULL;
+  start = sum;
+  if (!hash_range (input, &sum, (goffset) len, (goffset) input->len, buf))
+    return NULL;
+  *whole = digest_hex (&sum);
+  return digest_hex (&start);
 }
 
 void

@@ -39,6 +39,7 @@ void input_free (Input *input);
 GPtrArray *input_zip_members (const char *path, GError **error);
 gboolean input_is_zip (const char *path);
 char *input_sha256 (const Input *input);
+char *input_sha256_prefix (const Input *input, gsize len, char **whole);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Input, input_free)
 
