@@ -196,28 +196,40 @@ next_line (const MboxSplitter *s, goffset end)
   return end < (goffset) s->len ? end + 1 : (goffset) s->len;
 }
 
+/* @s (of @len bytes) is @word (a literal), in any case: the lengths are
+ * compared first, with no strlen() (this runs on every header line). */
+#define SPAN_IS(s, len, word) \
+  ((len) == sizeof (word) - 1 && g_ascii_strncasecmp ((s), (word), sizeof (word) - 1) == 0)
+
 /* Standard fields: enough, after a weak envelope, to believe a header
  * block is one.  Compared case-insensitively. */
 static gboolean
 is_standard_field (const char *name, gsize len)
 {
-  static const char *const fields[] = {
-    "From", "Date", "Message-ID", "Subject", "Newsgroups", "Path",
-    "References", "In-Reply-To", "Received", "Return-Path", "To", "Cc",
-    "Sender", "Reply-To", "Organization", "Lines", "Xref", "MIME-Version",
-    "Delivered-To", "Followup-To", "Distribution", "NNTP-Posting-Host",
-    "NNTP-Posting-Date", "User-Agent", "X-Mailer", "X-Newsreader",
-    "Archived-At", "Status", "X-Status", "X-Mozilla-Status", "Envelope-To",
+#define FIELD(f) { f, sizeof (f) - 1 }
+  static const struct {
+    const char *name;
+    gsize len;
+  } fields[] = {
+    FIELD ("From"), FIELD ("Date"), FIELD ("Message-ID"), FIELD ("Subject"), FIELD ("Newsgroups"),
+    FIELD ("Path"), FIELD ("References"), FIELD ("In-Reply-To"), FIELD ("Received"),
+    FIELD ("Return-Path"), FIELD ("To"), FIELD ("Cc"), FIELD ("Sender"), FIELD ("Reply-To"),
+    FIELD ("Organization"), FIELD ("Lines"), FIELD ("Xref"), FIELD ("MIME-Version"),
+    FIELD ("Delivered-To"), FIELD ("Followup-To"), FIELD ("Distribution"),
+    FIELD ("NNTP-Posting-Host"), FIELD ("NNTP-Posting-Date"), FIELD ("User-Agent"),
+    FIELD ("X-Mailer"), FIELD ("X-Newsreader"), FIELD ("Archived-At"), FIELD ("Status"),
+    FIELD ("X-Status"), FIELD ("X-Mozilla-Status"), FIELD ("Envelope-To"),
   };
+#undef FIELD
+  char first = name[0] | 0x20;     /* a field name starts with a letter */
 
-  if (len > 9 && g_ascii_strncasecmp (name, "X-Google-", 9) == 0)
-    return TRUE;
-  if (len > 8 && g_ascii_strncasecmp (name, "Content-", 8) == 0)
-    return TRUE;
-  if (len > 5 && g_ascii_strncasecmp (name, "List-", 5) == 0)
+  if ((first == 'x' && len > 9 && g_ascii_strncasecmp (name, "X-Google-", 9) == 0) ||
+      (first == 'c' && len > 8 && g_ascii_strncasecmp (name, "Content-", 8) == 0) ||
+      (first == 'l' && len > 5 && g_ascii_strncasecmp (name, "List-", 5) == 0))
     return TRUE;
   for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
-    if (_deja_span_equal (name, len, fields[i]))
+    if (fields[i].len == len && (fields[i].name[0] | 0x20) == first &&
+        g_ascii_strncasecmp (name, fields[i].name, len) == 0)
       return TRUE;
   return FALSE;
 }
@@ -347,15 +359,15 @@ read_header_block (const MboxSplitter *s, goffset start, HeaderBlock *hb)
       if (is_standard_field (line, name_len))
         hb->n_standard++;
       in_ct = FALSE;
-      if (_deja_span_equal (line, name_len, "Content-Type") && ct == NULL)
+      if (SPAN_IS (line, name_len, "Content-Type") && ct == NULL)
         {
           ct = line + name_len + 1;
           ct_end = end;
           in_ct = TRUE;
         }
-      else if (_deja_span_equal (line, name_len, "Content-Length"))
+      else if (SPAN_IS (line, name_len, "Content-Length"))
         hb->content_length = parse_length (line + name_len + 1, tlen - name_len - 1);
-      else if (_deja_span_equal (line, name_len, "Lines"))
+      else if (SPAN_IS (line, name_len, "Lines"))
         hb->body_lines = parse_length (line + name_len + 1, tlen - name_len - 1);
       p = next_line (s, end);
     }
