@@ -373,11 +373,11 @@ first_message (MboxSplitter *splitter, MboxSpan *span, IngestResult *result, GEr
   return FALSE;
 }
 
-/* Reads @input into the database (after check_unchanged: @sha256 is its
- * hash when known, @recorded whether the path was ingested before, and
+/* Reads @input into the database (after check_unchanged: @known, which
+ * it takes, is its hash when known, @recorded whether the path was ingested before, and
  * result->appended_at where its new part starts, or 0). */
 static gboolean
-read_content (IngestSession *session, Input *input, const char *abs, char *sha256, gboolean recorded,
+read_content (IngestSession *session, Input *input, const char *abs, char *known, gboolean recorded,
               IngestResult *result, GError **error)
 {
   Store *store = session->store;
@@ -391,6 +391,7 @@ read_content (IngestSession *session, Input *input, const char *abs, char *sha25
   gboolean ok, any_decisions, replaced;
   gint64 total;
   g_autoptr (GHashTable) decisions = NULL;
+  g_autofree char *sha256 = known;   /* owned from here */
 
   splitter = mbox_splitter_new (input->data, input->len,
                                 options->force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
@@ -416,27 +417,24 @@ read_content (IngestSession *session, Input *input, const char *abs, char *sha25
     {
       /* A file that became empty replaces its old rows with none. */
       if (!result->empty || !recorded)
-        {
-          g_free (sha256);
-          return result->empty;
-        }
+        return result->empty;
       meta.append = FALSE;
       if (!store_begin_file (store, &meta, NULL, error))
-        return g_free (sha256), FALSE;
+        return FALSE;
       g_clear_pointer (&session->guesser, thread_guesser_free);   /* its rows go */
       if (store_finish_file (store, sha256, 0, 0, error))
-        return g_free (sha256), TRUE;
+        return TRUE;
       store_abort_file (store);
-      return g_free (sha256), FALSE;
+      return FALSE;
     }
   if (!store_begin_file (store, &meta, &replaced, error))
-    return g_free (sha256), FALSE;
+    return FALSE;
   if (replaced)
     g_clear_pointer (&session->guesser, thread_guesser_free);   /* the old rows are gone */
   if (session->guesser == NULL && !load_guesser (session, error))
     {
       store_abort_file (store);
-      return g_free (sha256), FALSE;
+      return FALSE;
     }
 
   threads = options->threads ? options->threads : g_get_num_processors ();
@@ -463,7 +461,7 @@ read_content (IngestSession *session, Input *input, const char *abs, char *sha25
     {
       store_abort_file (store);
       g_clear_pointer (&session->guesser, thread_guesser_free);   /* it knows rows rolled back */
-      return g_free (sha256), TRUE;
+      return TRUE;
     }
   total = result->counts.messages;
   if (ok && meta.append)
@@ -477,10 +475,9 @@ read_content (IngestSession *session, Input *input, const char *abs, char *sha25
       store_file_record_clear (&before);
     }
   if (ok && store_finish_file (store, sha256, total, result->counts.lines, error))
-    return g_free (sha256), TRUE;
+    return TRUE;
   store_abort_file (store);
   g_clear_pointer (&session->guesser, thread_guesser_free);
-  g_free (sha256);
   return FALSE;
 }
 

@@ -825,8 +825,6 @@ store_message_id (Store *store, gint64 offset, guint64 content_hash)
   return store->next_id++;
 }
 
-/* Adds one message of the current file, with its attachments, references
- * and groups.  message->id must come from store_message_id(). */
 /* The provisional mapping of new addresses to authors is dropped when the
  * tables change under it (a rollback, store_update_authors()). */
 void
@@ -886,6 +884,8 @@ author_for (Store *store, const char *address)
   return id;
 }
 
+/* Adds one message of the current file, with its attachments, references
+ * and groups.  message->id must come from store_message_id(). */
 gboolean
 store_add_message (Store *store, const StoreMessage *m, GError **error)
 {
