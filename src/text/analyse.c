@@ -1,0 +1,264 @@
+/* analyse.c — language and prose signals of one message's own text.
+ *
+ * Everything is measured on the prose (prose.c): code-like lines, URLs
+ * and addresses do not vote on the language or count as words.  The
+ * character shares are of the own text as written.  Out-of-dictionary
+ * words are checked with Hunspell when the language's dictionary is
+ * installed (Debian's hunspell-LL packages); otherwise the share is
+ * NULL, never a guess.  Nothing here drops a message: these are columns
+ * to filter on. */
+#include <string.h>
+#include <hunspell/hunspell.h>
+#include "analyse.h"
+
+/* Hunspell is slow per call; words repeat (Zipf), so answers are kept
+ * per dictionary, up to this many words before the cache starts over. */
+#define SPELL_CACHE_MAX 200000
+
+typedef struct {
+  Hunhandle *handle;       /* NULL: no dictionary */
+  gboolean utf8;
+  GHashTable *known;       /* word → GINT_TO_POINTER (1 known, 2 unknown) */
+} Speller;
+
+struct _TextAnalyser {
+  TextWords *words;
+  GString *prose;
+  GHashTable *spellers;    /* language → Speller* */
+};
+
+static void
+speller_free (gpointer p)
+{
+  Speller *s = p;
+
+  if (s->handle)
+    Hunspell_destroy (s->handle);
+  g_hash_table_destroy (s->known);
+  g_free (s);
+}
+
+TextAnalyser *
+text_analyser_new (void)
+{
+  TextAnalyser *a = g_new0 (TextAnalyser, 1);
+
+  a->words = text_words_new ();
+  a->prose = g_string_sized_new (4096);
+  a->spellers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, speller_free);
+  return a;
+}
+
+void
+text_analyser_free (TextAnalyser *a)
+{
+  if (a == NULL)
+    return;
+  text_words_free (a->words);
+  g_string_free (a->prose, TRUE);
+  g_hash_table_destroy (a->spellers);
+  g_free (a);
+}
+
+TextWords *
+text_analyser_words (TextAnalyser *a)
+{
+  return a->words;
+}
+
+/**
+ * text_spell_dictionary_for:
+ *
+ * The Hunspell dictionary for a language code: in $DEJA_HUNSPELL_DIR or
+ * /usr/share/hunspell, LL_CC.dic with CC the language's own country
+ * first (en_US, de_DE, fr_FR), else the first LL_*.dic, else LL.dic.
+ * Returns: (transfer full) (nullable): the path without ".dic"
+ */
+char *
+text_spell_dictionary_for (const char *lang)
+{
+  const char *dir = g_getenv ("DEJA_HUNSPELL_DIR");
+  g_autofree char *upper = NULL, *own = NULL, *plain = NULL;
+  g_autoptr (GDir) d = NULL;
+  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (lang == NULL || strlen (lang) != 2)
+    return NULL;
+  if (dir == NULL || *dir == '\0')
+    dir = "/usr/share/hunspell";
+  upper = g_ascii_strup (lang, -1);
+  own = g_strdup_printf ("%s/%s_%s", dir, lang, strcmp (lang, "en") == 0 ? "US" : upper);
+  plain = g_strdup_printf ("%s/%s", dir, lang);
+  for (const char *base, *const *b = (const char *[]) { own, plain, NULL }; (base = *b); b++)
+    {
+      g_autofree char *dic = g_strconcat (base, ".dic", NULL);
+      g_autofree char *aff = g_strconcat (base, ".aff", NULL);
+
+      if (g_file_test (dic, G_FILE_TEST_IS_REGULAR) && g_file_test (aff, G_FILE_TEST_IS_REGULAR))
+        return g_strdup (base);
+    }
+  d = g_dir_open (dir, 0, NULL);
+  while (d && (name = g_dir_read_name (d)))
+    if (strncmp (name, lang, 2) == 0 && name[2] == '_' && g_str_has_suffix (name, ".dic"))
+      g_ptr_array_add (found, g_strndup (name, strlen (name) - 4));
+  if (found->len == 0)
+    return NULL;
+  g_ptr_array_sort (found, (GCompareFunc) (void (*) (void)) g_strcmp0);
+  return g_strdup_printf ("%s/%s", dir, (const char *) found->pdata[0]);
+}
+
+static Speller *
+speller_for (TextAnalyser *a, const char *lang)
+{
+  Speller *s = g_hash_table_lookup (a->spellers, lang);
+
+  if (s == NULL)
+    {
+      g_autofree char *base = text_spell_dictionary_for (lang);
+
+      s = g_new0 (Speller, 1);
+      s->known = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      if (base)
+        {
+          g_autofree char *aff = g_strconcat (base, ".aff", NULL);
+          g_autofree char *dic = g_strconcat (base, ".dic", NULL);
+          const char *enc;
+
+          s->handle = Hunspell_create (aff, dic);
+          enc = s->handle ? Hunspell_get_dic_encoding (s->handle) : NULL;
+          s->utf8 = enc && g_ascii_strcasecmp (enc, "UTF-8") == 0;
+        }
+      g_hash_table_insert (a->spellers, g_strdup (lang), s);
+    }
+  return s->handle ? s : NULL;
+}
+
+/* Whether Hunspell knows @word (as written: it accepts "Paris", not "paris"). */
+static gboolean
+speller_knows (Speller *s, const char *word, gsize len)
+{
+  g_autofree char *key = g_strndup (word, len);
+  gpointer hit = g_hash_table_lookup (s->known, key);
+  gboolean known;
+
+  if (hit)
+    return GPOINTER_TO_INT (hit) == 1;
+  if (s->utf8)
+    known = Hunspell_spell (s->handle, key) != 0;
+  else
+    {
+      g_autofree char *converted = g_convert (key, -1, Hunspell_get_dic_encoding (s->handle),
+                                              "UTF-8", NULL, NULL, NULL);
+
+      known = converted && Hunspell_spell (s->handle, converted) != 0;
+    }
+  if (g_hash_table_size (s->known) >= SPELL_CACHE_MAX)
+    g_hash_table_remove_all (s->known);
+  g_hash_table_insert (s->known, g_steal_pointer (&key), GINT_TO_POINTER (known ? 1 : 2));
+  return known;
+}
+
+typedef struct {
+  Speller *speller;
+  gint64 words, checked, unknown;
+} WordCount;
+
+/* A word Hunspell can judge: letters and apostrophes only, 2 or more. */
+static gboolean
+checkable (const char *raw, gsize len)
+{
+  if (len < 2)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if ((guchar) raw[i] < 0x80 && !g_ascii_isalpha (raw[i]) && raw[i] != '\'')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+count_word (const TextToken *t, gpointer user_data)
+{
+  WordCount *c = user_data;
+
+  if (t->kind != TEXT_TOKEN_WORD)
+    return TRUE;
+  c->words++;
+  if (c->speller && checkable (t->raw, t->raw_len))
+    {
+      c->checked++;
+      c->unknown += speller_knows (c->speller, t->raw, t->raw_len) ? 0 : 1;
+    }
+  return TRUE;
+}
+
+static void
+char_shares (const char *text, gsize len, TextAnalysis *out)
+{
+  const char *p = text, *end = text + len;
+  gint64 nonspace = 0, letters = 0, digits = 0, upper = 0;
+
+  while (p < end)
+    {
+      gunichar c;
+
+      if ((guchar) *p < 0x80)
+        c = (guchar) *p++;
+      else
+        {
+          c = g_utf8_get_char_validated (p, end - p);
+          if (c == (gunichar) -1 || c == (gunichar) -2)
+            {
+              p++;
+              continue;
+            }
+          p = g_utf8_next_char (p);
+        }
+      if (g_unichar_isspace (c))
+        continue;
+      nonspace++;
+      if (g_unichar_isalpha (c))
+        {
+          letters++;
+          upper += g_unichar_isupper (c) ? 1 : 0;
+        }
+      else if (g_unichar_isdigit (c))
+        digits++;
+    }
+  out->has_chars = nonspace > 0;
+  if (nonspace > 0)
+    {
+      out->nonletter_share = (double) (nonspace - letters) / nonspace;
+      out->digit_share = (double) digits / nonspace;
+      out->upper_share = letters ? (double) upper / letters : 0.0;
+    }
+}
+
+/**
+ * text_analyse:
+ *
+ * The language and prose signals of @own_text (UTF-8).
+ */
+void
+text_analyse (TextAnalyser *a, const char *own_text, gsize len, TextAnalysis *out)
+{
+  WordCount count = { 0 };
+  guint code_lines = 0;
+
+  memset (out, 0, sizeof *out);
+  out->oov_share = -1;
+  g_strlcpy (out->lang.code, "und", sizeof out->lang.code);
+  if (own_text == NULL)
+    return;
+  text_prose (own_text, len, a->prose, &code_lines);
+  out->code_lines = code_lines;
+  text_lang_detect (a->prose->str, a->prose->len, &out->lang);
+  if (strcmp (out->lang.code, "und") != 0)
+    count.speller = speller_for (a, out->lang.code);
+  text_words_each (a->words, a->prose->str, a->prose->len, NULL, count_word, &count);
+  out->words = count.words;
+  out->sentences = text_words_sentences (a->words, a->prose->str, a->prose->len);
+  if (count.speller && count.checked > 0)
+    out->oov_share = (double) count.unknown / count.checked;
+  char_shares (own_text, len, out);
+}

@@ -1,0 +1,83 @@
+/* lang.cc — CLD2's ExtDetectLanguageSummary behind a C function.
+ *
+ * CLD2 has only a C++ interface; this is the one C++ file in deja.  Its
+ * public header uses FILE without including <cstdio> (Debian 12's
+ * 0.0.0-git20150806), hence the include before it.  CLD2 never abstains
+ * on short text unless asked (it answers English), so texts with fewer
+ * than TEXT_LANG_MIN_LETTERS letters are "und" before CLD2 sees them, and
+ * its own "reliable" answer is kept apart from the language. */
+#include <cstdio>
+#include <cstring>
+#include <cld2/public/compact_lang_det.h>
+#include <cld2/public/encodings.h>
+
+extern "C" {
+#include "lang.h"
+}
+
+namespace CLD2 {
+const char *LanguageCode (Language lang);   /* internal/lang_script.h, exported */
+}
+
+static void
+set_code (char *dest, CLD2::Language lang)
+{
+  const char *code = CLD2::LanguageCode (lang);
+
+  if (lang == CLD2::UNKNOWN_LANGUAGE || code == NULL || std::strcmp (code, "un") == 0
+      || std::strcmp (code, "xxx") == 0)
+    code = "und";
+  g_strlcpy (dest, code, 16);
+}
+
+extern "C" guint
+text_lang_letters (const char *utf8, gsize len, guint enough)
+{
+  const char *p = utf8, *end = utf8 + len;
+  guint letters = 0;
+
+  while (p < end && letters < enough)
+    {
+      if ((guchar) *p < 0x80)
+        {
+          letters += g_ascii_isalpha (*p) ? 1 : 0;
+          p++;
+          continue;
+        }
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          p++;
+          continue;
+        }
+      letters += g_unichar_isalpha (c) ? 1 : 0;
+      p = g_utf8_next_char (p);
+    }
+  return letters;
+}
+
+extern "C" void
+text_lang_detect (const char *utf8, gsize len, TextLang *out)
+{
+  CLD2::Language lang3[3];
+  int percent3[3], text_bytes = 0;
+  bool reliable = false;
+
+  std::memset (out, 0, sizeof *out);
+  g_strlcpy (out->code, "und", sizeof out->code);
+  if (utf8 == NULL || len == 0 || len > G_MAXINT / 2
+      || text_lang_letters (utf8, len, TEXT_LANG_MIN_LETTERS) < TEXT_LANG_MIN_LETTERS)
+    return;
+  /* The CheckUTF8 variant stops at invalid bytes rather than reading
+   * past them; own text is valid UTF-8, so this costs nothing. */
+  int valid_prefix = 0;
+  double scores[3];
+  CLD2::Language lang = CLD2::ExtDetectLanguageSummaryCheckUTF8 (
+      utf8, (int) len, true, NULL, 0, lang3, percent3, scores, NULL, &text_bytes, &reliable,
+      &valid_prefix);
+  set_code (out->code, lang);
+  out->percent = lang == CLD2::UNKNOWN_LANGUAGE ? 0 : percent3[0];
+  out->reliable = reliable && lang != CLD2::UNKNOWN_LANGUAGE;
+  if (lang3[1] != CLD2::UNKNOWN_LANGUAGE && lang3[1] != lang && percent3[1] > 0)
+    set_code (out->second, lang3[1]);
+}

@@ -1,0 +1,22 @@
+/* lang.h — the language of a text (CLD2, behind a C++ shim in lang.cc). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Below this many letters a text is "und": CLD2 is built for 200+
+ * characters and guesses (English, by default) on a few words. */
+#define TEXT_LANG_MIN_LETTERS 30
+
+typedef struct {
+  char code[16];        /* "en", "de", "zh-Hant", …; "und" when unknown */
+  gboolean reliable;    /* CLD2's is_reliable, and enough letters */
+  int percent;          /* share of the text in that language */
+  char second[16];      /* the next language, or "" */
+} TextLang;
+
+void text_lang_detect (const char *utf8, gsize len, TextLang *out);
+guint text_lang_letters (const char *utf8, gsize len, guint enough);
+
+G_END_DECLS

@@ -1,0 +1,194 @@
+/* prose.c — the prose of own text, for counting words and sentences.
+ *
+ * Own text (parsers/quote.c) has no quotes or signature, but it keeps
+ * what authors paste: code, tracebacks, URLs, addresses.  Counting those
+ * as words floods every list of "top words" with `self`, `def` and
+ * `http`, and hard wraps make every line a sentence for ICU (UAX #29
+ * rule SB4 breaks after every line feed).  So: code-like lines go (and
+ * are counted), URLs and addresses become spaces, the lines of a
+ * paragraph are joined.  Pure: bytes in, bytes out. */
+#include <string.h>
+#include "words.h"
+
+static gboolean
+starts_with (const char *s, gsize len, const char *prefix)
+{
+  gsize n = strlen (prefix);
+
+  return len >= n && memcmp (s, prefix, n) == 0;
+}
+
+static gboolean
+ends_with_char (const char *s, gsize len, const char *chars)
+{
+  while (len > 0 && g_ascii_isspace (s[len - 1]))
+    len--;
+  return len > 0 && strchr (chars, s[len - 1]) != NULL;
+}
+
+static gboolean
+has_call (const char *s, gsize len)
+{
+  /* an identifier right before "(": foo(, self.bar( */
+  for (gsize i = 1; i < len; i++)
+    if (s[i] == '(' && (g_ascii_isalnum (s[i - 1]) || s[i - 1] == '_'))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+has_text (const char *s, gsize len, const char *needle)
+{
+  return g_strstr_len (s, len, needle) != NULL;
+}
+
+static const char *const code_keywords[] = {
+  "def ", "class ", "if ", "elif ", "else:", "for ", "while ", "try:", "except", "finally:",
+  "return", "import ", "from ", "with ", "raise ", "yield ", "print ", "print(", "self.",
+  "public ", "private ", "static ", "void ", "int ", "char ", "#include", "#define", "var ",
+  "function ", "}", "{",
+};
+
+/**
+ * text_line_is_code:
+ *
+ * Whether a line of own text looks like program text, a prompt or a
+ * traceback rather than prose.  The rules (docs/text-analysis.md):
+ * a Python, shell or preprocessor prompt or a traceback line; a line
+ * ending in ';', '{' or '}'; an indented line with a call, an
+ * assignment or a keyword; a line that is a third or more symbols.
+ */
+gboolean
+text_line_is_code (const char *line, gsize len)
+{
+  gsize indent = 0, nonspace = 0, symbols = 0, letters = 0;
+  const char *s;
+  gsize n;
+
+  while (indent < len && (line[indent] == ' ' || line[indent] == '\t'))
+    indent += line[indent] == '\t' ? 4 : 1;
+  indent = MIN (indent, len);
+  for (n = 0; n < len && (line[n] == ' ' || line[n] == '\t'); n++)
+    ;
+  s = line + n;
+  n = len - n;
+  while (n > 0 && g_ascii_isspace (s[n - 1]))
+    n--;
+  if (n == 0)
+    return FALSE;
+  if (starts_with (line, len, ">>> ") || starts_with (line, len, "... ")
+      || starts_with (s, n, "$ ") || starts_with (s, n, "#include") || starts_with (s, n, "#define")
+      || starts_with (s, n, "#!/") || starts_with (s, n, "Traceback (most recent call last)")
+      || (starts_with (s, n, "File \"") && has_text (s, n, "\", line ")))
+    return TRUE;
+  for (gsize i = 0; i < n; i++)
+    {
+      guchar c = s[i];
+
+      if (c >= 0x80 || g_ascii_isalpha (c))
+        letters++;
+      else if (!g_ascii_isspace (c))
+        {
+          if (strchr ("{}[]()<>=;_$#\\/*|&^~@%+`", c))
+            symbols++;
+        }
+      if (!g_ascii_isspace (c))
+        nonspace++;
+    }
+  if ((ends_with_char (s, n, ";{}") && symbols >= 2) || symbols == nonspace)
+    return TRUE;
+  if (indent >= 2)
+    {
+      if (has_call (s, n) || has_text (s, n, " = ") || has_text (s, n, "==")
+          || has_text (s, n, "->") || has_text (s, n, "+="))
+        return TRUE;
+      for (gsize k = 0; k < G_N_ELEMENTS (code_keywords); k++)
+        if (starts_with (s, n, code_keywords[k]) && (ends_with_char (s, n, ":;{}),") || symbols > 0))
+          return TRUE;
+    }
+  return nonspace >= 6 && symbols * 10 >= nonspace * 3 && letters < nonspace;
+}
+
+/* A whitespace-delimited word that is a URL or a mail address. */
+gboolean
+text_is_url_or_address (const char *w, gsize len)
+{
+  const char *at;
+
+  while (len > 0 && strchr ("<([\"'", *w))
+    w++, len--;
+  if (has_text (w, len, "://") || starts_with (w, len, "www.") || starts_with (w, len, "mailto:")
+      || starts_with (w, len, "news:"))
+    return TRUE;
+  at = memchr (w, '@', len);
+  return at != NULL && at > w && memchr (at, '.', len - (at - w)) != NULL;
+}
+
+static void
+append_blanked (GString *out, const char *s, gsize len)
+{
+  gsize i = 0;
+
+  while (i < len)
+    {
+      gsize j = i;
+
+      if (g_ascii_isspace (s[i]))
+        {
+          g_string_append_c (out, ' ');
+          i++;
+          continue;
+        }
+      while (j < len && !g_ascii_isspace (s[j]))
+        j++;
+      if (text_is_url_or_address (s + i, j - i))
+        g_string_append_c (out, ' ');
+      else
+        g_string_append_len (out, s + i, j - i);
+      i = j;
+    }
+}
+
+/**
+ * text_prose:
+ * @out: cleared, then filled: paragraphs joined by "\n\n", no other newline
+ * @code_lines: (out) (optional): lines left out as code
+ */
+void
+text_prose (const char *text, gsize len, GString *out, guint *code_lines)
+{
+  const char *p = text, *end = text + len;
+  gboolean in_paragraph = FALSE;
+  guint code = 0;
+
+  g_string_truncate (out, 0);
+  while (p < end)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+      const char *eol = nl ? nl : end;
+      gsize n = eol - p;
+      gboolean blank = TRUE;
+
+      if (n > 0 && p[n - 1] == '\r')
+        n--;
+      for (gsize i = 0; i < n && blank; i++)
+        blank = g_ascii_isspace (p[i]);
+      if (blank || text_line_is_code (p, n))
+        {
+          code += blank ? 0 : 1;
+          in_paragraph = FALSE;
+        }
+      else
+        {
+          if (in_paragraph)
+            g_string_append_c (out, ' ');
+          else if (out->len > 0)
+            g_string_append (out, "\n\n");
+          append_blanked (out, p, n);
+          in_paragraph = TRUE;
+        }
+      p = nl ? nl + 1 : end;
+    }
+  if (code_lines)
+    *code_lines = code;
+}

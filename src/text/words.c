@@ -1,0 +1,218 @@
+/* words.c — ICU word and sentence boundaries over UTF-8 without a UTF-16
+ * copy (UText), case folding, Snowball stems per language.
+ *
+ * A TextWords holds one thread's ICU iterators, Snowball stemmers and
+ * buffers; it is not shared between threads. */
+#include <string.h>
+#include <unicode/ubrk.h>
+#include <unicode/utext.h>
+#include <libstemmer.h>
+#include "words.h"
+
+struct _TextWords {
+  UBreakIterator *word_bi;
+  UBreakIterator *sentence_bi;
+  UText *ut;
+  GHashTable *stemmers;     /* language code → struct sb_stemmer* (or NULL: none) */
+  GString *fold;            /* the current term */
+};
+
+static void
+stemmer_free (gpointer p)
+{
+  if (p)
+    sb_stemmer_delete (p);
+}
+
+TextWords *
+text_words_new (void)
+{
+  TextWords *w = g_new0 (TextWords, 1);
+  UErrorCode status = U_ZERO_ERROR;
+
+  w->word_bi = ubrk_open (UBRK_WORD, "", NULL, 0, &status);
+  /* @ss=standard: "Mr. Smith" is not two sentences (ICU's abbreviation
+   * suppression for the languages that have a list). */
+  w->sentence_bi = ubrk_open (UBRK_SENTENCE, "en@ss=standard", NULL, 0, &status);
+  if (U_FAILURE (status))
+    g_error ("ICU break iterators: %s", u_errorName (status));
+  w->stemmers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, stemmer_free);
+  w->fold = g_string_sized_new (64);
+  return w;
+}
+
+void
+text_words_free (TextWords *w)
+{
+  if (w == NULL)
+    return;
+  ubrk_close (w->word_bi);
+  ubrk_close (w->sentence_bi);
+  if (w->ut)
+    utext_close (w->ut);
+  g_hash_table_destroy (w->stemmers);
+  g_string_free (w->fold, TRUE);
+  g_free (w);
+}
+
+static struct sb_stemmer *
+stemmer_for (TextWords *w, const char *lang)
+{
+  gpointer stemmer;
+  char code[8];
+
+  if (lang == NULL || strcmp (lang, "und") == 0)
+    return NULL;
+  if (g_hash_table_lookup_extended (w->stemmers, lang, NULL, &stemmer))
+    return stemmer;
+  /* libstemmer knows ISO 639-1 codes ("en", "de"); CLD2's Norwegian is
+   * "nb" or "nn", Snowball's "no". */
+  g_strlcpy (code, lang, sizeof code);
+  if (strcmp (code, "nb") == 0 || strcmp (code, "nn") == 0)
+    strcpy (code, "no");
+  stemmer = sb_stemmer_new (code, "UTF_8");
+  g_hash_table_insert (w->stemmers, g_strdup (lang), stemmer);
+  return stemmer;
+}
+
+/**
+ * text_fold:
+ *
+ * Case folding (Unicode full folding; ASCII by table), with the
+ * typographic apostrophe U+2019 as "'".  Returns the folded word in a
+ * buffer of @w, valid until the next call.
+ */
+const char *
+text_fold (TextWords *w, const char *word, gsize len, gsize *out_len)
+{
+  gboolean ascii = TRUE;
+
+  g_string_truncate (w->fold, 0);
+  for (gsize i = 0; i < len && ascii; i++)
+    ascii = (guchar) word[i] < 0x80;
+  if (ascii)
+    {
+      g_string_set_size (w->fold, len);
+      for (gsize i = 0; i < len; i++)
+        w->fold->str[i] = g_ascii_tolower (word[i]);
+    }
+  else
+    {
+      g_autofree char *folded = g_utf8_casefold (word, len);
+
+      for (const char *p = folded; *p; )
+        {
+          if ((guchar) p[0] == 0xE2 && (guchar) p[1] == 0x80 && (guchar) p[2] == 0x99)
+            {
+              g_string_append_c (w->fold, '\'');
+              p += 3;
+            }
+          else
+            g_string_append_c (w->fold, *p++);
+        }
+    }
+  *out_len = w->fold->len;
+  return w->fold->str;
+}
+
+static gboolean
+set_text (TextWords *w, UBreakIterator *bi, const char *text, gsize len)
+{
+  UErrorCode status = U_ZERO_ERROR;
+
+  w->ut = utext_openUTF8 (w->ut, text, (int64_t) len, &status);
+  if (U_FAILURE (status))
+    return FALSE;
+  ubrk_setUText (bi, w->ut, &status);
+  return U_SUCCESS (status);
+}
+
+/* Whether what lies between two words breaks a phrase: anything but
+ * spaces, hyphens, slashes, apostrophes and ampersands. */
+static gboolean
+breaks_phrase (const char *s, gsize len)
+{
+  for (gsize i = 0; i < len; i++)
+    if (!strchr (" \t-/'&", s[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/**
+ * text_words_each:
+ * @prose: text_prose() output
+ * @stem_lang: (nullable): a language code to stem for; no stems when NULL
+ *   or when Snowball has no stemmer for it
+ *
+ * Calls @func for each word and number, in order, until it returns FALSE.
+ */
+gboolean
+text_words_each (TextWords *w, const char *prose, gsize len, const char *stem_lang,
+                 TextTokenFunc func, gpointer user_data)
+{
+  struct sb_stemmer *stemmer = stemmer_for (w, stem_lang);
+  int32_t start, end;
+  gboolean joined = FALSE;
+
+  if (len == 0 || len > G_MAXINT32 || !set_text (w, w->word_bi, prose, len))
+    return TRUE;
+  start = ubrk_first (w->word_bi);
+  for (end = ubrk_next (w->word_bi); end != UBRK_DONE; start = end, end = ubrk_next (w->word_bi))
+    {
+      int32_t rule = ubrk_getRuleStatus (w->word_bi);
+      TextToken t;
+
+      if (rule < UBRK_WORD_NUMBER)
+        {
+          if (breaks_phrase (prose + start, end - start))
+            joined = FALSE;
+          continue;
+        }
+      t.raw = prose + start;
+      t.raw_len = end - start;
+      t.kind = rule < UBRK_WORD_LETTER ? TEXT_TOKEN_NUMBER : TEXT_TOKEN_WORD;
+      t.joined = joined;
+      t.term = text_fold (w, t.raw, t.raw_len, &t.len);
+      if (stemmer && t.kind == TEXT_TOKEN_WORD)
+        {
+          const sb_symbol *s = sb_stemmer_stem (stemmer, (const sb_symbol *) t.term, (int) t.len);
+
+          if (s)
+            {
+              int n = sb_stemmer_length (stemmer);
+
+              /* into our buffer: the stem is NUL-terminated there */
+              g_string_truncate (w->fold, 0);
+              g_string_append_len (w->fold, (const char *) s, n);
+              t.term = w->fold->str;
+              t.len = w->fold->len;
+            }
+        }
+      if (!func (&t, user_data))
+        return FALSE;
+      joined = TRUE;
+    }
+  return TRUE;
+}
+
+/* Sentences with at least one letter or digit, by ICU's rules. */
+guint
+text_words_sentences (TextWords *w, const char *prose, gsize len)
+{
+  int32_t start, end;
+  guint n = 0;
+
+  if (len == 0 || len > G_MAXINT32 || !set_text (w, w->sentence_bi, prose, len))
+    return 0;
+  start = ubrk_first (w->sentence_bi);
+  for (end = ubrk_next (w->sentence_bi); end != UBRK_DONE; start = end, end = ubrk_next (w->sentence_bi))
+    {
+      for (int32_t i = start; i < end; i++)
+        if ((guchar) prose[i] >= 0x80 || g_ascii_isalnum (prose[i]))
+          {
+            n++;
+            break;
+          }
+    }
+  return n;
+}

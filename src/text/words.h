@@ -1,0 +1,58 @@
+/* words.h — words of the authors' own text: prose cleaning, ICU word and
+ * sentence boundaries, case folding, Snowball stems, stop lists. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Prose out of own text (pure): code-like lines dropped and counted,
+ * URLs and mail addresses blanked, hard-wrapped lines of a paragraph
+ * joined with a space, paragraphs separated by one blank line. */
+void text_prose (const char *text, gsize len, GString *out, guint *code_lines);
+gboolean text_line_is_code (const char *line, gsize len);
+gboolean text_is_url_or_address (const char *word, gsize len);
+
+typedef enum {
+  TEXT_TOKEN_WORD,      /* letters of any script (ICU: letter, kana, ideographic) */
+  TEXT_TOKEN_NUMBER,
+} TextTokenKind;
+
+typedef struct {
+  const char *term;     /* folded (and stemmed when asked), NUL-terminated */
+  gsize len;
+  const char *raw;      /* as written, in the prose (not NUL-terminated) */
+  gsize raw_len;
+  TextTokenKind kind;
+  gboolean joined;      /* follows the previous word with nothing between
+                         * but spaces, hyphens, slashes or apostrophes */
+} TextToken;
+
+typedef gboolean (*TextTokenFunc) (const TextToken *token, gpointer user_data);
+
+typedef struct _TextStoplist TextStoplist;
+typedef struct _TextWords TextWords;
+
+TextWords *text_words_new (void);
+void text_words_free (TextWords *words);
+gboolean text_words_each (TextWords *words, const char *prose, gsize len, const char *stem_lang,
+                          TextTokenFunc func, gpointer user_data);
+guint text_words_sentences (TextWords *words, const char *prose, gsize len);
+const char *text_fold (TextWords *words, const char *word, gsize len, gsize *out_len);
+
+/* Stop lists: one word per line, '|' starts a comment (Snowball's and
+ * PostgreSQL's .stop files); compared after case folding. */
+TextStoplist *text_stoplist_new (void);
+gboolean text_stoplist_add_file (TextStoplist *list, const char *path, GError **error);
+void text_stoplist_add (TextStoplist *list, const char *word);
+gboolean text_stoplist_has (const TextStoplist *list, const char *folded);
+guint text_stoplist_size (const TextStoplist *list);
+void text_stoplist_free (TextStoplist *list);
+char *text_stoplist_path_for (const char *lang);
+const char *text_lang_english_name (const char *code);
+const char *text_lang_from_name (const char *name);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TextWords, text_words_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TextStoplist, text_stoplist_free)
+
+G_END_DECLS

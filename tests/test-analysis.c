@@ -1,0 +1,355 @@
+/* test-analysis.c — src/text: language, prose, words, stems, stop lists,
+ * prose signals, MinHash, keyness and collocation measures.
+ * The language samples are written for this test (not taken from any
+ * corpus); each is a few sentences as a newsgroup post would have. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "analyse.h"
+#include "measures.h"
+#include "minhash.h"
+#include "words.h"
+
+static const struct {
+  const char *lang, *text;
+} samples[] = {
+  { "en", "I have been reading this group for years and I still think the reactor should not be "
+          "started twice. Could somebody explain why the tests fail on my machine when the network is down?" },
+  { "de", "Ich lese diese Gruppe seit Jahren und glaube immer noch, dass man den Reaktor nicht zweimal "
+          "starten sollte. Kann mir jemand erklären, warum die Tests auf meinem Rechner fehlschlagen?" },
+  { "fr", "Je lis ce groupe depuis des années et je pense toujours qu'il ne faut pas démarrer la boucle "
+          "deux fois. Quelqu'un peut-il m'expliquer pourquoi les essais échouent sur ma machine ?" },
+  { "es", "Leo este grupo desde hace años y sigo pensando que no hay que arrancar el bucle dos veces. "
+          "¿Alguien puede explicarme por qué fallan las pruebas en mi ordenador cuando no hay red?" },
+  { "it", "Leggo questo gruppo da anni e penso ancora che non si debba avviare il ciclo due volte. "
+          "Qualcuno può spiegarmi perché le prove falliscono sul mio computer quando la rete non c'è?" },
+  { "nl", "Ik lees deze groep al jaren en ik denk nog steeds dat je de lus niet twee keer moet starten. "
+          "Kan iemand mij uitleggen waarom de tests op mijn computer mislukken als het netwerk uit staat?" },
+  { "sv", "Jag har läst den här gruppen i många år och tycker fortfarande att man inte ska starta "
+          "slingan två gånger. Kan någon förklara varför testerna misslyckas på min dator utan nätverk?" },
+  { "pt", "Leio este grupo há anos e continuo achando que não se deve iniciar o laço duas vezes. "
+          "Alguém pode me explicar por que os testes falham no meu computador quando a rede cai?" },
+  { "ru", "Я читаю эту группу уже много лет и до сих пор считаю, что цикл не нужно запускать дважды. "
+          "Может кто-нибудь объяснить, почему тесты падают на моём компьютере, когда нет сети?" },
+  { "el", "Διαβάζω αυτή την ομάδα εδώ και χρόνια και ακόμα πιστεύω ότι δεν πρέπει να ξεκινάμε τον "
+          "βρόχο δύο φορές. Μπορεί κάποιος να μου εξηγήσει γιατί αποτυγχάνουν οι δοκιμές στον υπολογιστή μου;" },
+  { "ja", "私はこのニュースグループを何年も読んでいますが、ループを二回起動するべきではないと今でも"
+          "思っています。ネットワークが切れているときに、なぜ私のコンピュータでテストが失敗するのか誰か説明してくれませんか。" },
+  { "zh", "我多年来一直在阅读这个新闻组，仍然认为不应该把循环启动两次。有没有人能解释一下，"
+          "为什么在网络断开的时候，我的电脑上的测试会失败？谢谢大家的帮助。" },
+  { "ar", "أقرأ هذه المجموعة منذ سنوات وما زلت أعتقد أنه لا ينبغي تشغيل الحلقة مرتين. هل يمكن لأحد "
+          "أن يشرح لي لماذا تفشل الاختبارات على حاسوبي عندما تكون الشبكة مقطوعة؟" },
+};
+
+static void
+test_lang (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (samples); i++)
+    {
+      TextLang lang;
+
+      text_lang_detect (samples[i].text, strlen (samples[i].text), &lang);
+      g_test_message ("%s → %s (%d%%, reliable %d)", samples[i].lang, lang.code, lang.percent,
+                      lang.reliable);
+      /* CLD2 names simplified Chinese "zh", traditional "zh-Hant" */
+      g_assert_cmpstr (lang.code, ==, samples[i].lang);
+      g_assert_true (lang.reliable);
+      g_assert_cmpint (lang.percent, >=, 90);
+    }
+}
+
+static void
+test_lang_short (void)
+{
+  TextLang lang;
+
+  /* CLD2 would say English; a few words are "und", not a guess */
+  text_lang_detect ("hello world", 11, &lang);
+  g_assert_cmpstr (lang.code, ==, "und");
+  g_assert_false (lang.reliable);
+  text_lang_detect ("+1, me too!!", 12, &lang);
+  g_assert_cmpstr (lang.code, ==, "und");
+  text_lang_detect ("", 0, &lang);
+  g_assert_cmpstr (lang.code, ==, "und");
+  text_lang_detect (NULL, 0, &lang);
+  g_assert_cmpstr (lang.code, ==, "und");
+  g_assert_cmpuint (text_lang_letters ("ab 12 çé", 11, 100), ==, 4);
+}
+
+static void
+test_code_lines (void)
+{
+  const char *code[] = {
+    ">>> from twisted.internet import reactor",
+    "    reactor.run()",
+    "    d.addCallback(self._cbDone)",
+    "  x = 3",
+    "Traceback (most recent call last):",
+    "  File \"/usr/lib/python2.3/site.py\", line 12, in ?",
+    "int main (void) {",
+    "}",
+    "$ ./configure --prefix=/usr",
+    "#include <stdio.h>",
+    "    def connectionMade(self):",
+    "if (x == 1) { y[2] = *p; }",
+  };
+  const char *prose[] = {
+    "I think the reactor should not be started twice.",
+    "The function (as I said) returns a Deferred.",
+    "  Indented prose, as some people write it.",
+    "Thanks!",
+    "See the FAQ: it covers this.",
+    "    The docs say so; I agree.",
+    "",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (code); i++)
+    if (!text_line_is_code (code[i], strlen (code[i])))
+      g_error ("not taken for code: %s", code[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (prose); i++)
+    if (text_line_is_code (prose[i], strlen (prose[i])))
+      g_error ("taken for code: %s", prose[i]);
+}
+
+static void
+test_prose (void)
+{
+  const char *own = "Hi all,\n\nI tried this on\nmy machine:\n\n    reactor.run()\n"
+                    "and see http://twistedmatrix.com/trac/ticket/12 or mail\n"
+                    "<bob@example.com> for more.\r\n";
+  g_autoptr (GString) out = g_string_new (NULL);
+  guint code = 99;
+
+  text_prose (own, strlen (own), out, &code);
+  g_assert_cmpuint (code, ==, 1);
+  g_assert_cmpstr (out->str, ==,
+                   "Hi all,\n\nI tried this on my machine:\n\nand see   or mail   for more.");
+  g_assert_true (text_is_url_or_address ("<bob@example.com>", 17));
+  g_assert_true (text_is_url_or_address ("www.python.org", 14));
+  g_assert_false (text_is_url_or_address ("twisted.internet", 16));
+  g_assert_false (text_is_url_or_address ("@decorator", 10));
+}
+
+typedef struct {
+  GPtrArray *terms;
+  GString *joined;
+} Collect;
+
+static gboolean
+collect (const TextToken *t, gpointer data)
+{
+  Collect *c = data;
+
+  g_ptr_array_add (c->terms, g_strndup (t->term, t->len));
+  g_string_append_c (c->joined, t->joined ? '+' : '|');
+  return TRUE;
+}
+
+static char *
+words_of (TextWords *w, const char *text, const char *stem)
+{
+  Collect c = { g_ptr_array_new_with_free_func (g_free), g_string_new (NULL) };
+  char *joined;
+
+  g_ptr_array_add (c.terms, NULL);
+  g_ptr_array_remove_index (c.terms, 0);
+  text_words_each (w, text, strlen (text), stem, collect, &c);
+  g_ptr_array_add (c.terms, NULL);
+  joined = g_strjoinv (" ", (char **) c.terms->pdata);
+  joined = g_strconcat (joined, " ", c.joined->str, NULL);
+  g_ptr_array_unref (c.terms);
+  g_string_free (c.joined, TRUE);
+  return joined;
+}
+
+static void
+test_words (void)
+{
+  g_autoptr (TextWords) w = text_words_new ();
+  g_autofree char *a = words_of (w, "Don’t use e-mail; use twisted.internet, C++ and 42 Cats.", NULL);
+  g_autofree char *b = words_of (w, "The running runners ran. Connections connected", "en");
+  g_autofree char *c = words_of (w, "Die Häuser der Straße", "de");
+  g_autofree char *d = words_of (w, "我们在新闻组里讨论编程语言", NULL);
+  g_autofree char *e = words_of (w, "ΚΑΛΗΜΕΡΑ Straße", NULL);
+  gsize n;
+
+  /* apostrophe normalised, hyphen and dots kept as ICU keeps them, numbers
+   * are tokens; ";" and "," break a phrase, "-" does not */
+  g_assert_cmpstr (a, ==, "don't use e mail use twisted.internet c and 42 cats |+++|+||++");
+  g_assert_cmpstr (b, ==, "the run runner ran connect connect |+++|+");
+  g_assert_cmpstr (c, ==, "die haus der strass |+++");
+  /* ICU's dictionary segments space-less scripts */
+  g_assert_cmpstr (d, ==, "我们 在 新闻 组 里 讨论 编 程 语言 |++++++++");
+  g_assert_cmpstr (e, ==, "καλημερα strasse |+");
+  g_assert_cmpstr (text_fold (w, "ÉCOLE", strlen ("ÉCOLE"), &n), ==, "école");
+  g_assert_cmpuint (text_words_sentences (w, "Mr. Smith went. He came back! Did he?\n\nYes", 43), ==, 4);
+  g_assert_cmpuint (text_words_sentences (w, "", 0), ==, 0);
+}
+
+static void
+test_stoplist (void)
+{
+  g_autoptr (TextStoplist) list = text_stoplist_new ();
+  g_autofree char *dir = g_dir_make_tmp ("deja-stop-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "english.stop", NULL);
+  g_autofree char *found = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, " | a comment\nThe\nof  | the preposition\nand or\n\n", -1, NULL));
+  g_assert_true (text_stoplist_add_file (list, path, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (text_stoplist_size (list), ==, 4);
+  g_assert_true (text_stoplist_has (list, "the"));
+  g_assert_true (text_stoplist_has (list, "or"));
+  g_assert_false (text_stoplist_has (list, "comment"));
+  g_setenv ("DEJA_STOPWORDS_DIR", dir, TRUE);
+  found = text_stoplist_path_for ("en");
+  g_assert_cmpstr (found, ==, path);
+  g_assert_null (text_stoplist_path_for ("xx"));
+  g_assert_null (text_stoplist_path_for ("de"));   /* not in that directory */
+  g_unsetenv ("DEJA_STOPWORDS_DIR");
+  g_assert_cmpstr (text_lang_from_name ("German"), ==, "de");
+  g_assert_cmpstr (text_lang_english_name ("nb"), ==, "norwegian");
+  g_assert_false (text_stoplist_add_file (list, "/nonexistent/x.stop", &error));
+  g_assert_nonnull (error);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_signals (void)
+{
+  g_autoptr (TextAnalyser) a = text_analyser_new ();
+  const char *own = "I have been reading this group for years. I still think the reactor should "
+                    "not be started twice!\n\n    reactor.run()\n\nCould somebody explain why "
+                    "the tests fail on my machine in 2004? THANKS.\n";
+  TextAnalysis r;
+
+  text_analyse (a, own, strlen (own), &r);
+  g_assert_cmpstr (r.lang.code, ==, "en");
+  g_assert_cmpint (r.words, ==, 30);   /* 8 + 10 + 12: "2004" is a number, reactor.run() code */
+  g_assert_cmpint (r.sentences, ==, 4);
+  g_assert_cmpint (r.code_lines, ==, 1);
+  g_assert_true (r.has_chars);
+  /* of 152 non-space characters 141 are letters (9 upper case), 4 digits */
+  g_assert_cmpfloat_with_epsilon (r.digit_share, 4.0 / 152, 1e-9);
+  g_assert_cmpfloat_with_epsilon (r.nonletter_share, 11.0 / 152, 1e-9);
+  g_assert_cmpfloat_with_epsilon (r.upper_share, 9.0 / 141, 1e-9);
+  if (text_spell_dictionary_for ("en"))
+    g_assert_cmpfloat_with_epsilon (r.oov_share, 0.0, 1e-9);   /* every word is English */
+  else
+    g_assert_cmpfloat (r.oov_share, <, 0);
+
+  text_analyse (a, "", 0, &r);
+  g_assert_cmpstr (r.lang.code, ==, "und");
+  g_assert_cmpint (r.words, ==, 0);
+  g_assert_false (r.has_chars);
+  g_assert_cmpfloat (r.oov_share, <, 0);
+}
+
+static void
+test_spelling (void)
+{
+  g_autoptr (TextAnalyser) a = text_analyser_new ();
+  const char *own = "The reactor should not be started twice, but the tesst fials with a "
+                    "qwzxv errror on every machine I have tried so far this week.";
+  TextAnalysis r;
+
+  if (text_spell_dictionary_for ("en") == NULL)
+    {
+      g_test_skip ("no English Hunspell dictionary (hunspell-en-us)");
+      return;
+    }
+  text_analyse (a, own, strlen (own), &r);
+  g_assert_cmpstr (r.lang.code, ==, "en");
+  /* 4 of the 23 words of two letters or more are misspelt ("a" and "I"
+   * are not checked) */
+  g_assert_cmpint (r.words, ==, 25);
+  g_assert_cmpfloat_with_epsilon (r.oov_share, 4.0 / 23, 1e-9);
+}
+
+static void
+test_measures (void)
+{
+  /* worked example of docs/text-analysis.md: a = 10 in a target of 1,000
+   * words, b = 5 in a reference of 2,000.  E = 5 and 10 (and 995, 1990):
+   * G² = 2 (10 ln 2 + 5 ln ½ + 990 ln (990/995) + 1995 ln (1995/1990)) */
+  g_assert_cmpfloat_with_epsilon (text_g2 (10, 5, 1000, 2000), 6.969191931932806, 1e-9);
+  g_assert_cmpfloat_with_epsilon (text_g2 (5, 10, 2000, 1000), -6.969191931932806, 1e-9);
+  g_assert_cmpfloat_with_epsilon (text_log_ratio (10, 5, 1000, 2000), 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (text_log_ratio (4, 0, 1000, 1000), 3.0, 1e-12);   /* 0 → 0.5 */
+  g_assert_cmpfloat_with_epsilon (text_chi2_p (6.969191931932806), 0.00829249358480712, 1e-12);
+  g_assert_cmpfloat_with_epsilon (text_chi2_p (3.841458820694124), 0.05, 1e-9);
+  g_assert_cmpfloat_with_epsilon (text_g2 (0, 0, 100, 100), 0.0, 1e-12);
+  /* collocation: a pair seen 8 times among 1,000 pairs, its words 10 and 20 */
+  g_assert_cmpfloat_with_epsilon (text_pmi (8, 10, 20, 1000), 5.321928094887363, 1e-12);
+  g_assert_cmpfloat_with_epsilon (text_t_score (8, 10, 20, 1000), 2.7577164466275352, 1e-12);
+}
+
+static void
+shingles_of (TextMinhash *m, const char *text)
+{
+  g_auto (GStrv) words = g_strsplit (text, " ", -1);
+  guint n = g_strv_length (words);
+
+  text_minhash_init (m);
+  for (guint i = 0; i + TEXT_SHINGLE_WORDS <= n; i++)
+    {
+      g_autofree char *s = g_strjoinv (" ", (char *[]) { words[i], words[i + 1], words[i + 2],
+                                                         words[i + 3], words[i + 4], NULL });
+      text_minhash_add (m, text_hash64 (s, strlen (s)));
+    }
+}
+
+static void
+test_minhash (void)
+{
+  g_autoptr (GString) a = g_string_new (NULL), b = g_string_new (NULL), c = g_string_new (NULL);
+  TextMinhash ma, mb, mc;
+  guint bands, rows;
+
+  for (int i = 0; i < 200; i++)
+    {
+      g_string_append_printf (a, "w%d ", i);
+      /* b: one word in twenty changed: each changed word is in 5 shingles */
+      g_string_append_printf (b, i % 20 == 10 ? "x%d " : "w%d ", i);
+      g_string_append_printf (c, "z%d ", i);
+    }
+  g_string_truncate (a, a->len - 1);
+  g_string_truncate (b, b->len - 1);
+  g_string_truncate (c, c->len - 1);
+  shingles_of (&ma, a->str);
+  shingles_of (&mb, b->str);
+  shingles_of (&mc, c->str);
+  g_assert_cmpuint (ma.shingles, ==, 196);
+  g_assert_cmpfloat_with_epsilon (text_minhash_similarity (&ma, &ma), 1.0, 1e-12);
+  /* true Jaccard: 196 − 50 = 146 shingles shared of 196 + 50 = 246; the
+   * estimate's standard error is √(J (1 − J) / 128) = 0.043 */
+  g_assert_cmpfloat (fabs (text_minhash_similarity (&ma, &mb) - 146.0 / 246), <, 0.13);
+  g_assert_cmpfloat (text_minhash_similarity (&ma, &mc), <, 0.05);
+  text_lsh_bands (0.8, &bands, &rows);
+  g_assert_cmpuint (bands * rows, <=, TEXT_MINHASH_K);
+  g_assert_cmpfloat (text_lsh_probability (0.8, bands, rows), >=, 0.97);
+  g_assert_cmpfloat (text_lsh_probability (0.3, bands, rows), <, 0.2);
+  g_assert_cmpuint (text_minhash_band (&ma, 0, rows), ==, text_minhash_band (&ma, 0, rows));
+  g_assert_cmpuint (text_minhash_band (&ma, 0, rows), !=, text_minhash_band (&mc, 0, rows));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/text/lang", test_lang);
+  g_test_add_func ("/text/lang-short", test_lang_short);
+  g_test_add_func ("/text/code-lines", test_code_lines);
+  g_test_add_func ("/text/prose", test_prose);
+  g_test_add_func ("/text/words", test_words);
+  g_test_add_func ("/text/stoplist", test_stoplist);
+  g_test_add_func ("/text/signals", test_signals);
+  g_test_add_func ("/text/spelling", test_spelling);
+  g_test_add_func ("/text/measures", test_measures);
+  g_test_add_func ("/text/minhash", test_minhash);
+  return g_test_run ();
+}
