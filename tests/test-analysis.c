@@ -130,6 +130,10 @@ test_prose (void)
   g_assert_true (text_is_url_or_address ("www.python.org", 14));
   g_assert_false (text_is_url_or_address ("twisted.internet", 16));
   g_assert_false (text_is_url_or_address ("@decorator", 10));
+  g_assert_true (text_is_url_or_address ("/usr/lib/python2.3/site.py:12", 29));
+  g_assert_true (text_is_url_or_address ("C:\\Python23\\lib", 16));
+  g_assert_false (text_is_url_or_address ("and/or", 6));
+  g_assert_false (text_is_url_or_address ("/", 1));
 }
 
 typedef struct {

@@ -18,11 +18,12 @@ SRC = os.path.join(ROOT, "src")
 # layer -> the layers whose headers it may include (besides its own)
 ALLOWED = {
     "util": {"parsers"},
+    "text": set(),
     "store": {"parsers", "util"},
-    "pipeline": {"parsers", "util", "store"},
+    "pipeline": {"parsers", "util", "store", "text"},
     "net": {"parsers", "util", "store"},
     "plot": set(),
-    "cli": {"parsers", "util", "store", "pipeline", "net", "plot"},
+    "cli": {"parsers", "util", "store", "pipeline", "net", "plot", "text"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^>"]+)[>"]', re.M)
 
@@ -39,7 +40,18 @@ def headers_of():
 
 def files(layer):
     base = os.path.join(ROOT, "parsers") if layer == "parsers" else os.path.join(SRC, layer)
-    return sorted(glob.glob(os.path.join(base, "*.[ch]")))
+    return sorted(glob.glob(os.path.join(base, "*.[ch]")) + glob.glob(os.path.join(base, "*.cc")))
+
+
+@tap.test
+def language_libraries_only_in_the_text_layer():
+    """CLD2, ICU, Snowball and Hunspell stay behind src/text (words.h, analyse.h, …)."""
+    found = []
+    for path in glob.glob(os.path.join(SRC, "**", "*.[ch]*"), recursive=True) + files("parsers"):
+        incs = INCLUDE.findall(open(path, encoding="utf-8").read())
+        if any(i.startswith(("cld2/", "unicode/", "hunspell/")) or i == "libstemmer.h" for i in incs):
+            found.append(os.path.relpath(path, ROOT))
+    assert found and all(p.startswith("src/text/") for p in found), found
 
 
 @tap.test

@@ -301,8 +301,48 @@ def fts_is_declared_as_datasette_and_sqlite_utils_look_for_it():
         assert hits == [(5,), (6,)], hits
 
 
+TEXT_COLUMNS = ("lang", "lang_reliable", "words", "sentences", "code_lines", "nonletter_share",
+                "digit_share", "upper_share", "oov_share")
+
+
+def undo_text_analysis(c):
+    """Takes a database back to schema 9 (before 010-text-analysis.sql)."""
+    c.execute("DROP INDEX messages_lang")
+    for table in ("repeated_paragraph_messages", "repeated_paragraphs", "near_duplicates"):
+        c.execute("DROP TABLE %s" % table)
+    for column in TEXT_COLUMNS:
+        c.execute("ALTER TABLE messages DROP COLUMN %s" % column)
+    c.execute("PRAGMA user_version = 9")
+
+
+@tap.test
+def an_older_database_gets_language_and_signals_from_the_next_ingest():
+    db = fresh_db("reading-v9.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    with sqlite3.connect(db) as c:
+        before = c.execute("SELECT id, %s FROM messages ORDER BY id" % ", ".join(TEXT_COLUMNS)).fetchall()
+        undo_text_analysis(c)
+    assert any(row[1] == "en" for row in before) and all(row[1] for row in before)
+    # a reader upgrades the schema but computes nothing: the columns wait, NULL
+    assert deja("stats", "--db", db).returncode == 0
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] >= 10
+        assert c.execute("SELECT count(*) FROM messages WHERE lang IS NOT NULL").fetchone()[0] == 0
+    r = deja("ingest", "--db", db, SAMPLE)
+    assert r.returncode == 0 and "language and prose signals of 6 messages" in r.stderr, r.stderr
+    with sqlite3.connect(db) as c:
+        after = c.execute("SELECT id, %s FROM messages ORDER BY id" % ", ".join(TEXT_COLUMNS)).fetchall()
+    assert after == before
+    # deja analyse --force computes them again, to the same values
+    r = deja("analyse", "--db", db, "--force")
+    assert r.returncode == 0 and "of 6 messages" in r.stderr, r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT id, %s FROM messages ORDER BY id" % ", ".join(TEXT_COLUMNS)).fetchall() == before
+
+
 def undo_authors(c):
     """Takes a database back to schema 8 (before authors), as deja 0.1 of stop 20 left it."""
+    undo_text_analysis(c)
     for view in ("distinct_messages", "messages_per_author", "replies", "messages_per_month",
                  "thread_summary"):
         c.execute("DROP VIEW %s" % view)

@@ -30,6 +30,7 @@ ALLOWED_SQL_ARGS = {
     "stats_sql[query]", # store-query.c: a static table of literals
     "authors_sql[what]",  # store-authors.c: a static table of literals
     "sqls[i]",          # store-authors.c: static literals chosen by the decision
+    "dedup_sql[what]",  # store-dedup.c: a static table of literals
     "merge_groups",     # store-thread.c: a static literal
     "messages_sql[batch >= 0]",  # store-thread.c: a static table of literals
     "refs_sql[batch >= 0]",      # store-thread.c: a static table of literals

@@ -130,8 +130,8 @@ deja_check_db_args (GOptionContext *context, const char *db, int argc, char **ar
  * deja_filter_add_options:
  * @filter: (out caller-allocates): zeroed; filled by option parsing
  *
- * --group, --author (both repeatable: any of them), --since, --until, the
- * same in every command that selects messages.
+ * --group, --author (both repeatable: any of them), --since, --until,
+ * --lang, --distinct-text: the same in every command that selects messages.
  */
 void
 deja_filter_add_options (GOptionContext *context, DejaFilter *filter)
@@ -145,6 +145,10 @@ deja_filter_add_options (GOptionContext *context, DejaFilter *filter)
       "YYYY[-MM[-DD]]" },
     { "until", 0, 0, G_OPTION_ARG_STRING, &filter->until, "only messages dated on or before",
       "YYYY[-MM[-DD]]" },
+    { "lang", 0, 0, G_OPTION_ARG_STRING, &filter->lang,
+      "only messages whose own text is in this language (messages.lang: en, de, und, …)", "CODE" },
+    { "distinct-text", 0, 0, G_OPTION_ARG_NONE, &filter->distinct_text,
+      "leave out all but the first message of each near-duplicate cluster (deja dedup)", NULL },
     { NULL }
   };
 
@@ -183,6 +187,8 @@ deja_filter_finish (GOptionContext *context, DejaFilter *filter, const SearchQue
 
   if (query != NULL && ((query->since && since) || (query->until && until)))
     return deja_usage_error (context, "a date is given both as an option and in the query");
+  if (query != NULL && query->lang && filter->lang)
+    return deja_usage_error (context, "a language is given both as an option and in the query");
   if (query != NULL)
     {
       since = since ? since : query->since;
@@ -197,6 +203,8 @@ deja_filter_finish (GOptionContext *context, DejaFilter *filter, const SearchQue
   out->authors = filter->all_authors->len > 1 ? (const char *const *) filter->all_authors->pdata : NULL;
   out->since = since;
   out->until = until;
+  out->lang = filter->lang ? filter->lang : query ? query->lang : NULL;
+  out->distinct_text = filter->distinct_text;
   return 0;
 }
 
@@ -207,6 +215,7 @@ deja_filter_clear (DejaFilter *filter)
   g_clear_pointer (&filter->authors, g_strfreev);
   g_clear_pointer (&filter->since, g_free);
   g_clear_pointer (&filter->until, g_free);
+  g_clear_pointer (&filter->lang, g_free);
   g_clear_pointer (&filter->all_groups, g_ptr_array_unref);
   g_clear_pointer (&filter->all_authors, g_ptr_array_unref);
 }

@@ -222,6 +222,9 @@ cmd_ingest (int argc, char **argv)
   /* Authors, when a file was stored since they were last computed. */
   if (!interrupted && !update_authors (store, db))
     failures++;
+  /* Text signals of rows an older deja stored (new rows have them). */
+  if (!interrupted && !deja_analyse_stored (store, db, FALSE, threads))
+    failures++;
   /* One line for the whole run, whatever stderr is. */
   deja_note ("done in %.1f s: %u file%s stored, %" G_GUINT64_FORMAT " messages, %.1f MiB/s;"
              " %u failed", g_timer_elapsed (timer, NULL), stored, stored == 1 ? "" : "s", messages,

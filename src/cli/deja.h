@@ -25,6 +25,10 @@ int cmd_keygen (int argc, char **argv);
 int cmd_show (int argc, char **argv);
 int cmd_report (int argc, char **argv);
 int cmd_plot (int argc, char **argv);
+int cmd_analyse (int argc, char **argv);
+int cmd_terms (int argc, char **argv);
+int cmd_dedup (int argc, char **argv);
+int cmd_score (int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
@@ -33,6 +37,7 @@ gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, i
 
 /* cli.c */
 typedef struct _Store Store;
+gboolean deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads);
 Store *deja_open_existing_store (const char *path);
 Store *deja_open_store_to_read (const char *path);
 gboolean deja_valid_date (const char *s);
@@ -50,6 +55,8 @@ typedef struct {
   char **groups;         /* --group GLOB, repeatable */
   char **authors;        /* --author TEXT, repeatable */
   char *since, *until;   /* --since, --until */
+  char *lang;            /* --lang CODE */
+  gboolean distinct_text;   /* --distinct-text */
   /* private */
   GPtrArray *all_groups, *all_authors;
 } DejaFilter;

@@ -71,9 +71,12 @@ _store_filter_bind (sqlite3_stmt *stmt, const StoreFilter *filter)
     sqlite3_bind_int (stmt, i, filter->canonical_only);
   if ((i = sqlite3_bind_parameter_index (stmt, ":no_archive")) > 0)
     sqlite3_bind_int (stmt, i, filter->no_archive);
+  if ((i = sqlite3_bind_parameter_index (stmt, ":distinct_text")) > 0)
+    sqlite3_bind_int (stmt, i, filter->distinct_text);
   if ((i = sqlite3_bind_parameter_index (stmt, ":limit")) > 0)
     sqlite3_bind_int64 (stmt, i, filter->limit > 0 ? filter->limit : -1);
   _store_bind_named (stmt, ":match", filter->match);
   _store_bind_named (stmt, ":since", filter->since);
   _store_bind_named (stmt, ":until", filter->until);
+  _store_bind_named (stmt, ":lang", filter->lang);
 }

@@ -23,6 +23,7 @@ enum {
   STMT_FTS_INSERT,
   STMT_INSERT_AUTHOR,
   STMT_INSERT_AUTHOR_ADDRESS,
+  STMT_SET_TEXT,
   N_STMTS
 };
 
@@ -63,7 +64,7 @@ void _store_checkpointer_free (StoreCheckpointer *checkpointer);
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
 
 /* The filter's conditions on messages m (store-filter.c): parameters
- * :since, :until, :grouped, :authored, and the temporary tables of group
+ * :since, :until, :grouped, :authored, :lang, :distinct_text, and the temporary tables of group
  * globs and author texts that _store_filter_bind() fills.  Group names
  * are lower case, and so are the globs; an author text matches part of
  * the address or the name, in any case. */
@@ -75,7 +76,10 @@ gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
   "   WHERE mg.message_id = m.id AND g.name GLOB t.value))" \
   " AND (NOT :authored OR EXISTS (SELECT 1 FROM temp.deja_filter_authors a" \
   "   WHERE instr(lower(coalesce(m.from_addr, '')), a.value) > 0" \
-  "      OR instr(lower(coalesce(m.from_name, '')), a.value) > 0))"
+  "      OR instr(lower(coalesce(m.from_name, '')), a.value) > 0))" \
+  " AND (:lang IS NULL OR m.lang = :lang OR m.lang GLOB :lang || '-*')" \
+  " AND (NOT :distinct_text OR NOT EXISTS (SELECT 1 FROM near_duplicates nd" \
+  "   WHERE nd.message_id = m.id AND nd.cluster_id <> m.id))"
 
 /* Posts whose authors asked not to be archived (X-No-Archive: yes),
  * per StoreFilter.no_archive, bound as :no_archive. */

@@ -233,6 +233,18 @@ static const struct {
   { "attachment_count", "m.attachment_count" },
   { "body", "m.body" },
   { "own_text", "m.own_text" },
+  { "author", "(SELECT au.address FROM authors au WHERE au.id = m.author_id)" },
+  { "lang", "m.lang" },
+  { "lang_reliable", "m.lang_reliable" },
+  { "words", "m.words" },
+  { "sentences", "m.sentences" },
+  { "code_lines", "m.code_lines" },
+  { "nonletter_share", "m.nonletter_share" },
+  { "digit_share", "m.digit_share" },
+  { "upper_share", "m.upper_share" },
+  { "oov_share", "m.oov_share" },
+  { "near_duplicate_of", "(SELECT nd.cluster_id FROM near_duplicates nd"
+                         " WHERE nd.message_id = m.id AND nd.cluster_id <> m.id)" },
 };
 
 const char *const *

@@ -44,9 +44,15 @@ static const char *const stmt_sql[N_STMTS] = {
     " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags,"
     " own_text, quoted_lines, own_lines, attachment_count,"
     " id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags, content_hash,"
-    " text_damage, author_id)"
+    " text_damage, author_id, lang, lang_reliable, words, sentences, code_lines,"
+    " nonletter_share, digit_share, upper_share, oov_share)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0))",
+    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0),"
+    " ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)",
+  [STMT_SET_TEXT] =
+    "UPDATE messages SET lang = ?2, lang_reliable = ?3, words = ?4, sentences = ?5,"
+    " code_lines = ?6, nonletter_share = ?7, digit_share = ?8, upper_share = ?9,"
+    " oov_share = ?10 WHERE id = ?1",
   [STMT_INSERT_REF] =
     "INSERT OR IGNORE INTO refs (message_id, kind, position, ref) VALUES (?1, ?2, ?3, ?4)",
   [STMT_INSERT_GROUP] = "INSERT OR IGNORE INTO newsgroups (name) VALUES (?1)",
@@ -884,6 +890,29 @@ author_for (Store *store, const char *address)
   return id;
 }
 
+/* Binds StoreTextSignals as 9 parameters from @first on. */
+static void
+bind_text_signals (sqlite3_stmt *stmt, int first, const StoreTextSignals *t)
+{
+  for (int i = first; i < first + 9; i++)
+    sqlite3_bind_null (stmt, i);
+  if (t->lang == NULL)
+    return;
+  sqlite3_bind_text (stmt, first, t->lang, -1, SQLITE_STATIC);
+  sqlite3_bind_int (stmt, first + 1, t->lang_reliable ? 1 : 0);
+  sqlite3_bind_int64 (stmt, first + 2, t->words);
+  sqlite3_bind_int64 (stmt, first + 3, t->sentences);
+  sqlite3_bind_int64 (stmt, first + 4, t->code_lines);
+  if (t->has_shares)
+    {
+      sqlite3_bind_double (stmt, first + 5, t->nonletter_share);
+      sqlite3_bind_double (stmt, first + 6, t->digit_share);
+      sqlite3_bind_double (stmt, first + 7, t->upper_share);
+    }
+  if (t->oov_share >= 0)
+    sqlite3_bind_double (stmt, first + 8, t->oov_share);
+}
+
 /* Adds one message of the current file, with its attachments, references
  * and groups.  message->id must come from store_message_id(). */
 gboolean
@@ -921,6 +950,7 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   sqlite3_bind_int64 (stmt, 25, (sqlite3_int64) m->content_hash);
   sqlite3_bind_int64 (stmt, 26, m->text_damage);
   sqlite3_bind_int64 (stmt, 27, m->from_addr ? author_for (store, m->from_addr) : 0);
+  bind_text_signals (stmt, 28, &m->text);
   rc = step_reset (stmt);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record message", error);
@@ -929,6 +959,62 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
          add_refs (store, m->id, "references", m->references, m->n_references, error) &&
          add_refs (store, m->id, "in-reply-to", m->in_reply_to, m->n_in_reply_to, error) &&
          add_groups (store, m->id, m->newsgroups, m->n_newsgroups, error);
+}
+
+/* Sets one message's text signals (deja analyse). */
+gboolean
+store_set_text_signals (Store *store, gint64 id, const StoreTextSignals *text, GError **error)
+{
+  sqlite3_stmt *stmt = store->stmts[STMT_SET_TEXT];
+  int rc;
+
+  sqlite3_bind_int64 (stmt, 1, id);
+  bind_text_signals (stmt, 2, text);
+  if ((rc = step_reset (stmt)) != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot record text signals", error);
+  return TRUE;
+}
+
+/**
+ * store_text_to_analyse:
+ * @ids: (element-type gint64): filled with messages.id, in order
+ * @texts: (element-type utf8): filled with their own text ("" for none)
+ *
+ * The next @limit messages after @after_id whose text signals are not
+ * set (or all of them, with @force).
+ */
+gboolean
+store_text_to_analyse (Store *store, gboolean force, gint64 after_id, guint limit, GArray *ids,
+                       GPtrArray *texts, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db,
+                               "SELECT id, coalesce(own_text, '') FROM messages"
+                               " WHERE id > ?1 AND (?2 OR lang IS NULL) ORDER BY id LIMIT ?3",
+                               -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read own text", error);
+  sqlite3_bind_int64 (stmt, 1, after_id);
+  sqlite3_bind_int (stmt, 2, force ? 1 : 0);
+  sqlite3_bind_int64 (stmt, 3, limit);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (stmt, 0);
+
+      g_array_append_val (ids, id);
+      g_ptr_array_add (texts, g_strdup ((const char *) sqlite3_column_text (stmt, 1)));
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read own text", error);
+}
+
+gboolean
+store_count_text_to_analyse (Store *store, gboolean force, gint64 *count, GError **error)
+{
+  return _store_query_int (store, force ? "SELECT count(*) FROM messages"
+                                        : "SELECT count(*) FROM messages WHERE lang IS NULL",
+                           count, NULL, error);
 }
 
 /* Adds one separator-log row of the current file. */

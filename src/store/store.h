@@ -56,6 +56,17 @@ typedef struct {
   const char *flags;         /* comma-separated thread flags, or NULL */
 } StoreThreadGuess;
 
+/* What the text layer read in a message's own text (messages.lang and
+ * the prose signals, schema/010-text-analysis.sql). */
+typedef struct {
+  const char *lang;          /* NULL: not analysed (all columns NULL) */
+  gboolean lang_reliable;
+  gint64 words, sentences, code_lines;
+  gboolean has_shares;       /* FALSE: the three shares are NULL */
+  double nonletter_share, digit_share, upper_share;
+  double oov_share;          /* < 0: NULL (no dictionary) */
+} StoreTextSignals;
+
 /* One message row as the store writes it: every value already text or a
  * number (the store knows no parser type).  Strings are borrowed for the
  * call; NULL is SQL NULL. */
@@ -88,6 +99,7 @@ typedef struct {
   const char *const *newsgroups;
   guint n_newsgroups;
   StoreThreadGuess guess;
+  StoreTextSignals text;
 } StoreMessage;
 
 /* One separator-log row (docs/splitter.md), as text. */
@@ -138,6 +150,8 @@ typedef struct _StoreFilter {
   gint64 limit;          /* 0: no limit */
   gboolean canonical_only;  /* leave out later copies of a Message-ID */
   StoreNoArchive no_archive; /* export, export-mbox: posts marked X-No-Archive: yes */
+  const char *lang;      /* messages.lang ("de" also takes "de-*"), or NULL */
+  gboolean distinct_text;   /* leave out all but the first of each near-duplicate cluster */
 } StoreFilter;
 
 /* One value of a result row (row.h): text is NULL for SQL NULL; borrowed,
@@ -329,6 +343,41 @@ gboolean store_has_decisions (Store *store, gboolean *any, GError **error);
 gboolean store_decisions_for (Store *store, const char *sha256, GHashTable **lines, GError **error);
 gboolean store_set_decision (Store *store, const char *sha256, gint64 line_no, MboxDecision decision,
                              const char *note, gboolean *changed, GError **error);
+/* Own text still to analyse (text signals NULL, or all with @force), in
+ * id order after @after_id; and the signals set afterwards. */
+gboolean store_text_to_analyse (Store *store, gboolean force, gint64 after_id, guint limit,
+                                GArray *ids, GPtrArray *texts, GError **error);
+gboolean store_count_text_to_analyse (Store *store, gboolean force, gint64 *count, GError **error);
+gboolean store_set_text_signals (Store *store, gint64 id, const StoreTextSignals *text,
+                                 GError **error);
+
+/* deja dedup's results (schema/010-text-analysis.sql). */
+typedef struct {
+  gint64 message_id, cluster_id;
+  double similarity;
+  const char *method;        /* "exact" or "minhash" */
+} StoreNearDuplicate;
+
+typedef struct {
+  guint64 hash;
+  const char *text;
+  gint64 messages, authors, first_message_id;
+  const gint64 *message_ids;
+  guint n_message_ids;
+} StoreRepeatedParagraph;
+
+gboolean store_save_dedup (Store *store, const StoreNearDuplicate *rows, guint n_rows,
+                           const StoreRepeatedParagraph *paragraphs, guint n_paragraphs,
+                           const char *settings, GError **error);
+
+typedef enum {
+  STORE_DEDUP_CLUSTERS,      /* near_duplicates with date, author, subject */
+  STORE_DEDUP_PARAGRAPHS,    /* repeated_paragraphs, most repeated first */
+} StoreDedupList;
+
+gboolean store_dedup_rows (Store *store, StoreDedupList what, StoreRowFunc func, gpointer user_data,
+                           GError **error);
+
 gboolean store_begin (Store *store, GError **error);
 gboolean store_commit (Store *store, GError **error);
 void store_rollback (Store *store);

@@ -109,16 +109,22 @@ text_line_is_code (const char *line, gsize len)
   return nonspace >= 6 && symbols * 10 >= nonspace * 3 && letters < nonspace;
 }
 
-/* A whitespace-delimited word that is a URL or a mail address. */
+/* A whitespace-delimited word that is a URL, a mail address or a file
+ * path (/usr/lib/python2.3/…, C:\\dir\\file, ~/x). */
 gboolean
 text_is_url_or_address (const char *w, gsize len)
 {
   const char *at;
+  gsize slashes = 0;
 
   while (len > 0 && strchr ("<([\"'", *w))
     w++, len--;
   if (has_text (w, len, "://") || starts_with (w, len, "www.") || starts_with (w, len, "mailto:")
       || starts_with (w, len, "news:"))
+    return TRUE;
+  for (gsize i = 0; i < len; i++)
+    slashes += w[i] == '/' || w[i] == '\\';
+  if (slashes >= 2 || (len > 1 && (w[0] == '/' || starts_with (w, len, "~/"))))
     return TRUE;
   at = memchr (w, '@', len);
   return at != NULL && at > w && memchr (at, '.', len - (at - w)) != NULL;

@@ -14,7 +14,8 @@ struct _TextWords {
   UBreakIterator *sentence_bi;
   UText *ut;
   GHashTable *stemmers;     /* language code → struct sb_stemmer* (or NULL: none) */
-  GString *fold;            /* the current term */
+  GString *fold;            /* the current word, folded */
+  GString *stem;            /* and stemmed */
 };
 
 static void
@@ -38,6 +39,7 @@ text_words_new (void)
     g_error ("ICU break iterators: %s", u_errorName (status));
   w->stemmers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, stemmer_free);
   w->fold = g_string_sized_new (64);
+  w->stem = g_string_sized_new (64);
   return w;
 }
 
@@ -52,6 +54,7 @@ text_words_free (TextWords *w)
     utext_close (w->ut);
   g_hash_table_destroy (w->stemmers);
   g_string_free (w->fold, TRUE);
+  g_string_free (w->stem, TRUE);
   g_free (w);
 }
 
@@ -172,7 +175,7 @@ text_words_each (TextWords *w, const char *prose, gsize len, const char *stem_la
       t.raw_len = end - start;
       t.kind = rule < UBRK_WORD_LETTER ? TEXT_TOKEN_NUMBER : TEXT_TOKEN_WORD;
       t.joined = joined;
-      t.term = text_fold (w, t.raw, t.raw_len, &t.len);
+      t.term = t.folded = text_fold (w, t.raw, t.raw_len, &t.len);
       if (stemmer && t.kind == TEXT_TOKEN_WORD)
         {
           const sb_symbol *s = sb_stemmer_stem (stemmer, (const sb_symbol *) t.term, (int) t.len);
@@ -182,10 +185,10 @@ text_words_each (TextWords *w, const char *prose, gsize len, const char *stem_la
               int n = sb_stemmer_length (stemmer);
 
               /* into our buffer: the stem is NUL-terminated there */
-              g_string_truncate (w->fold, 0);
-              g_string_append_len (w->fold, (const char *) s, n);
-              t.term = w->fold->str;
-              t.len = w->fold->len;
+              g_string_truncate (w->stem, 0);
+              g_string_append_len (w->stem, (const char *) s, n);
+              t.term = w->stem->str;
+              t.len = w->stem->len;
             }
         }
       if (!func (&t, user_data))

@@ -21,6 +21,7 @@ typedef enum {
 typedef struct {
   const char *term;     /* folded (and stemmed when asked), NUL-terminated */
   gsize len;
+  const char *folded;   /* folded, not stemmed (for stop lists), NUL-terminated */
   const char *raw;      /* as written, in the prose (not NUL-terminated) */
   gsize raw_len;
   TextTokenKind kind;

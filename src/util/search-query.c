@@ -19,6 +19,7 @@
  *   from:bob             author address or name contains "bob"
  *   group:comp.lang.*    posted to a group (a glob)
  *   since:1999-01 until:2001   dates (also after: / before:)
+ *   lang:de              own text in a language (messages.lang)
  *
  * Nothing here sees SQLite: the result is text the store binds.
  */
@@ -168,6 +169,7 @@ take_prefix (SearchQuery *q, GString *out, const char *s, gsize len, GError **er
     { "after:", G_STRUCT_OFFSET (SearchQuery, since) },
     { "until:", G_STRUCT_OFFSET (SearchQuery, until) },
     { "before:", G_STRUCT_OFFSET (SearchQuery, until) },
+    { "lang:", G_STRUCT_OFFSET (SearchQuery, lang) },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (filters); i++)
@@ -306,4 +308,5 @@ search_query_clear (SearchQuery *query)
   g_clear_pointer (&query->group, g_free);
   g_clear_pointer (&query->since, g_free);
   g_clear_pointer (&query->until, g_free);
+  g_clear_pointer (&query->lang, g_free);
 }

@@ -11,6 +11,7 @@ typedef struct _SearchQuery {
   char *group;     /* group: glob, or NULL */
   char *since;     /* after: / since: date, or NULL */
   char *until;     /* before: / until: date, or NULL */
+  char *lang;      /* lang: language code (messages.lang), or NULL */
 } SearchQuery;
 
 gboolean search_query_parse (const char *text, SearchQuery *query, GError **error);

@@ -1,0 +1,104 @@
+/* analyse-stored.c — the text signals of messages already stored: rows of a
+ * database made before schema 10, or all rows again (--force) after a
+ * dictionary was installed.  An ingest computes them in its decode
+ * workers; this pass reads own text in id order, analyses a batch on
+ * worker threads and writes it in one transaction. */
+#include <string.h>
+
+#include "analyse-stored.h"
+#include "decode-pool.h"
+#include "progress.h"
+
+#define BATCH 4096
+
+typedef struct {
+  TextAnalyser *analyser;
+  GPtrArray *texts;
+  TextAnalysis *out;
+  guint from, to;
+} Chunk;
+
+static gpointer
+analyse_chunk (gpointer data)
+{
+  Chunk *c = data;
+
+  for (guint i = c->from; i < c->to; i++)
+    {
+      const char *text = c->texts->pdata[i];
+
+      text_analyse (c->analyser, text, strlen (text), &c->out[i]);
+    }
+  return NULL;
+}
+
+/**
+ * analyse_stored_text:
+ * @force: all messages, not only those never analysed
+ * @analysed: (out) (optional): messages analysed
+ */
+gboolean
+analyse_stored_text (Store *store, gboolean force, guint threads, gint64 *analysed,
+                     GError **error)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  g_autofree TextAnalysis *out = g_new (TextAnalysis, BATCH);
+  g_autoptr (Progress) progress = NULL;
+  TextAnalyser **analysers;
+  gint64 total = 0, done = 0, after = 0;
+  gboolean ok = TRUE;
+
+  if (analysed)
+    *analysed = 0;
+  if (!store_count_text_to_analyse (store, force, &total, error))
+    return FALSE;
+  if (total == 0)
+    return TRUE;
+  threads = CLAMP (threads ? threads : g_get_num_processors (), 1, 64);
+  analysers = g_new0 (TextAnalyser *, threads);
+  for (guint t = 0; t < threads; t++)
+    analysers[t] = text_analyser_new ();
+  progress = progress_new ("analysing own text", (guint64) total);
+  while (ok)
+    {
+      Chunk chunks[64];
+      GThread *workers[64] = { NULL };
+
+      g_array_set_size (ids, 0);
+      g_ptr_array_set_size (texts, 0);
+      if (!(ok = store_text_to_analyse (store, force, after, BATCH, ids, texts, error)) || ids->len == 0)
+        break;
+      for (guint t = 0; t < threads; t++)
+        {
+          chunks[t] = (Chunk) { analysers[t], texts, out, ids->len * t / threads,
+                                ids->len * (t + 1) / threads };
+          if (t > 0)
+            workers[t] = g_thread_new ("deja-analyse", analyse_chunk, &chunks[t]);
+        }
+      analyse_chunk (&chunks[0]);
+      for (guint t = 1; t < threads; t++)
+        g_thread_join (workers[t]);
+      ok = store_begin (store, error);
+      for (guint i = 0; ok && i < ids->len; i++)
+        {
+          StoreTextSignals signals;
+
+          decode_text_signals (&out[i], &signals);
+          ok = store_set_text_signals (store, g_array_index (ids, gint64, i), &signals, error);
+        }
+      if (ok)
+        ok = store_commit (store, error);
+      else
+        store_rollback (store);
+      after = g_array_index (ids, gint64, ids->len - 1);
+      done += ids->len;
+      progress_update (progress, (guint64) done, (guint64) done);
+    }
+  for (guint t = 0; t < threads; t++)
+    text_analyser_free (analysers[t]);
+  g_free (analysers);
+  if (analysed)
+    *analysed = done;
+  return ok;
+}
