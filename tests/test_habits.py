@@ -112,7 +112,7 @@ def zsh_completes_commands_options_and_values():
     assert sorted(zsh_complete("")) == sorted(commands())
     assert "--format" in zsh_complete("search", "--") and "--threads" in zsh_complete("search", "--")
     assert zsh_complete("search", "--format", "") == ["table", "tsv", "csv", "json"]
-    assert zsh_complete("plot", "") == ["messages", "authors", "threads", "posters", "network"]
+    assert zsh_complete("plot", "") == ["messages", "authors", "threads", "posters", "network", "languages"]
     assert zsh_complete("stats", "--db", "") == ["<files>"]
     assert zsh_complete("search", "--limit", "") == []
 

@@ -15,7 +15,7 @@ from cli_helpers import FIXTURES, TMP, deja, fresh_db, tmp
 
 THREADS = os.path.join(FIXTURES, "threads")
 DB = fresh_db("report.db")
-CHARTS = ["messages", "authors", "threads", "posters", "network"]
+CHARTS = ["messages", "authors", "threads", "posters", "languages", "network"]
 CHROMIUM = "/usr/bin/chromium"
 
 

@@ -26,6 +26,7 @@ static const struct {
   [CHART_THREADS] = { "threads", "Thread sizes" },
   [CHART_POSTERS] = { "posters", "Most active authors" },
   [CHART_NETWORK] = { "network", "Reply network of the most active authors" },
+  [CHART_LANGUAGES] = { "languages", "Languages of the authors' own text" },
 };
 
 const char *
@@ -267,6 +268,32 @@ posters_chart (Store *store, PlotPage *page, GError **error)
   return plot_bars (page, &bars, error);
 }
 
+static GBytes *
+languages_chart (Store *store, PlotPage *page, GError **error)
+{
+  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_LANGUAGES, FALSE, error);
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autofree double *values = NULL;
+  PlotBars bars;
+  guint n;
+
+  if (data == NULL)
+    return NULL;
+  if (data->len == 0)
+    return empty_chart (page, error);
+  n = MIN (data->len, 20);   /* the twenty with most messages */
+  values = g_new0 (double, n);
+  for (guint i = 0; i < n; i++)
+    {
+      char **r = g_ptr_array_index (data, i);
+
+      g_ptr_array_add (labels, g_strdup_printf ("%s (%s reliable)", r[0], r[2] ? r[2] : "0"));
+      values[i] = g_ascii_strtod (r[1], NULL);
+    }
+  bars = (PlotBars) { "messages", n, (const char *const *) labels->pdata, values };
+  return plot_bars (page, &bars, error);
+}
+
 static gint
 by_messages (gconstpointer a, gconstpointer b, gpointer data)
 {
@@ -402,6 +429,10 @@ chart_render (Store *store, Chart chart, PlotFormat format, int width, int heigh
       if (height <= 0)
         page.height = 120 + 18 * 25;
       return posters_chart (store, &page, error);
+    case CHART_LANGUAGES:
+      if (height <= 0)
+        page.height = 120 + 18 * 20;
+      return languages_chart (store, &page, error);
     case CHART_NETWORK:
     default:
       if (height <= 0)

@@ -15,6 +15,7 @@ typedef enum {
   CHART_THREADS,        /* thread size distribution, on log axes */
   CHART_POSTERS,        /* the 25 authors with the most messages */
   CHART_NETWORK,        /* the reply network of the most active authors */
+  CHART_LANGUAGES,      /* messages per language of own text */
   N_CHARTS
 } Chart;
 

@@ -41,7 +41,9 @@ totals_row (const StoreValue *v, guint n, gpointer data)
   return TRUE;
 }
 
-/* by_newsgroup: newsgroup, period, messages; separator_log: verdict, lines. */
+/* by_newsgroup: newsgroup, period, messages; separator_log: verdict,
+ * lines; languages_by_newsgroup: newsgroup, lang, messages;
+ * thread_languages: lang, threads. */
 static gboolean
 list_row (const StoreValue *v, guint n, gpointer data)
 {
@@ -79,6 +81,22 @@ author_row (const StoreValue *v, guint n, gpointer data)
   return TRUE;
 }
 
+/* languages: lang, messages, reliable, words → one tidy row per number. */
+static gboolean
+language_row (const StoreValue *v, guint n, gpointer data)
+{
+  Printer *p = data;
+
+  if (p->writer)
+    for (guint i = 1; i < n; i++)
+      tidy (p, v[0].text, v[i].name, &v[i]);
+  else
+    g_string_append_printf (p->out, "  %-12s %10s messages, %10s reliable, %12s words\n", v[0].text,
+                            v[1].text, v[2].text ? v[2].text : "0", v[3].text ? v[3].text : "0");
+  p->rows++;
+  return TRUE;
+}
+
 static gboolean
 section (Store *store, Printer *p, StoreStats query, gboolean by_month, const char *name,
          const char *title, GError **error)
@@ -89,7 +107,9 @@ section (Store *store, Printer *p, StoreStats query, gboolean by_month, const ch
   p->section = name;
   if (!p->writer)
     g_string_append_printf (p->out, "\n%s\n", title);
-  ok = store_stats (store, query, by_month, query == STORE_STATS_TOP_AUTHORS ? author_row : list_row, p, error);
+  ok = store_stats (store, query, by_month,
+                    query == STORE_STATS_TOP_AUTHORS ? author_row
+                    : query == STORE_STATS_LANGUAGES ? language_row : list_row, p, error);
   if (!p->writer && p->rows == 0)
     g_string_append (p->out, "  (none)\n");
   return ok;
@@ -125,8 +145,10 @@ cmd_stats (int argc, char **argv)
     "month; canonical messages only), separator-log lines by verdict, and the 25 authors\n"
     "with most messages (deja authors lists them all).  TSV, CSV and JSON give the same\n"
     "numbers as tidy rows of four columns: section (totals, by_newsgroup, separator_log,\n"
-    "top_authors), name (the total's name, the newsgroup, the verdict, the author's primary\n"
-    "address or pseudonym), period (year or month, by_newsgroup only) and value.");
+    "top_authors, languages, languages_by_newsgroup, thread_languages), name (the total's\n"
+    "name, the newsgroup, the verdict, the author's primary address or pseudonym, the\n"
+    "language), period (year or month in by_newsgroup; the language in\n"
+    "languages_by_newsgroup; messages, reliable or words in languages) and value.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
   if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
@@ -148,7 +170,13 @@ cmd_stats (int argc, char **argv)
        section (store, &p, STORE_STATS_LOG, FALSE, "separator_log",
                 "separator log, lines by verdict:", &error) &&
        section (store, &p, STORE_STATS_TOP_AUTHORS, FALSE, "top_authors",
-                "authors with most messages:", &error);
+                "authors with most messages:", &error) &&
+       section (store, &p, STORE_STATS_LANGUAGES, FALSE, "languages",
+                "languages of own text (messages.lang; und: too short or unknown):", &error) &&
+       section (store, &p, STORE_STATS_LANGUAGES_BY_GROUP, FALSE, "languages_by_newsgroup",
+                "languages per newsgroup:", &error) &&
+       section (store, &p, STORE_STATS_THREAD_LANGUAGES, FALSE, "thread_languages",
+                "threads by language (the language of most of their words):", &error);
   if (p.writer)
     row_writer_finish (p.writer);
   else if (ok)

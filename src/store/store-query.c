@@ -430,6 +430,26 @@ static const char *const stats_sql[] = {
   [STORE_STATS_LOG_REASONS] =
     "SELECT verdict, reason, count(*) AS lines FROM separator_log GROUP BY 1, 2"
     " ORDER BY lines DESC, verdict, reason",
+  [STORE_STATS_LANGUAGES] =
+    "SELECT lang, count(*) AS messages, sum(lang_reliable) AS reliable, sum(words) AS words"
+    " FROM messages WHERE duplicate_of IS NULL AND lang IS NOT NULL"
+    " GROUP BY lang ORDER BY messages DESC, lang",
+  [STORE_STATS_LANGUAGES_BY_GROUP] =
+    "SELECT coalesce(g.name, '(none)') AS newsgroup, m.lang AS lang, count(*) AS messages"
+    " FROM messages m LEFT JOIN message_newsgroups mg ON mg.message_id = m.id"
+    " LEFT JOIN newsgroups g ON g.id = mg.newsgroup_id"
+    " WHERE m.duplicate_of IS NULL AND m.lang IS NOT NULL"
+    " GROUP BY 1, 2 ORDER BY 1, messages DESC, 2",
+  /* SQLite takes the bare column lang from the row with max(words) */
+  [STORE_STATS_THREAD_LANGUAGES] =
+    "SELECT lang, count(*) AS threads FROM"
+    " (SELECT thread_id, lang, max(w) FROM"
+    "   (SELECT thread_id, CASE WHEN lang = 'und' THEN 'und' ELSE lang END AS lang,"
+    "     sum(CASE WHEN lang = 'und' THEN 0 ELSE coalesce(words, 0) END) + (lang <> 'und') AS w"
+    "    FROM messages WHERE duplicate_of IS NULL AND lang IS NOT NULL AND thread_id IS NOT NULL"
+    "    GROUP BY thread_id, lang)"
+    "  GROUP BY thread_id)"
+    " GROUP BY lang ORDER BY threads DESC, lang",
 };
 
 /* Counts for deja stats; one statement per query, values bound. */

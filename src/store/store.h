@@ -293,6 +293,10 @@ typedef enum {
   STORE_STATS_FILES,      /* path, size, stored_size, compression, sha256, messages,
                              ingested_at, deja_version */
   STORE_STATS_LOG_REASONS,   /* verdict, reason, lines */
+  STORE_STATS_LANGUAGES,     /* lang, messages, reliable, words: canonical messages analysed */
+  STORE_STATS_LANGUAGES_BY_GROUP,   /* newsgroup, lang, messages */
+  STORE_STATS_THREAD_LANGUAGES,     /* lang, threads: each thread's language by most words
+                                       (und when none has one) */
 } StoreStats;
 
 gboolean store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc func,
