@@ -28,7 +28,8 @@ CREATE TABLE near_duplicates (
   message_id  INTEGER PRIMARY KEY REFERENCES messages (id) ON DELETE CASCADE,
   cluster_id  INTEGER NOT NULL,
   similarity  REAL NOT NULL,       -- estimated Jaccard similarity of 5-word shingles to the first
-  method      TEXT NOT NULL        -- 'exact' (same normalised text) or 'minhash'
+  method      TEXT NOT NULL        -- 'first' (the cluster's own), 'exact' (the same words,
+                                   -- case-folded) or 'minhash' (similar)
 );
 CREATE INDEX near_duplicates_cluster ON near_duplicates (cluster_id);
 

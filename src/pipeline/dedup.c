@@ -374,7 +374,7 @@ save (Dedup *d, GError **error)
 
         if (!g_hash_table_contains (exact_only, GUINT_TO_POINTER (root + 1)))
           {
-            StoreNearDuplicate first = { docs[root].id, docs[root].id, 1.0, "exact" };
+            StoreNearDuplicate first = { docs[root].id, docs[root].id, 1.0, "first" };
 
             g_hash_table_insert (exact_only, GUINT_TO_POINTER (root + 1), GINT_TO_POINTER (1));
             g_array_append_val (rows, first);
