@@ -13,7 +13,8 @@
  *   - the signature: from the last "-- " line to the end (also "--"
  *     without the space, when at most 10 lines follow);
  *   - a forwarded or top-posted original: from "-----Original
- *     Message-----", "Begin forwarded message:" or "---------- Forwarded
+ *     Message-----" (or a dash-framed title in another language followed
+ *     by a header line), "Begin forwarded message:" or "---------- Forwarded
  *     message ----------" to the end; but when what follows the marker
  *     and its header lines ("From:", "Sent:", …) is quoted, the marker is
  *     only an attribution and a reply written below the quote is kept
@@ -404,6 +405,42 @@ quoted_original_after (GArray *lines, guint i)
   return j < lines->len && g_array_index (lines, Line, j).kind == LINE_QUOTE ? j : 0;
 }
 
+/* "-----Ursprüngliche Nachricht-----", "----- Mensagem original -----",
+ * "-----Message d'origine-----": a dash-framed title of a few words in
+ * any language, taken as an original's marker only when a header line
+ * ("Von: …", "De : …", "From: …") follows it. */
+static gboolean
+is_framed_original (GArray *lines, guint i)
+{
+  const char *p;
+  gsize len, a = 0, b, words = 0;
+  gboolean in_word = FALSE;
+  guint j;
+
+  trimmed (&g_array_index (lines, Line, i), &p, &len);
+  while (a < len && p[a] == '-')
+    a++;
+  b = len;
+  while (b > a && p[b - 1] == '-')
+    b--;
+  if (a < 3 || len - b < 3 || b <= a)
+    return FALSE;
+  for (gsize k = a; k < b; k++)
+    {
+      gboolean letter = (guchar) p[k] >= 0x80 || g_ascii_isalpha (p[k]) || p[k] == '\'' || p[k] == '?';
+
+      if (!letter && p[k] != ' ')
+        return FALSE;
+      words += letter && !in_word;
+      in_word = letter;
+    }
+  if (words < 1 || words > 4)
+    return FALSE;
+  for (j = i + 1; j < lines->len && g_array_index (lines, Line, j).kind == LINE_BLANK; j++)
+    ;
+  return j < lines->len && j <= i + 2 && is_header_line (&g_array_index (lines, Line, j));
+}
+
 static gboolean
 has_suffix (const char *p, gsize len, const char *suffix)
 {
@@ -576,7 +613,7 @@ cut_tail (GArray *lines)
           i += notice - 1;
           continue;
         }
-      if (is_original (l))
+      if (is_original (l) || is_framed_original (lines, i))
         {
           guint quoted = quoted_original_after (lines, i);
 

@@ -117,6 +117,11 @@ static const struct {
   { "Text\n--\nSig\n", "Text\n", 0, 1 },
   { "Text\n--\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n", "Text\n--\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n", 0, 13 },
   { "Top\n\n-----Original Message-----\nFrom: x\n\nold text\n", "Top\n", 3, 1 },
+  /* the same marker in German (with its umlaut lost to a charset) and Portuguese */
+  { "Top\n\n-----Urspr?ngliche Nachricht-----\nVon: x\nBetreff: y\n\nalter Text\n", "Top\n", 4, 1 },
+  { "Top\n-----Mensagem original-----\nDe: x\nold\n", "Top\n", 3, 1 },
+  /* a dash-framed title not followed by header lines is the author's */
+  { "Top\n----- cut here -----\ncode()\n", "Top\n----- cut here -----\ncode()\n", 0, 3 },
   { "a\n- Hide quoted text -\n> q\n- Show quoted text -\nb\n", "a\nb\n", 1, 2 },
   { "The list is as follows:\n> not an attribution, still quoted\n",
     "The list is as follows:\n", 1, 1 },

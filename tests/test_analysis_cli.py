@@ -4,7 +4,7 @@ prose signals, words and n-grams per slice, keyness checked against a
 computation made here, collocations, exports, near-duplicates, repeated
 paragraphs, lexicon scores.
 
-fixtures/text/lists.mbox plants the cases (its README.md lists them).
+fixtures/analysis/lists.mbox plants the cases (its README.md lists them).
 Run by meson (suite 'cli').
 """
 import csv
@@ -18,7 +18,7 @@ import sqlite3
 import tap
 from cli_helpers import FIXTURES, deja, fresh_db, tmp
 
-MBOX = os.path.join(FIXTURES, "text", "lists.mbox")
+MBOX = os.path.join(FIXTURES, "analysis", "lists.mbox")
 DB = fresh_db("text-analysis.db")
 LANGUAGES = ["en"] * 7 + ["de"] * 3 + ["fr", "ru", "ja", "und"] + ["en"] * 4   # by hand, ids 1-18
 

@@ -31,6 +31,7 @@ ALLOWED_SQL_ARGS = {
     "authors_sql[what]",  # store-authors.c: a static table of literals
     "sqls[i]",          # store-authors.c: static literals chosen by the decision
     "dedup_sql[what]",  # store-dedup.c: a static table of literals
+    "sql[copies != FALSE]",  # store.c (store_text_to_analyse): a static table of literals
     "merge_groups",     # store-thread.c: a static literal
     "messages_sql[batch >= 0]",  # store-thread.c: a static table of literals
     "refs_sql[batch >= 0]",      # store-thread.c: a static table of literals

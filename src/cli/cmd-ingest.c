@@ -222,7 +222,8 @@ cmd_ingest (int argc, char **argv)
   /* Authors, when a file was stored since they were last computed. */
   if (!interrupted && !update_authors (store, db))
     failures++;
-  /* Text signals of rows an older deja stored (new rows have them). */
+  /* Language and prose signals of what was stored (and of rows an older
+   * deja stored), on every core (pipeline/analyse-stored.c). */
   if (!interrupted && !deja_analyse_stored (store, db, FALSE, threads))
     failures++;
   /* One line for the whole run, whatever stderr is. */

@@ -8,11 +8,9 @@
 #include "decode-pool.h"
 #include "text.h"
 #include "charset.h"
-#include <string.h>
 
 struct _DecodePool {
   GThreadPool *threads;
-  GAsyncQueue *analysers;  /* of TextAnalyser: one per worker at work, made on demand */
   const char *buf;
   GMutex lock;
   GCond cond;
@@ -91,10 +89,6 @@ decode_worker (gpointer data, gpointer user_data)
 {
   DecodeBatch *batch = data;
   DecodePool *pool = user_data;
-  TextAnalyser *analyser = g_async_queue_try_pop (pool->analysers);
-
-  if (analyser == NULL)
-    analyser = text_analyser_new ();
 
   for (guint i = 0; i < batch->items->len; i++)
     {
@@ -107,10 +101,7 @@ decode_worker (gpointer data, gpointer user_data)
       if (item->span.envelope_length)
         item->envelope = charset_to_utf8 (pool->buf + item->span.offset,
                                           item->span.envelope_length, NULL, NULL);
-      text_analyse (analyser, item->record->own_text,
-                    item->record->own_text ? strlen (item->record->own_text) : 0, &item->text);
     }
-  g_async_queue_push (pool->analysers, analyser);
   g_mutex_lock (&pool->lock);
   batch->done = TRUE;
   g_cond_broadcast (&pool->cond);
@@ -131,7 +122,6 @@ decode_pool_new (const char *buf, guint n_threads)
 
   mail_init ();
   pool->buf = buf;
-  pool->analysers = g_async_queue_new_full ((GDestroyNotify) text_analyser_free);
   g_mutex_init (&pool->lock);
   g_cond_init (&pool->cond);
   pool->threads = g_thread_pool_new (decode_worker, pool, MAX (n_threads, 1), FALSE, NULL);
@@ -145,7 +135,6 @@ decode_pool_free (DecodePool *pool)
   if (pool == NULL)
     return;
   g_thread_pool_free (pool->threads, FALSE, TRUE);
-  g_async_queue_unref (pool->analysers);
   g_mutex_clear (&pool->lock);
   g_cond_clear (&pool->cond);
   g_free (pool);
@@ -166,14 +155,4 @@ decode_pool_wait (DecodePool *pool, DecodeBatch *batch)
   while (!batch->done)
     g_cond_wait (&pool->cond, &pool->lock);
   g_mutex_unlock (&pool->lock);
-}
-
-/* What the store writes of an analysis. */
-void
-decode_text_signals (const TextAnalysis *a, StoreTextSignals *t)
-{
-  *t = (StoreTextSignals) {
-    a->lang.code, a->lang.reliable, a->words, a->sentences, a->code_lines,
-    a->has_chars, a->nonletter_share, a->digit_share, a->upper_share, a->oov_share,
-  };
 }

@@ -6,7 +6,6 @@
 #include "mail.h"
 #include "mbox.h"
 #include "store.h"
-#include "analyse.h"
 
 G_BEGIN_DECLS
 
@@ -16,7 +15,6 @@ typedef struct {
   char *envelope;          /* the envelope line as UTF-8 (or NULL), set by a worker */
   char *flags;             /* record->flags as text (or NULL), set by a worker */
   GArray *attachments;     /* of StoreAttachment, pointing into record; NULL for none */
-  TextAnalysis text;       /* language and prose signals of the own text, set by a worker */
 } DecodeItem;
 
 typedef struct {
@@ -33,7 +31,6 @@ DecodeBatch *decode_batch_new (void);
 void decode_batch_free (DecodeBatch *batch);
 void decode_pool_push (DecodePool *pool, DecodeBatch *batch);
 void decode_pool_wait (DecodePool *pool, DecodeBatch *batch);
-void decode_text_signals (const TextAnalysis *analysis, StoreTextSignals *signals);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DecodePool, decode_pool_free)
 

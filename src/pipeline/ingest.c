@@ -170,7 +170,6 @@ message_row (Pipeline *p, DecodeItem *item, StoreMessage *m)
     strv_of (r->newsgroups), r->newsgroups ? r->newsgroups->len : 0,
   };
   thread_guesser_guess (p->guesser, m->id, r, &m->guess);
-  decode_text_signals (&item->text, &m->text);
 }
 
 /* Waits for the oldest batch and stores its messages. */

@@ -44,11 +44,9 @@ static const char *const stmt_sql[N_STMTS] = {
     " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags,"
     " own_text, quoted_lines, own_lines, attachment_count,"
     " id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags, content_hash,"
-    " text_damage, author_id, lang, lang_reliable, words, sentences, code_lines,"
-    " nonletter_share, digit_share, upper_share, oov_share)"
+    " text_damage, author_id)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0),"
-    " ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)",
+    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0))",
   [STMT_SET_TEXT] =
     "UPDATE messages SET lang = ?2, lang_reliable = ?3, words = ?4, sentences = ?5,"
     " code_lines = ?6, nonletter_share = ?7, digit_share = ?8, upper_share = ?9,"
@@ -950,7 +948,6 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   sqlite3_bind_int64 (stmt, 25, (sqlite3_int64) m->content_hash);
   sqlite3_bind_int64 (stmt, 26, m->text_damage);
   sqlite3_bind_int64 (stmt, 27, m->from_addr ? author_for (store, m->from_addr) : 0);
-  bind_text_signals (stmt, 28, &m->text);
   rc = step_reset (stmt);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record message", error);
@@ -977,6 +974,9 @@ store_set_text_signals (Store *store, gint64 id, const StoreTextSignals *text, G
 
 /**
  * store_text_to_analyse:
+ * @copies: FALSE: canonical messages; TRUE: later copies of a Message-ID
+ *   whose own text is not their canonical message's (store_copy_text_signals()
+ *   gave the others theirs)
  * @ids: (element-type gint64): filled with messages.id, in order
  * @texts: (element-type utf8): filled with their own text ("" for none)
  *
@@ -984,14 +984,19 @@ store_set_text_signals (Store *store, gint64 id, const StoreTextSignals *text, G
  * set (or all of them, with @force).
  */
 gboolean
-store_text_to_analyse (Store *store, gboolean force, gint64 after_id, guint limit, GArray *ids,
-                       GPtrArray *texts, GError **error)
+store_text_to_analyse (Store *store, gboolean force, gboolean copies, gint64 after_id, guint limit,
+                       GArray *ids, GPtrArray *texts, GError **error)
 {
+  static const char *const sql[2] = {
+    "SELECT id, coalesce(own_text, '') FROM messages"
+    " WHERE id > ?1 AND duplicate_of IS NULL AND (?2 OR lang IS NULL) ORDER BY id LIMIT ?3",
+    "SELECT id, coalesce(own_text, '') FROM messages"
+    " WHERE id > ?1 AND duplicate_of IS NOT NULL AND (lang IS NULL OR (?2 AND own_text IS NOT"
+    "  (SELECT c.own_text FROM messages c WHERE c.id = messages.duplicate_of)))"
+    " ORDER BY id LIMIT ?3",
+  };
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db,
-                               "SELECT id, coalesce(own_text, '') FROM messages"
-                               " WHERE id > ?1 AND (?2 OR lang IS NULL) ORDER BY id LIMIT ?3",
-                               -1, &stmt, NULL);
+  int rc = sqlite3_prepare_v2 (store->db, sql[copies != FALSE], -1, &stmt, NULL);
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read own text", error);
@@ -1007,6 +1012,36 @@ store_text_to_analyse (Store *store, gboolean force, gint64 after_id, guint limi
     }
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read own text", error);
+}
+
+/**
+ * store_copy_text_signals:
+ *
+ * Gives later copies of a Message-ID whose own text is their canonical
+ * message's the canonical message's signals: they are a function of the
+ * own text alone, and half of a list's archive can be such copies.
+ */
+gboolean
+store_copy_text_signals (Store *store, gboolean force, gint64 *copied, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db,
+    "UPDATE messages AS m SET lang = c.lang, lang_reliable = c.lang_reliable, words = c.words,"
+    " sentences = c.sentences, code_lines = c.code_lines, nonletter_share = c.nonletter_share,"
+    " digit_share = c.digit_share, upper_share = c.upper_share, oov_share = c.oov_share"
+    " FROM messages AS c WHERE c.id = m.duplicate_of AND c.lang IS NOT NULL"
+    " AND (?1 OR m.lang IS NULL) AND c.own_text IS m.own_text", -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot copy text signals", error);
+  sqlite3_bind_int (stmt, 1, force ? 1 : 0);
+  rc = sqlite3_step (stmt);
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot copy text signals", error);
+  if (copied)
+    *copied = sqlite3_changes64 (store->db);
+  return TRUE;
 }
 
 gboolean

@@ -99,7 +99,6 @@ typedef struct {
   const char *const *newsgroups;
   guint n_newsgroups;
   StoreThreadGuess guess;
-  StoreTextSignals text;
 } StoreMessage;
 
 /* One separator-log row (docs/splitter.md), as text. */
@@ -349,8 +348,9 @@ gboolean store_set_decision (Store *store, const char *sha256, gint64 line_no, M
                              const char *note, gboolean *changed, GError **error);
 /* Own text still to analyse (text signals NULL, or all with @force), in
  * id order after @after_id; and the signals set afterwards. */
-gboolean store_text_to_analyse (Store *store, gboolean force, gint64 after_id, guint limit,
-                                GArray *ids, GPtrArray *texts, GError **error);
+gboolean store_text_to_analyse (Store *store, gboolean force, gboolean copies, gint64 after_id,
+                                guint limit, GArray *ids, GPtrArray *texts, GError **error);
+gboolean store_copy_text_signals (Store *store, gboolean force, gint64 *copied, GError **error);
 gboolean store_count_text_to_analyse (Store *store, gboolean force, gint64 *count, GError **error);
 gboolean store_set_text_signals (Store *store, gint64 id, const StoreTextSignals *text,
                                  GError **error);

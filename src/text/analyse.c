@@ -11,6 +11,12 @@
 #include <hunspell/hunspell.h>
 #include "analyse.h"
 
+/* Hunspell 1.7 keeps a table shared by all instances behind a counter
+ * that is not atomic (csutil.cxx, initialize_utf_tbl): instances made or
+ * destroyed on two threads at once leak it or free it twice.  Making and
+ * destroying them is serialised here; checking words is not shared. */
+static GMutex hunspell_lifecycle;
+
 /* Hunspell is slow per call; words repeat (Zipf), so answers are kept
  * per dictionary, up to this many words before the cache starts over. */
 #define SPELL_CACHE_MAX 200000
@@ -33,7 +39,11 @@ speller_free (gpointer p)
   Speller *s = p;
 
   if (s->handle)
-    Hunspell_destroy (s->handle);
+    {
+      g_mutex_lock (&hunspell_lifecycle);
+      Hunspell_destroy (s->handle);
+      g_mutex_unlock (&hunspell_lifecycle);
+    }
   g_hash_table_destroy (s->known);
   g_free (s);
 }
@@ -125,7 +135,9 @@ speller_for (TextAnalyser *a, const char *lang)
           g_autofree char *dic = g_strconcat (base, ".dic", NULL);
           const char *enc;
 
+          g_mutex_lock (&hunspell_lifecycle);
           s->handle = Hunspell_create (aff, dic);
+          g_mutex_unlock (&hunspell_lifecycle);
           enc = s->handle ? Hunspell_get_dic_encoding (s->handle) : NULL;
           s->utf8 = enc && g_ascii_strcasecmp (enc, "UTF-8") == 0;
         }
@@ -138,11 +150,20 @@ speller_for (TextAnalyser *a, const char *lang)
 static gboolean
 speller_knows (Speller *s, const char *word, gsize len)
 {
-  g_autofree char *key = g_strndup (word, len);
-  gpointer hit = g_hash_table_lookup (s->known, key);
+  char buf[64];
+  g_autofree char *key = NULL;
+  gpointer hit;
   gboolean known;
 
-  if (hit)
+  if (len < sizeof buf)   /* no allocation for a word seen before */
+    {
+      memcpy (buf, word, len);
+      buf[len] = '\0';
+      if ((hit = g_hash_table_lookup (s->known, buf)))
+        return GPOINTER_TO_INT (hit) == 1;
+    }
+  key = g_strndup (word, len);
+  if ((hit = g_hash_table_lookup (s->known, key)))
     return GPOINTER_TO_INT (hit) == 1;
   if (s->utf8)
     known = Hunspell_spell (s->handle, key) != 0;
@@ -203,7 +224,22 @@ char_shares (const char *text, gsize len, TextAnalysis *out)
       gunichar c;
 
       if ((guchar) *p < 0x80)
-        c = (guchar) *p++;
+        {
+          char a = *p++;
+
+          /* ASCII by table: most text is */
+          if (g_ascii_isspace (a))
+            continue;
+          nonspace++;
+          if (g_ascii_isalpha (a))
+            {
+              letters++;
+              upper += g_ascii_isupper (a) ? 1 : 0;
+            }
+          else if (g_ascii_isdigit (a))
+            digits++;
+          continue;
+        }
       else
         {
           c = g_utf8_get_char_validated (p, end - p);
@@ -234,6 +270,19 @@ char_shares (const char *text, gsize len, TextAnalysis *out)
     }
 }
 
+#define LANG_MAX 8192
+
+/* The length of at most LANG_MAX bytes of @s, ending at a character. */
+static gsize
+lang_prefix (const char *s, gsize len)
+{
+  gsize n = MIN (len, LANG_MAX);
+
+  while (n > 0 && n < len && ((guchar) s[n] & 0xC0) == 0x80)
+    n--;
+  return n;
+}
+
 /**
  * text_analyse:
  *
@@ -252,7 +301,9 @@ text_analyse (TextAnalyser *a, const char *own_text, gsize len, TextAnalysis *ou
     return;
   text_prose (own_text, len, a->prose, &code_lines);
   out->code_lines = code_lines;
-  text_lang_detect (a->prose->str, a->prose->len, &out->lang);
+  /* CLD2 is as sure after a few hundred letters as after many: long
+   * messages are judged on their first 8 KiB of prose */
+  text_lang_detect (a->prose->str, lang_prefix (a->prose->str, a->prose->len), &out->lang);
   if (strcmp (out->lang.code, "und") != 0)
     count.speller = speller_for (a, out->lang.code);
   text_words_each (a->words, a->prose->str, a->prose->len, NULL, count_word, &count);

@@ -59,8 +59,8 @@ text_lang_letters (const char *utf8, gsize len, guint enough)
 extern "C" void
 text_lang_detect (const char *utf8, gsize len, TextLang *out)
 {
-  CLD2::Language lang3[3];
-  int percent3[3], text_bytes = 0;
+  CLD2::Language lang3[3] = { CLD2::UNKNOWN_LANGUAGE, CLD2::UNKNOWN_LANGUAGE, CLD2::UNKNOWN_LANGUAGE };
+  int percent3[3] = { 0, 0, 0 }, text_bytes = 0;
   bool reliable = false;
 
   std::memset (out, 0, sizeof *out);
@@ -68,13 +68,19 @@ text_lang_detect (const char *utf8, gsize len, TextLang *out)
   if (utf8 == NULL || len == 0 || len > G_MAXINT / 2
       || text_lang_letters (utf8, len, TEXT_LANG_MIN_LETTERS) < TEXT_LANG_MIN_LETTERS)
     return;
-  /* The CheckUTF8 variant stops at invalid bytes rather than reading
-   * past them; own text is valid UTF-8, so this costs nothing. */
+  /* The CheckUTF8 variant refuses text that is not interchange-valid
+   * UTF-8 (control characters count) instead of reading past it; then
+   * the valid start is read, when it is most of the text. */
   int valid_prefix = 0;
   double scores[3];
   CLD2::Language lang = CLD2::ExtDetectLanguageSummaryCheckUTF8 (
       utf8, (int) len, true, NULL, 0, lang3, percent3, scores, NULL, &text_bytes, &reliable,
       &valid_prefix);
+  if (lang == CLD2::UNKNOWN_LANGUAGE && valid_prefix < (int) len && valid_prefix >= (int) len / 2
+      && valid_prefix > 0)
+    lang = CLD2::ExtDetectLanguageSummaryCheckUTF8 (
+        utf8, valid_prefix, true, NULL, 0, lang3, percent3, scores, NULL, &text_bytes, &reliable,
+        &valid_prefix);
   set_code (out->code, lang);
   out->percent = lang == CLD2::UNKNOWN_LANGUAGE ? 0 : percent3[0];
   out->reliable = reliable && lang != CLD2::UNKNOWN_LANGUAGE;

@@ -54,14 +54,16 @@ static const char *const code_keywords[] = {
  *
  * Whether a line of own text looks like program text, a prompt or a
  * traceback rather than prose.  The rules (docs/text-analysis.md):
- * a Python, shell or preprocessor prompt or a traceback line; a line
- * ending in ';', '{' or '}'; an indented line with a call, an
- * assignment or a keyword; a line that is a third or more symbols.
+ * a Python, shell or preprocessor prompt or a traceback line; a
+ * directory listing; def/class/import at the margin; a line ending in
+ * ';', '{' or '}'; an indented line with a call, an assignment or a
+ * keyword; a line that is a third or more symbols, or two fifths or more
+ * symbols and digits.
  */
 gboolean
 text_line_is_code (const char *line, gsize len)
 {
-  gsize indent = 0, nonspace = 0, symbols = 0, letters = 0;
+  gsize indent = 0, nonspace = 0, symbols = 0, letters = 0, digits = 0;
   const char *s;
   gsize n;
 
@@ -81,10 +83,20 @@ text_line_is_code (const char *line, gsize len)
       || starts_with (s, n, "#!/") || starts_with (s, n, "Traceback (most recent call last)")
       || (starts_with (s, n, "File \"") && has_text (s, n, "\", line ")))
     return TRUE;
+  /* "-rw-r--r-- 1 root …": a directory listing */
+  if (n >= 10 && strchr ("-dlcbps", s[0]) && strspn (s + 1, "rwxsStT-") >= 9)
+    return TRUE;
+  /* Python at the margin: "class X(Y):", "def f(self):", "from a import b", "import os" */
+  if (((starts_with (s, n, "def ") || starts_with (s, n, "class ")) && ends_with_char (s, n, ":"))
+      || (starts_with (s, n, "from ") && has_text (s, n, " import ") && !ends_with_char (s, n, ".?!"))
+      || (starts_with (s, n, "import ") && !has_text (s, n, ". ") && !ends_with_char (s, n, ".?!")))
+    return TRUE;
   for (gsize i = 0; i < n; i++)
     {
       guchar c = s[i];
 
+      if (g_ascii_isdigit (c))
+        digits++;
       if (c >= 0x80 || g_ascii_isalpha (c))
         letters++;
       else if (!g_ascii_isspace (c))
@@ -106,7 +118,9 @@ text_line_is_code (const char *line, gsize len)
         if (starts_with (s, n, code_keywords[k]) && (ends_with_char (s, n, ":;{}),") || symbols > 0))
           return TRUE;
     }
-  return nonspace >= 6 && symbols * 10 >= nonspace * 3 && letters < nonspace;
+  /* a third symbols, or two fifths symbols and digits: data, logs, listings */
+  return (nonspace >= 6 && symbols * 10 >= nonspace * 3 && letters < nonspace)
+         || (nonspace >= 10 && (symbols + digits) * 10 >= nonspace * 4);
 }
 
 /* A whitespace-delimited word that is a URL, a mail address or a file

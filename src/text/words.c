@@ -136,7 +136,7 @@ static gboolean
 breaks_phrase (const char *s, gsize len)
 {
   for (gsize i = 0; i < len; i++)
-    if (!strchr (" \t-/'&", s[i]))
+    if (s[i] != ' ' && s[i] != '\t' && s[i] != '-' && s[i] != '/' && s[i] != '\'' && s[i] != '&')
       return TRUE;
   return FALSE;
 }
