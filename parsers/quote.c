@@ -186,7 +186,7 @@ static gboolean
 names_quoting (const char *p, gsize len)
 {
   static const char *const words[] = {
-    "wrote", "writes", "said", "says", "schrieb", "crit", "escribi", "scripsit", "skrev",
+    "wrote", "writes", "said", "says", "schrieb", "crit", "disait", "a dit", "escribi", "scripsit", "skrev",
     "kirjoitti", "scrisse", "scritto", "napisa", "napsal", "schreef", "escreveu", "a scris",
     "va escriure", "yazd\xc4\xb1", "\xc3\xadrta", "menulis", "\xc4\x91\xc3\xa3 vi\xe1\xba\xbft",
     "In article", "In message", "In <", "quoted",
@@ -258,6 +258,7 @@ begins_attribution (const Line *l)
   static const char *const openers[] = {
     "On ", "Am ", "Le ", "El ", "Il ", "Em ", "Op ", "Den ", "Dne ", "W dniu ", "At ", "Quoting ",
     "Citando ", "Zitat von ", "Excerpts from ", "In article", "In message", "In <", "* ",
+    "OoO ",                                          /* Gnus's French "OoO En ce … disait :" */
     "\xd0\x92 ", "\xd0\x92\xd1\x8b ",                  /* В, Вы (ru) */
     "\xe4\xba\x8e", "\xe5\x9c\xa8", "\xe6\x96\xbc",         /* 于 在 於 */
   };
@@ -407,8 +408,8 @@ quoted_original_after (GArray *lines, guint i)
 
 /* "-----Ursprüngliche Nachricht-----", "----- Mensagem original -----",
  * "-----Message d'origine-----": a dash-framed title of a few words in
- * any language, taken as an original's marker only when a header line
- * ("Von: …", "De : …", "From: …") follows it. */
+ * any language, or Outlook's line of underscores, taken as an original's
+ * marker only when a header line ("Von: …", "De : …", "From: …") follows. */
 static gboolean
 is_framed_original (GArray *lines, guint i)
 {
@@ -418,6 +419,12 @@ is_framed_original (GArray *lines, guint i)
   guint j;
 
   trimmed (&g_array_index (lines, Line, i), &p, &len);
+  if (len >= 20 && strspn (p, "_") == len)   /* Outlook's rule: "________" */
+    {
+      for (j = i + 1; j < lines->len && g_array_index (lines, Line, j).kind == LINE_BLANK; j++)
+        ;
+      return j < lines->len && j <= i + 2 && is_header_line (&g_array_index (lines, Line, j));
+    }
   while (a < len && p[a] == '-')
     a++;
   b = len;

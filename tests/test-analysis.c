@@ -69,6 +69,16 @@ test_lang_short (void)
   text_lang_detect ("hello world", 11, &lang);
   g_assert_cmpstr (lang.code, ==, "und");
   g_assert_false (lang.reliable);
+  {
+    /* a vertical tab in the text: CLD2 alone would refuse it all */
+    g_autoptr (TextAnalyser) a = text_analyser_new ();
+    const char *vt = "I hate to ask, but how much memory is in the box?\x0b If it is memory bound "
+                     "with that many hits, another couple of gigabytes could work wonders here.";
+    TextAnalysis r;
+
+    text_analyse (a, vt, strlen (vt), &r);
+    g_assert_cmpstr (r.lang.code, ==, "en");
+  }
   text_lang_detect ("+1, me too!!", 12, &lang);
   g_assert_cmpstr (lang.code, ==, "und");
   text_lang_detect ("", 0, &lang);
@@ -85,7 +95,7 @@ test_code_lines (void)
     ">>> from twisted.internet import reactor",
     "    reactor.run()",
     "    d.addCallback(self._cbDone)",
-    "  x = 3",
+    "    x = 3",
     "Traceback (most recent call last):",
     "  File \"/usr/lib/python2.3/site.py\", line 12, in ?",
     "int main (void) {",
@@ -103,6 +113,7 @@ test_code_lines (void)
     "I think the reactor should not be started twice.",
     "The function (as I said) returns a Deferred.",
     "  Indented prose, as some people write it.",
+    "  This usage doesn't match the definition.  Maybe getTimeoutCancelFunction()?",
     "Thanks!",
     "See the FAQ: it covers this.",
     "    The docs say so; I agree.",
@@ -132,6 +143,12 @@ test_prose (void)
   g_assert_cmpuint (code, ==, 1);
   g_assert_cmpstr (out->str, ==,
                    "Hi all,\n\nI tried this on my machine:\n\nand see   or mail   for more.");
+  /* a short footer after a rule is not the author's prose; a rule
+   * followed by more than six lines is kept */
+  text_prose ("I agree.\n\n-------\nSent with Webmail Example\nhttp://x.example\n", 60, out, NULL);
+  g_assert_cmpstr (out->str, ==, "I agree.");
+  text_prose ("a\n-----\n1\n2\n3\n4\n5\n6\n7\n", 22, out, NULL);
+  g_assert_cmpstr (out->str, ==, "a ----- 1 2 3 4 5 6 7");
   g_assert_true (text_is_url_or_address ("<bob@example.com>", 17));
   g_assert_true (text_is_url_or_address ("www.python.org", 14));
   g_assert_false (text_is_url_or_address ("twisted.internet", 16));

@@ -120,6 +120,7 @@ static const struct {
   /* the same marker in German (with its umlaut lost to a charset) and Portuguese */
   { "Top\n\n-----Urspr?ngliche Nachricht-----\nVon: x\nBetreff: y\n\nalter Text\n", "Top\n", 4, 1 },
   { "Top\n-----Mensagem original-----\nDe: x\nold\n", "Top\n", 3, 1 },
+  { "Top\n________________________________\nVan: x\nVerzonden: y\n\nold\n", "Top\n", 4, 1 },
   /* a dash-framed title not followed by header lines is the author's */
   { "Top\n----- cut here -----\ncode()\n", "Top\n----- cut here -----\ncode()\n", 0, 3 },
   { "a\n- Hide quoted text -\n> q\n- Show quoted text -\nb\n", "a\nb\n", 1, 2 },
@@ -127,6 +128,8 @@ static const struct {
     "The list is as follows:\n", 1, 1 },
   { "\n\nFirst\n\n\n\nSecond\n\n", "First\n\nSecond\n", 0, 2 },
   { "JS> supercite\nok\n", "ok\n", 1, 1 },
+  { "OoO En ce milieu de nuit du mardi 15 janvier 2008, vers 03:53,\nJustin <j@x> disait:\n\n> q\n\nCan we?\n",
+    "Can we?\n", 1, 1 },
   { "", "", 0, 0 },
 };
 

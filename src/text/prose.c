@@ -56,7 +56,7 @@ static const char *const code_keywords[] = {
  * traceback rather than prose.  The rules (docs/text-analysis.md):
  * a Python, shell or preprocessor prompt or a traceback line; a
  * directory listing; def/class/import at the margin; a line ending in
- * ';', '{' or '}'; an indented line with a call, an assignment or a
+ * ';', '{' or '}'; a line indented by four or more with a call, an assignment or a
  * keyword; a line that is a third or more symbols, or two fifths or more
  * symbols and digits.
  */
@@ -109,7 +109,7 @@ text_line_is_code (const char *line, gsize len)
     }
   if ((ends_with_char (s, n, ";{}") && symbols >= 2) || symbols == nonspace)
     return TRUE;
-  if (indent >= 2)
+  if (indent >= 4)
     {
       if (has_call (s, n) || has_text (s, n, " = ") || has_text (s, n, "==")
           || has_text (s, n, "->") || has_text (s, n, "+="))
@@ -153,13 +153,15 @@ append_blanked (GString *out, const char *s, gsize len)
     {
       gsize j = i;
 
-      if (g_ascii_isspace (s[i]))
+      /* white space and control characters (a vertical tab, a form feed:
+       * CLD2 refuses text with them) become one space */
+      if (g_ascii_isspace (s[i]) || g_ascii_iscntrl (s[i]))
         {
           g_string_append_c (out, ' ');
           i++;
           continue;
         }
-      while (j < len && !g_ascii_isspace (s[j]))
+      while (j < len && !g_ascii_isspace (s[j]) && !g_ascii_iscntrl (s[j]))
         j++;
       if (text_is_url_or_address (s + i, j - i))
         g_string_append_c (out, ' ');
@@ -169,15 +171,57 @@ append_blanked (GString *out, const char *s, gsize len)
     }
 }
 
+/* "-----", "_____", "=====", "*****": a rule between text and a footer. */
+static gboolean
+is_rule (const char *p, gsize n)
+{
+  while (n > 0 && g_ascii_isspace (p[n - 1]))
+    n--;
+  while (n > 0 && g_ascii_isspace (*p))
+    p++, n--;
+  return n >= 3 && (strspn (p, "-") == n || strspn (p, "_") == n || strspn (p, "=") == n
+                    || strspn (p, "*") == n);
+}
+
+#define FOOTER_MAX_LINES 6
+
+/* Where a footer starts: after the last rule followed by at most
+ * FOOTER_MAX_LINES lines (a webmail's or employer's notice, an
+ * advertisement); len when there is none. */
+static gsize
+footer_start (const char *text, gsize len)
+{
+  const char *end = text + len, *p = end;
+  guint lines = 0;
+
+  while (p > text && lines <= FOOTER_MAX_LINES)
+    {
+      const char *eol = p, *bol;
+
+      if (eol > text && eol[-1] == '\n')
+        eol--;
+      bol = eol;
+      while (bol > text && bol[-1] != '\n')
+        bol--;
+      if (is_rule (bol, eol - bol))
+        return bol - text;
+      lines++;
+      p = bol;
+    }
+  return len;
+}
+
 /**
  * text_prose:
  * @out: cleared, then filled: paragraphs joined by "\n\n", no other newline
  * @code_lines: (out) (optional): lines left out as code
+ *
+ * A footer after a rule at the end (at most six lines) is left out too.
  */
 void
 text_prose (const char *text, gsize len, GString *out, guint *code_lines)
 {
-  const char *p = text, *end = text + len;
+  const char *p = text, *end = text + footer_start (text, len);
   gboolean in_paragraph = FALSE;
   guint code = 0;
 
