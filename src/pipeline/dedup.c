@@ -99,10 +99,36 @@ sketch_free (gpointer p)
   g_free (s);
 }
 
+/* One pass of ICU over the prose gives the whole text's words and each
+ * paragraph's: a paragraph ends at the "\n\n" text_prose() puts between. */
 typedef struct {
   Worker *w;
-  guint words;
+  const DedupOptions *options;
+  DocSketch *sketch;
+  const char *prose, *para_start, *para_end;
+  GString *para;             /* the current paragraph's folded words */
+  guint words, para_words;
 } Fold;
+
+static void
+end_paragraph (Fold *f)
+{
+  if (f->para_words >= f->options->min_paragraph_words)
+    {
+      guint64 h = text_hash64 (f->para->str, f->para->len);
+      const char *end = f->para_end ? f->para_end : f->prose + strlen (f->prose);
+
+      g_array_append_val (f->sketch->paragraphs, h);
+      g_ptr_array_add (f->sketch->paragraph_texts, g_strndup (f->para_start, end - f->para_start));
+    }
+  g_string_truncate (f->para, 0);
+  f->para_words = 0;
+  if (f->para_end)
+    {
+      f->para_start = f->para_end + 2;
+      f->para_end = strstr (f->para_start, "\n\n");
+    }
+}
 
 static gboolean
 fold_word (const TextToken *t, gpointer user_data)
@@ -110,39 +136,18 @@ fold_word (const TextToken *t, gpointer user_data)
   Fold *f = user_data;
   guint64 h = text_hash64 (t->term, t->len);
 
+  while (f->para_end && t->raw >= f->para_end)
+    end_paragraph (f);
   if (f->w->folded->len)
     g_string_append_c (f->w->folded, ' ');
   g_string_append_len (f->w->folded, t->term, t->len);
+  if (f->para->len)
+    g_string_append_c (f->para, ' ');
+  g_string_append_len (f->para, t->term, t->len);
   g_array_append_val (f->w->hashes, h);
   f->words++;
+  f->para_words++;
   return TRUE;
-}
-
-/* The paragraphs of own text (blank-line separated), normalised to their
- * folded words: hashes, and the text for a later report. */
-static void
-paragraphs_of (Worker *w, const char *text, const DedupOptions *o, DocSketch *s)
-{
-  const char *p = text;
-
-  while (*p)
-    {
-      const char *end = strstr (p, "\n\n");
-      const char *stop = end ? end : p + strlen (p);
-      Fold f = { w, 0 };
-
-      g_string_truncate (w->folded, 0);
-      g_array_set_size (w->hashes, 0);
-      text_words_each (w->words, p, stop - p, NULL, fold_word, &f);
-      if (f.words >= o->min_paragraph_words)
-        {
-          guint64 h = text_hash64 (w->folded->str, w->folded->len);
-
-          g_array_append_val (s->paragraphs, h);
-          g_ptr_array_add (s->paragraph_texts, g_strndup (p, stop - p));
-        }
-      p = end ? end + 2 : stop;
-    }
 }
 
 static void
@@ -151,16 +156,22 @@ map_doc (CorpusDoc *doc, gpointer state, gpointer user_data)
   Worker *w = state;
   const Dedup *d = user_data;
   DocSketch *s = g_new0 (DocSketch, 1);
-  Fold f = { w, 0 };
+  g_autoptr (GString) para = g_string_new (NULL);
+  Fold f = { w, d->options, s, NULL, NULL, NULL, para, 0, 0 };
   const guint64 *h;
 
   s->paragraphs = g_array_new (FALSE, FALSE, sizeof (guint64));
   s->paragraph_texts = g_ptr_array_new_with_free_func (g_free);
   s->bytes = strlen (doc->text);
   text_prose (doc->text, s->bytes, w->prose, NULL);
+  f.prose = f.para_start = w->prose->str;
+  f.para_end = strstr (f.prose, "\n\n");
   g_string_truncate (w->folded, 0);
   g_array_set_size (w->hashes, 0);
   text_words_each (w->words, w->prose->str, w->prose->len, NULL, fold_word, &f);
+  while (f.para_end)
+    end_paragraph (&f);
+  end_paragraph (&f);
   if (f.words > 0)
     s->exact = text_hash64 (w->folded->str, w->folded->len) | 1;
   h = (const guint64 *) w->hashes->data;
@@ -177,7 +188,6 @@ map_doc (CorpusDoc *doc, gpointer state, gpointer user_data)
           text_minhash_add (&s->signature, x);
         }
     }
-  paragraphs_of (w, w->prose->str, d->options, s);
   doc->result = s;
 }
 
