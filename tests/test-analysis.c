@@ -215,6 +215,26 @@ test_words (void)
   g_assert_cmpuint (text_words_sentences (w, "", 0), ==, 0);
 }
 
+static gboolean
+kind_of (const TextToken *t, gpointer data)
+{
+  g_string_append_c (data, t->kind == TEXT_TOKEN_WORD ? 'w' : 'n');
+  return TRUE;
+}
+
+static void
+test_numbers (void)
+{
+  g_autoptr (TextWords) w = text_words_new ();
+  g_autoptr (GString) kinds = g_string_new (NULL);
+  const char *text = "mp3 py2exe 0x1f 2nd 0xbfffe2bc a1b2c3 1999 version";
+
+  /* a word beginning with a digit or holding three is a number or a code;
+   * ICU itself calls "mp3" (ending in digits) a number */
+  text_words_each (w, text, strlen (text), NULL, kind_of, kinds);
+  g_assert_cmpstr (kinds->str, ==, "nwnnnnnw");
+}
+
 static void
 test_stoplist (void)
 {
@@ -375,6 +395,7 @@ main (int argc, char **argv)
   g_test_add_func ("/text/code-lines", test_code_lines);
   g_test_add_func ("/text/prose", test_prose);
   g_test_add_func ("/text/words", test_words);
+  g_test_add_func ("/text/numbers", test_numbers);
   g_test_add_func ("/text/stoplist", test_stoplist);
   g_test_add_func ("/text/signals", test_signals);
   g_test_add_func ("/text/spelling", test_spelling);

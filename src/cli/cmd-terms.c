@@ -14,7 +14,7 @@
 
 typedef struct {
   char *db, *by, *stopwords, *format, *keyness, *reference, *export_kind, *out;
-  int ngram, top, min_count, window, threads;
+  int ngram, top, min_count, min_messages, window, threads;
   gboolean stem, numbers, collocations, duplicates;
 } Args;
 
@@ -73,6 +73,8 @@ print_counts (TermsTable *t, const Args *a, RowWriter *w)
 
           if (e->count < a->min_count)
             break;
+          if (e->messages < a->min_messages)
+            continue;
           row_writer_add (w, v, G_N_ELEMENTS (v));
         }
     }
@@ -95,7 +97,7 @@ print_keyness (TermsTable *t, const Args *a, RowWriter *w, GError **error)
   deja_note ("keyness: '%s' (%" G_GINT64_FORMAT " words) against %s%s%s (%" G_GINT64_FORMAT " words)",
              a->keyness, c, a->reference ? "'" : "", a->reference ? a->reference : "the rest",
              a->reference ? "'" : "", d);
-  for (guint i = 0; i < rows->len; i++)
+  for (guint i = 0, shown = 0; i < rows->len; i++)
     {
       TermsKeyness *k = &g_array_index (rows, TermsKeyness, i);
       g_autofree char *tc = number (k->target), *rc = number (k->reference);
@@ -105,7 +107,9 @@ print_keyness (TermsTable *t, const Args *a, RowWriter *w, GError **error)
                        { "target_per_million", tpm, TRUE }, { "reference_per_million", rpm, TRUE },
                        { "g2", g2, TRUE }, { "log_ratio", lr, TRUE }, { "p", p, TRUE } };
 
-      if (a->top > 0 && i >= (guint) a->top)
+      if (k->messages < a->min_messages)
+        continue;
+      if (a->top > 0 && shown++ >= (guint) a->top)
         break;
       row_writer_add (w, v, G_N_ELEMENTS (v));
     }
@@ -213,6 +217,7 @@ cmd_terms (int argc, char **argv)
     { "numbers", 0, 0, G_OPTION_ARG_NONE, &a.numbers, "count numbers as terms too", NULL },
     { "top", 't', 0, G_OPTION_ARG_INT, &a.top, "at most N rows per slice (default: all)", "N" },
     { "min-count", 'm', 0, G_OPTION_ARG_INT, &a.min_count, "only terms seen N times or more (collocations: default 5)", "N" },
+    { "min-messages", 0, 0, G_OPTION_ARG_INT, &a.min_messages, "only terms in N messages or more (one long log is not a key word)", "N" },
     { "keyness", 'k', 0, G_OPTION_ARG_STRING, &a.keyness, "key terms of one slice (of --by) against the rest or --reference", "SLICE" },
     { "reference", 'r', 0, G_OPTION_ARG_STRING, &a.reference, "the slice --keyness compares with (default: all other messages)", "SLICE" },
     { "collocations", 0, 0, G_OPTION_ARG_NONE, &a.collocations, "word pairs with PMI, log-likelihood and t-score", NULL },
@@ -254,8 +259,8 @@ cmd_terms (int argc, char **argv)
     return deja_usage_error (context, "--by must be all, group, year, month or author");
   if (a.ngram < 1 || a.ngram > 8)
     return deja_usage_error (context, "--ngram must be 1 to 8");
-  if (a.window < 0 || a.top < 0 || a.min_count < 0 || a.threads < 0)
-    return deja_usage_error (context, "--window, --top, --min-count and --threads take 0 or more");
+  if (a.window < 0 || a.top < 0 || a.min_count < 0 || a.min_messages < 0 || a.threads < 0)
+    return deja_usage_error (context, "--window, --top, --min-count, --min-messages and --threads take 0 or more");
   if (a.reference && !a.keyness)
     return deja_usage_error (context, "--reference goes with --keyness");
   if (a.keyness && options.by == TERMS_BY_ALL)

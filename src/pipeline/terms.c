@@ -561,6 +561,14 @@ count_in (Slice *s, const char *term)
   return c ? c->count : 0;
 }
 
+static gint64
+messages_in (Slice *s, const char *term)
+{
+  Count *c = s ? g_hash_table_lookup (s->terms, term) : NULL;
+
+  return c ? c->messages : 0;
+}
+
 static int
 by_g2 (gconstpointer a, gconstpointer b)
 {
@@ -605,7 +613,8 @@ terms_keyness (TermsTable *t, const char *target, const char *reference, gint64 
     {
       gint64 a = count_in (ts, key);
       gint64 b = rs ? ((Count *) value)->count : ((Count *) value)->count - a;
-      TermsKeyness k = { key, a, b };
+      TermsKeyness k = { key, a, b, rs ? messages_in (ts, key) + ((Count *) value)->messages
+                                       : ((Count *) value)->messages };
 
       if (a + b < min_count || b < 0)
         continue;
@@ -619,7 +628,7 @@ terms_keyness (TermsTable *t, const char *target, const char *reference, gint64 
       g_hash_table_iter_init (&iter, ts->terms);
       while (g_hash_table_iter_next (&iter, &key, &value))
         {
-          TermsKeyness k = { key, ((Count *) value)->count, 0 };
+          TermsKeyness k = { key, ((Count *) value)->count, 0, ((Count *) value)->messages };
 
           if (count_in (rs, key) > 0 || k.target < min_count)
             continue;

@@ -63,6 +63,7 @@ char *terms_slice_of (TermsBy by, const char *date, const char *group, const cha
 typedef struct {
   const char *term;
   gint64 target, reference;    /* counts */
+  gint64 messages;             /* messages of target and reference it occurs in */
   double g2, log_ratio, p;
 } TermsKeyness;
 

@@ -141,6 +141,21 @@ breaks_phrase (const char *s, gsize len)
   return FALSE;
 }
 
+/* Letters and digits that are a number, an address or a code rather than
+ * a word: they begin with a digit (0x1f, 2nd, 0m) or hold three digits
+ * or more (deadbeef00, a1b2c3).  "mp3" and "py2exe" stay words. */
+static gboolean
+numeric (const char *s, gsize len)
+{
+  guint digits = 0;
+
+  if (len > 0 && g_ascii_isdigit (s[0]))
+    return TRUE;
+  for (gsize i = 0; i < len; i++)
+    digits += g_ascii_isdigit (s[i]) ? 1 : 0;
+  return digits >= 3;
+}
+
 /**
  * text_words_each:
  * @prose: text_prose() output
@@ -173,7 +188,7 @@ text_words_each (TextWords *w, const char *prose, gsize len, const char *stem_la
         }
       t.raw = prose + start;
       t.raw_len = end - start;
-      t.kind = rule < UBRK_WORD_LETTER ? TEXT_TOKEN_NUMBER : TEXT_TOKEN_WORD;
+      t.kind = rule < UBRK_WORD_LETTER || numeric (t.raw, t.raw_len) ? TEXT_TOKEN_NUMBER : TEXT_TOKEN_WORD;
       t.joined = joined;
       t.term = t.folded = text_fold (w, t.raw, t.raw_len, &t.len);
       if (stemmer && t.kind == TEXT_TOKEN_WORD)
