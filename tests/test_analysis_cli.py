@@ -61,6 +61,19 @@ def every_message_has_its_language_and_short_text_is_und():
 
 
 @tap.test
+def ingest_can_leave_the_analysis_for_later():
+    db = fresh_db("no-analysis.db")
+    r = ok("ingest", "--no-analysis", "--db", db, MBOX)
+    assert "language and prose signals" not in r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT count(*) FROM messages WHERE lang IS NULL").fetchone()[0] == 18
+    r = ok("analyse", "--db", db)
+    assert "of 18 messages" in r.stderr, r.stderr
+    with sqlite3.connect(db) as c:
+        assert [x[0] for x in c.execute("SELECT lang FROM messages ORDER BY id")] == LANGUAGES
+
+
+@tap.test
 def prose_signals_are_counted():
     r = dict((row[0], row[1:]) for row in query(
         "SELECT id, words, sentences, code_lines, digit_share, oov_share FROM messages"))

@@ -107,7 +107,7 @@ cmd_ingest (int argc, char **argv)
 {
   g_autofree char *db = NULL;
   g_auto (GStrv) paths = NULL;
-  gboolean force = FALSE;
+  gboolean force = FALSE, no_analysis = FALSE;
   int threads = 0, status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file (created if missing)", "DB" },
@@ -115,6 +115,8 @@ cmd_ingest (int argc, char **argv)
       "read a file that does not start with a 'From ' envelope (the text before the first"
       " separator becomes a message)", NULL },
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "decoding threads (default: one per CPU)", "N" },
+    { "no-analysis", 0, 0, G_OPTION_ARG_NONE, &no_analysis,
+      "leave language and prose signals for a later 'deja analyse' (they are NULL until then)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, "PATH..." },
     { NULL }
   };
@@ -224,7 +226,7 @@ cmd_ingest (int argc, char **argv)
     failures++;
   /* Language and prose signals of what was stored (and of rows an older
    * deja stored), on every core (pipeline/analyse-stored.c). */
-  if (!interrupted && !deja_analyse_stored (store, db, FALSE, threads))
+  if (!interrupted && !no_analysis && !deja_analyse_stored (store, db, FALSE, threads))
     failures++;
   /* One line for the whole run, whatever stderr is. */
   deja_note ("done in %.1f s: %u file%s stored, %" G_GUINT64_FORMAT " messages, %.1f MiB/s;"
