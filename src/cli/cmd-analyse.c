@@ -7,14 +7,19 @@
 
 /* Shared with deja ingest, which analyses what an older deja stored. */
 gboolean
-deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads)
+deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads,
+                     const volatile int *cancel)
 {
   g_autoptr (GError) error = NULL;
   gint64 analysed = 0;
 
-  if (!analyse_stored_text (store, force, threads, &analysed, &error))
+  if (!analyse_stored_text (store, force, threads, cancel, &analysed, &error))
     {
-      deja_error ("cannot analyse the text of '%s': %s", db, error->message);
+      if (g_error_matches (error, ANALYSE_ERROR, ANALYSE_ERROR_CANCELLED))
+        deja_error ("language and prose signals %s: the next 'deja ingest' or 'deja analyse'"
+                    " goes on", error->message);
+      else
+        deja_error ("cannot analyse the text of '%s': %s", db, error->message);
       return FALSE;
     }
   if (analysed > 0)
@@ -53,5 +58,5 @@ cmd_analyse (int argc, char **argv)
     return deja_usage_error (context, "--threads must be 0 or more");
   if ((store = deja_open_existing_store (db)) == NULL)
     return DEJA_EXIT_FAILED;
-  return deja_analyse_stored (store, db, force, (guint) threads) ? DEJA_EXIT_OK : DEJA_EXIT_FAILED;
+  return deja_analyse_stored (store, db, force, (guint) threads, NULL) ? DEJA_EXIT_OK : DEJA_EXIT_FAILED;
 }

@@ -226,7 +226,7 @@ cmd_ingest (int argc, char **argv)
     failures++;
   /* Language and prose signals of what was stored (and of rows an older
    * deja stored), on every core (pipeline/analyse-stored.c). */
-  if (!interrupted && !no_analysis && !deja_analyse_stored (store, db, FALSE, threads))
+  if (!interrupted && !no_analysis && !deja_analyse_stored (store, db, FALSE, threads, &interrupted))
     failures++;
   /* One line for the whole run, whatever stderr is. */
   deja_note ("done in %.1f s: %u file%s stored, %" G_GUINT64_FORMAT " messages, %.1f MiB/s;"

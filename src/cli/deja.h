@@ -37,7 +37,8 @@ gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, i
 
 /* cli.c */
 typedef struct _Store Store;
-gboolean deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads);
+gboolean deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads,
+                              const volatile int *cancel);
 Store *deja_open_existing_store (const char *path);
 Store *deja_open_store_to_read (const char *path);
 gboolean deja_valid_date (const char *s);

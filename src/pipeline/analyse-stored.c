@@ -15,6 +15,8 @@
 
 #define BATCH 4096
 
+G_DEFINE_QUARK (deja-analyse-error-quark, analyse_error)
+
 typedef struct {
   TextAnalyser *analyser;
   GPtrArray *texts;
@@ -49,11 +51,14 @@ analyse_chunk (gpointer data)
 /**
  * analyse_stored_text:
  * @force: all messages, not only those never analysed
+ * @cancel: (nullable): when it becomes non-zero, the pass stops after the
+ *   batch at hand (committed: the next pass goes on from there) with
+ *   ANALYSE_ERROR_CANCELLED
  * @analysed: (out) (optional): messages analysed
  */
 gboolean
-analyse_stored_text (Store *store, gboolean force, guint threads, gint64 *analysed,
-                     GError **error)
+analyse_stored_text (Store *store, gboolean force, guint threads, const volatile int *cancel,
+                     gint64 *analysed, GError **error)
 {
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
@@ -90,6 +95,13 @@ analyse_stored_text (Store *store, gboolean force, guint threads, gint64 *analys
         }
       while (ok)
         {
+          if (cancel && *cancel)
+            {
+              g_set_error (error, ANALYSE_ERROR, ANALYSE_ERROR_CANCELLED,
+                           "interrupted after %" G_GINT64_FORMAT " messages", done);
+              ok = FALSE;
+              break;
+            }
           Chunk chunks[64];
           GThread *workers[64] = { NULL };
 

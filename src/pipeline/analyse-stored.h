@@ -7,7 +7,14 @@
 
 G_BEGIN_DECLS
 
-gboolean analyse_stored_text (Store *store, gboolean force, guint threads, gint64 *analysed,
-                              GError **error);
+#define ANALYSE_ERROR (analyse_error_quark ())
+GQuark analyse_error_quark (void);
+
+typedef enum {
+  ANALYSE_ERROR_CANCELLED,   /* *cancel became non-zero: what was analysed is kept */
+} AnalyseError;
+
+gboolean analyse_stored_text (Store *store, gboolean force, guint threads,
+                              const volatile int *cancel, gint64 *analysed, GError **error);
 
 G_END_DECLS

@@ -1,8 +1,9 @@
 /* dedup.c — deja dedup: which messages' own text is the same or nearly
  * (docs/text-analysis.md, "Near-duplicates").
  *
- * Workers turn each message's own text into its folded words (ICU, no
- * stems, no stop list), hash the whole for exact copies, and build a
+ * Workers turn each message's own text into its lower-cased words
+ * (text_quick_words_each: no stems, no stop list), hash the whole for
+ * exact copies, and build a
  * MinHash signature of its 5-word shingles and the hashes of its
  * paragraphs.  This thread buckets signatures by LSH band, checks every
  * candidate pair on the whole signature against the threshold, and
@@ -32,10 +33,8 @@ typedef struct {
 } DocSketch;
 
 typedef struct {
-  TextWords *words;
   GString *prose;
-  GString *folded;
-  GArray *hashes;
+  GArray *hashes;          /* the words' hashes, in order */
 } Worker;
 
 typedef struct {
@@ -70,9 +69,7 @@ worker_new (gpointer user_data)
 {
   Worker *w = g_new0 (Worker, 1);
 
-  w->words = text_words_new ();
   w->prose = g_string_new (NULL);
-  w->folded = g_string_new (NULL);
   w->hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
   return w;
 }
@@ -82,9 +79,7 @@ worker_free (gpointer p)
 {
   Worker *w = p;
 
-  text_words_free (w->words);
   g_string_free (w->prose, TRUE);
-  g_string_free (w->folded, TRUE);
   g_array_unref (w->hashes);
   g_free (w);
 }
@@ -99,29 +94,36 @@ sketch_free (gpointer p)
   g_free (s);
 }
 
-/* One pass of ICU over the prose gives the whole text's words and each
- * paragraph's: a paragraph ends at the "\n\n" text_prose() puts between. */
+/* One pass over the prose gives the whole text's words and each
+ * paragraph's: a paragraph ends at the "\n\n" text_prose() puts between.
+ * Texts and paragraphs are compared by hashes of their word sequences. */
 typedef struct {
   Worker *w;
   const DedupOptions *options;
   DocSketch *sketch;
   const char *prose, *para_start, *para_end;
-  GString *para;             /* the current paragraph's folded words */
+  guint64 text_hash, para_hash;
   guint words, para_words;
 } Fold;
+
+static guint64
+mix (guint64 h, guint64 word)
+{
+  return (h ^ word) * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+}
 
 static void
 end_paragraph (Fold *f)
 {
   if (f->para_words >= f->options->min_paragraph_words)
     {
-      guint64 h = text_hash64 (f->para->str, f->para->len);
       const char *end = f->para_end ? f->para_end : f->prose + strlen (f->prose);
+      guint64 h = f->para_hash;
 
       g_array_append_val (f->sketch->paragraphs, h);
       g_ptr_array_add (f->sketch->paragraph_texts, g_strndup (f->para_start, end - f->para_start));
     }
-  g_string_truncate (f->para, 0);
+  f->para_hash = 0;
   f->para_words = 0;
   if (f->para_end)
     {
@@ -130,24 +132,18 @@ end_paragraph (Fold *f)
     }
 }
 
-static gboolean
-fold_word (const TextToken *t, gpointer user_data)
+static void
+fold_word (guint64 h, const char *raw, gsize raw_len, gpointer user_data)
 {
   Fold *f = user_data;
-  guint64 h = text_hash64 (t->term, t->len);
 
-  while (f->para_end && t->raw >= f->para_end)
+  while (f->para_end && raw >= f->para_end)
     end_paragraph (f);
-  if (f->w->folded->len)
-    g_string_append_c (f->w->folded, ' ');
-  g_string_append_len (f->w->folded, t->term, t->len);
-  if (f->para->len)
-    g_string_append_c (f->para, ' ');
-  g_string_append_len (f->para, t->term, t->len);
+  f->text_hash = mix (f->text_hash, h);
+  f->para_hash = mix (f->para_hash, h);
   g_array_append_val (f->w->hashes, h);
   f->words++;
   f->para_words++;
-  return TRUE;
 }
 
 static void
@@ -156,8 +152,7 @@ map_doc (CorpusDoc *doc, gpointer state, gpointer user_data)
   Worker *w = state;
   const Dedup *d = user_data;
   DocSketch *s = g_new0 (DocSketch, 1);
-  g_autoptr (GString) para = g_string_new (NULL);
-  Fold f = { w, d->options, s, NULL, NULL, NULL, para, 0, 0 };
+  Fold f = { w, d->options, s, NULL, NULL, NULL, 0, 0, 0, 0 };
   const guint64 *h;
 
   s->paragraphs = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -166,14 +161,13 @@ map_doc (CorpusDoc *doc, gpointer state, gpointer user_data)
   text_prose (doc->text, s->bytes, w->prose, NULL);
   f.prose = f.para_start = w->prose->str;
   f.para_end = strstr (f.prose, "\n\n");
-  g_string_truncate (w->folded, 0);
   g_array_set_size (w->hashes, 0);
-  text_words_each (w->words, w->prose->str, w->prose->len, NULL, fold_word, &f);
+  text_quick_words_each (w->prose->str, w->prose->len, fold_word, &f);
   while (f.para_end)
     end_paragraph (&f);
   end_paragraph (&f);
   if (f.words > 0)
-    s->exact = text_hash64 (w->folded->str, w->folded->len) | 1;
+    s->exact = f.text_hash | 1;
   h = (const guint64 *) w->hashes->data;
   if (f.words >= MAX (d->options->min_words, TEXT_SHINGLE_WORDS))
     {

@@ -234,3 +234,103 @@ text_words_sentences (TextWords *w, const char *prose, gsize len)
     }
   return n;
 }
+
+static gboolean
+own_word_script (gunichar c)
+{
+  switch (g_unichar_get_script (c))
+    {
+    case G_UNICODE_SCRIPT_HAN:
+    case G_UNICODE_SCRIPT_HIRAGANA:
+    case G_UNICODE_SCRIPT_KATAKANA:
+    case G_UNICODE_SCRIPT_THAI:
+    case G_UNICODE_SCRIPT_LAO:
+    case G_UNICODE_SCRIPT_KHMER:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+#define FNV_START 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static guint64
+finish (guint64 h)
+{
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  return h;
+}
+
+/**
+ * text_quick_words_each:
+ *
+ * About ten times faster than ICU's word iterator and good enough to
+ * compare texts with themselves: what ICU would split differently
+ * (apostrophes, dots inside words) is split the same way in both texts.
+ */
+void
+text_quick_words_each (const char *text, gsize len, TextQuickFunc func, gpointer user_data)
+{
+  const char *p = text, *end = text + len, *start = NULL;
+  guint64 h = FNV_START;
+
+  while (p < end)
+    {
+      guchar b = (guchar) *p;
+      gunichar c;
+      const char *next;
+
+      if (b < 0x80)
+        {
+          if (g_ascii_isalnum (b))
+            {
+              if (!start)
+                start = p, h = FNV_START;
+              h = (h ^ (guchar) g_ascii_tolower (b)) * FNV_PRIME;
+            }
+          else if (start)
+            {
+              func (finish (h), start, p - start, user_data);
+              start = NULL;
+            }
+          p++;
+          continue;
+        }
+      c = g_utf8_get_char_validated (p, end - p);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          p++;
+          continue;
+        }
+      next = g_utf8_next_char (p);
+      if (g_unichar_isalnum (c) || g_unichar_ismark (c))
+        {
+          gunichar lower = g_unichar_tolower (c);
+
+          if (own_word_script (c))
+            {
+              if (start)
+                func (finish (h), start, p - start, user_data);
+              func (finish ((FNV_START ^ lower) * FNV_PRIME), p, next - p, user_data);
+              start = NULL;
+            }
+          else
+            {
+              if (!start)
+                start = p, h = FNV_START;
+              h = (h ^ lower) * FNV_PRIME;
+            }
+        }
+      else if (start)
+        {
+          func (finish (h), start, p - start, user_data);
+          start = NULL;
+        }
+      p = next;
+    }
+  if (start)
+    func (finish (h), start, end - start, user_data);
+}

@@ -41,6 +41,12 @@ gboolean text_words_each (TextWords *words, const char *prose, gsize len, const 
 guint text_words_sentences (TextWords *words, const char *prose, gsize len);
 const char *text_fold (TextWords *words, const char *word, gsize len, gsize *out_len);
 
+/* A quick word stream for comparing texts (deja dedup): runs of letters
+ * and digits, lower-cased character by character, each ideograph, kana
+ * or Thai letter a word of its own; each word as a 64-bit hash. */
+typedef void (*TextQuickFunc) (guint64 hash, const char *raw, gsize raw_len, gpointer user_data);
+void text_quick_words_each (const char *text, gsize len, TextQuickFunc func, gpointer user_data);
+
 /* Stop lists: one word per line, '|' starts a comment (Snowball's and
  * PostgreSQL's .stop files); compared after case folding. */
 TextStoplist *text_stoplist_new (void);
