@@ -7,6 +7,7 @@
  * memory stays bounded whatever the selection. */
 #include "corpus.h"
 #include "rows.h"
+#include "words.h"
 
 #define BATCH 512
 
@@ -28,6 +29,26 @@ typedef struct {
   GError *error;
   gboolean stopped;
 } Mapper;
+
+gpointer
+corpus_worker_new (gpointer user_data)
+{
+  CorpusWorker *w = g_new0 (CorpusWorker, 1);
+
+  w->words = text_words_new ();
+  w->prose = g_string_sized_new (4096);
+  return w;
+}
+
+void
+corpus_worker_free (gpointer p)
+{
+  CorpusWorker *w = p;
+
+  text_words_free (w->words);
+  g_string_free (w->prose, TRUE);
+  g_free (w);
+}
 
 static void
 doc_free (gpointer p)

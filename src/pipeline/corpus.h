@@ -28,6 +28,16 @@ typedef struct {
   gboolean (*reduce) (CorpusDoc *doc, gpointer user_data, GError **error);
 } CorpusFuncs;
 
+/* The usual worker state: an ICU word iterator and a prose buffer
+ * (state_new and state_free for commands that read words). */
+typedef struct {
+  struct _TextWords *words;
+  GString *prose;
+} CorpusWorker;
+
+gpointer corpus_worker_new (gpointer user_data);
+void corpus_worker_free (gpointer worker);
+
 gboolean corpus_map (Store *store, const StoreFilter *filter, guint threads,
                      const CorpusFuncs *funcs, gpointer user_data, GError **error);
 

@@ -167,30 +167,7 @@ typedef struct {
   GHashTable *slices;       /* name → LexiconSlice* */
 } Scoring;
 
-typedef struct {
-  TextWords *words;
-  GString *prose;
-} Worker;
-
-static gpointer
-worker_new (gpointer user_data)
-{
-  Worker *w = g_new0 (Worker, 1);
-
-  w->words = text_words_new ();
-  w->prose = g_string_new (NULL);
-  return w;
-}
-
-static void
-worker_free (gpointer p)
-{
-  Worker *w = p;
-
-  text_words_free (w->words);
-  g_string_free (w->prose, TRUE);
-  g_free (w);
-}
+typedef CorpusWorker Worker;
 
 static void
 score_free (gpointer p)
@@ -366,7 +343,7 @@ lexicon_score (Store *store, const StoreFilter *filter, const Lexicon *lexicon, 
                gboolean negation, guint threads, LexiconMessageFunc func, gpointer user_data,
                GPtrArray **slices, GError **error)
 {
-  CorpusFuncs funcs = { worker_new, worker_free, map_doc, score_free, reduce_doc };
+  CorpusFuncs funcs = { corpus_worker_new, corpus_worker_free, map_doc, score_free, reduce_doc };
   Scoring s = { lexicon, by, negation, func, user_data };
   GHashTableIter iter;
   gpointer value;

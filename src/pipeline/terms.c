@@ -53,10 +53,7 @@ typedef struct {
   char *prose;               /* TERMS_EXPORT_TEXT only */
 } DocTokens;
 
-typedef struct {
-  TextWords *words;
-  GString *prose;
-} Worker;
+typedef CorpusWorker Worker;
 
 static Slice *
 slice_new (void)
@@ -91,26 +88,6 @@ terms_table_free (TermsTable *t)
   g_string_chunk_free (t->strings);
   g_clear_error (&t->export_error);
   g_free (t);
-}
-
-static gpointer
-worker_new (gpointer user_data)
-{
-  Worker *w = g_new0 (Worker, 1);
-
-  w->words = text_words_new ();
-  w->prose = g_string_sized_new (4096);
-  return w;
-}
-
-static void
-worker_free (gpointer p)
-{
-  Worker *w = p;
-
-  text_words_free (w->words);
-  g_string_free (w->prose, TRUE);
-  g_free (w);
 }
 
 static void
@@ -458,7 +435,7 @@ TermsTable *
 terms_count (Store *store, const StoreFilter *filter, const TermsOptions *options, GError **error)
 {
   g_autoptr (TermsTable) t = g_new0 (TermsTable, 1);
-  CorpusFuncs funcs = { worker_new, worker_free, map_doc, doc_tokens_free, reduce_doc };
+  CorpusFuncs funcs = { corpus_worker_new, corpus_worker_free, map_doc, doc_tokens_free, reduce_doc };
 
   t->options = options;
   t->strings = g_string_chunk_new (1 << 16);
