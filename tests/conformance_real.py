@@ -136,6 +136,20 @@ def the_prose_lines_are_the_ones_read_by_hand():
     assert ("2007-June.txt", 1263) in lines and ("2008-June.txt", 6037) in lines, sorted(lines)[:5]
 
 
+def three_lists_merged_equal_one_ingest_of_all():
+    """deja merge (issue 18) on real archives: the three list databases
+    as shards, merged, against one ingest of the three directories."""
+    from db_compare import compare, dump
+    one, merged = os.path.join(TMP, "all.db"), os.path.join(TMP, "merged.db")
+    r = deja("ingest", "--db", one, *[os.path.join(LISTS, name) for name in EXPECTED])
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = deja("merge", "--db", merged, *[db_of(name) for name in EXPECTED])
+    assert r.returncode == 0, r.stderr[-2000:]
+    queries = ["deferred", "reactor.run()", "from:glyph", "twisted.web"]
+    scratch = os.path.join(TMP, "edges.csv")
+    compare(dump(one, queries, scratch), dump(merged, queries, scratch))
+
+
 if __name__ == "__main__":
     if not os.path.isdir(LISTS):
         print("1..0 # SKIP no real archives at %s" % LISTS)
@@ -145,4 +159,5 @@ if __name__ == "__main__":
             tap.test(check)
     tap.test(twisted_python_threads)
     tap.test(the_prose_lines_are_the_ones_read_by_hand)
+    tap.test(three_lists_merged_equal_one_ingest_of_all)
     tap.main(TMP, setup)

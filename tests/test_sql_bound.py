@@ -38,12 +38,15 @@ ALLOWED_SQL_ARGS = {
     "sql->str",         # store-query.c store_export: SELECT list from the export_fields table only
     "deja_schema[v]",   # store.c migrate: the embedded schema files
     "pragmas",          # store.c migrate: two integer constants
+    "copy_sql",         # store-merge.c: a static literal
 }
 
 # printf formats that contain SQL words, each checked by hand:
 ALLOWED_FORMATS = {
     'PRAGMA application_id = %d; PRAGMA user_version = %d',  # integer constants
     '%s%s AS \\"%s\\"',                                       # export field list, from a fixed table
+    # store-merge.c: the column names of deja's own messages table (PRAGMA table_info), quoted
+    'INSERT INTO main.messages (%s) SELECT %s FROM shard.messages m',
 }
 
 CALL = re.compile(r"\b(sqlite3_prepare_v[23]|sqlite3_exec|exec|query_int|query_text)\s*\(\s*"

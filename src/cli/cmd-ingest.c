@@ -4,13 +4,7 @@
 #include "threads.h"
 #include "walk.h"
 
-#include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 static void
 report (const char *path, const IngestResult *r)
@@ -29,77 +23,6 @@ report (const char *path, const IngestResult *r)
                " again); after them, %s", path, r->appended_at / 1048576.0, counts);
   else
     deja_note ("ingested '%s': %s", path, counts);
-}
-
-/* Ctrl-C (or SIGTERM): the file being read stops at once and is rolled
- * back (one transaction per file: nothing of it stays), the files stored
- * before it stay, and deja stops with status 1.  A second signal kills
- * deja outright; that file never committed either. */
-static volatile int interrupted;
-
-static void
-on_interrupt (int sig)
-{
-  static const char msg[] =
-    "deja: stopping: the file being read is rolled back, the files before it stay\n";
-
-  interrupted = 1;
-  signal (sig, SIG_DFL);
-  if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
-    return;
-}
-
-static void
-catch_interrupt (void)
-{
-  struct sigaction sa;
-
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = on_interrupt;
-  sigemptyset (&sa.sa_mask);
-  sigaction (SIGINT, &sa, NULL);
-  sigaction (SIGTERM, &sa, NULL);
-}
-
-/* Authors too (docs/people.md). */
-static gboolean
-update_authors (Store *store, const char *db)
-{
-  g_autoptr (GError) error = NULL;
-  StoreAuthorCounts counts;
-
-  if (!store_update_authors (store, FALSE, &counts, &error))
-    {
-      deja_error ("cannot find the authors of '%s': %s", db, error->message);
-      return FALSE;
-    }
-  if (counts.updated)
-    deja_note ("authors: %" G_GINT64_FORMAT " from %" G_GINT64_FORMAT " addresses",
-               counts.authors, counts.addresses);
-  return TRUE;
-}
-
-/* Threads span files: after any change, they are computed again. */
-static gboolean
-rethread (Store *store, const char *db)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *summary = NULL;
-  ThreadCounts counts;
-
-#ifdef __GLIBC__
-  /* The pipeline's freed buffers go back to the system before threading
-   * allocates its own: the two peaks do not add up. */
-  malloc_trim (0);
-#endif
-  if (!threads_rebuild_as_before (store, &counts, &error))
-    {
-      deja_error ("cannot thread '%s': %s", db, error->message);
-      return FALSE;
-    }
-  summary = threads_describe (&counts);
-  deja_note ("threaded '%s': %s", db, summary);
-  return TRUE;
 }
 
 int
@@ -149,7 +72,9 @@ cmd_ingest (int argc, char **argv)
   if (threads < 0)
     return deja_usage_error (context, "--threads must be positive");
 
-  catch_interrupt ();
+  /* Ctrl-C: the file being read stops at once and is rolled back (one
+   * transaction per file), the files stored before it stay. */
+  deja_catch_interrupt ("deja: stopping: the file being read is rolled back, the files before it stay\n");
   store = store_open (db, &error);
   if (store == NULL)
     {
@@ -158,7 +83,7 @@ cmd_ingest (int argc, char **argv)
     }
   options.force = force;
   options.threads = threads;
-  options.cancel = &interrupted;
+  options.cancel = &deja_interrupted;
   session = ingest_session_new (store, &options);
   items = walk_paths (paths);
   timer = g_timer_new ();
@@ -201,7 +126,7 @@ cmd_ingest (int argc, char **argv)
           failures++;
         }
       ingest_result_clear (&result);
-      if (interrupted && i + 1 < items->len)
+      if (deja_interrupted && i + 1 < items->len)
         {
           deja_error ("interrupted: stopped after '%s'; %u of %u files not read",
                       item->path, items->len - i - 1, items->len);
@@ -217,16 +142,16 @@ cmd_ingest (int argc, char **argv)
       deja_error ("cannot read '%s': %s", db, error->message);
       failures++;
     }
-  else if (interrupted && (stored > 0 || stale))
+  else if (deja_interrupted && (stored > 0 || stale))
     deja_note ("threads not computed: the next 'deja ingest' or 'deja thread' computes them");
-  else if ((stored > 0 || stale) && !rethread (store, db))
+  else if ((stored > 0 || stale) && !deja_rethread (store, db))
     failures++;
   /* Authors, when a file was stored since they were last computed. */
-  if (!interrupted && !update_authors (store, db))
+  if (!deja_interrupted && !deja_update_authors (store, db))
     failures++;
   /* Language and prose signals of what was stored (and of rows an older
    * deja stored), on every core (pipeline/analyse-stored.c). */
-  if (!interrupted && !no_analysis && !deja_analyse_stored (store, db, FALSE, threads, &interrupted))
+  if (!deja_interrupted && !no_analysis && !deja_analyse_stored (store, db, FALSE, threads, &deja_interrupted))
     failures++;
   /* One line for the whole run, whatever stderr is. */
   deja_note ("done in %.1f s: %u file%s stored, %" G_GUINT64_FORMAT " messages, %.1f MiB/s;"

@@ -59,7 +59,10 @@ row_table (Printer *p, const StoreValue *v, guint n)
   append_author (p->line, v, n);
   g_string_append (p->line, "  ");
   append_one_line (p->line, row_get (v, n, "subject"));
-  g_string_append_printf (p->line, "\n    [%s] ", row_get (v, n, "id"));
+  if (row_get (v, n, "db"))
+    g_string_append_printf (p->line, "\n    [%s in %s] ", row_get (v, n, "id"), row_get (v, n, "db"));
+  else
+    g_string_append_printf (p->line, "\n    [%s] ", row_get (v, n, "id"));
   append_one_line (p->line, row_get (v, n, "snippet"));
   g_string_append_c (p->line, '\n');
 }
@@ -83,11 +86,20 @@ thread_table (Printer *p, const StoreValue *v, guint n)
   g_string_append_c (p->line, '\n');
 }
 
+/* rank is for merging the results of several databases; one database
+ * prints the columns without it. */
+static guint
+without_rank (const StoreValue *v, guint n)
+{
+  return n > 0 && strcmp (v[n - 1].name, "rank") == 0 ? n - 1 : n;
+}
+
 static gboolean
 print_row (const StoreValue *v, guint n, gpointer user_data)
 {
   Printer *p = user_data;
 
+  n = without_rank (v, n);
   p->rows++;
   if (p->writer)
     {
@@ -106,6 +118,117 @@ print_row (const StoreValue *v, guint n, gpointer user_data)
     row_table (p, v, n);
   fwrite (p->line->str, 1, p->line->len, stdout);
   return TRUE;
+}
+
+/* Several databases (shards): each is searched with the same limit, and
+ * the rows are merged by rank (the best first), then date, newest first;
+ * without words, by date.  Counts are sums. */
+typedef struct {
+  const char *db;
+  GPtrArray *rows;       /* of RowCopy */
+} Gather;
+
+static gboolean
+gather_row (const StoreValue *v, guint n, gpointer data)
+{
+  Gather *g = data;
+
+  g_ptr_array_add (g->rows, row_copy_new (v, n, "db", g->db));
+  return TRUE;
+}
+
+static double
+row_number (const RowCopy *row, const char *name)
+{
+  const char *text = row_get (row->values, row->n, name);
+
+  return text ? g_ascii_strtod (text, NULL) : 0;
+}
+
+/* With words: rank (bm25, lower is better; a thread's best is its best
+ * hit's rank), then date, newest first.  Without: date, newest first (a
+ * thread's best is its last date). */
+static int
+by_rank_then_date (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const RowCopy *x = *(RowCopy *const *) a, *y = *(RowCopy *const *) b;
+  gboolean words = *(const gboolean *) data;
+  gboolean threads = row_get (x->values, x->n, "best") != NULL;
+  const char *date = threads ? "last_date" : "date";
+
+  if (words)
+    {
+      double rx = row_number (x, threads ? "best" : "rank");
+      double ry = row_number (y, threads ? "best" : "rank");
+
+      if (rx != ry)
+        return rx < ry ? -1 : 1;
+    }
+  return -g_strcmp0 (row_get (x->values, x->n, date), row_get (y->values, y->n, date));
+}
+
+static int
+run_search_many (char **dbs, const StoreFilter *filter, const char *typed, StoreSearchMode mode,
+                 RowFormat format)
+{
+  gboolean bold = format == ROW_FORMAT_TABLE && deja_use_colour ();
+  Printer p = { format, mode, 0, g_string_new (NULL), NULL };
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_copy_free);
+  gint64 messages = 0, threads = 0;
+  int status = DEJA_EXIT_OK;
+
+  for (guint i = 0; dbs[i]; i++)
+    {
+      g_autoptr (Store) store = deja_open_store_to_read (dbs[i]);
+      g_autoptr (GError) error = NULL;
+      Gather g = { dbs[i], rows };
+
+      if (store == NULL)
+        return DEJA_EXIT_FAILED;
+      if (!store_search (store, filter, mode, bold ? "\033[1m" : "[", bold ? "\033[0m" : "]",
+                         gather_row, &g, &error))
+        {
+          deja_error ("'%s': %s", dbs[i], error->message);
+          return g_error_matches (error, STORE_ERROR, STORE_ERROR_QUERY) ? DEJA_EXIT_USAGE
+                                                                         : DEJA_EXIT_FAILED;
+        }
+    }
+  if (format != ROW_FORMAT_TABLE)
+    p.writer = row_writer_new (format, stdout);
+  if (mode == STORE_SEARCH_COUNT)
+    {
+      g_autofree char *m = NULL, *t = NULL;
+
+      for (guint i = 0; i < rows->len; i++)
+        {
+          messages += (gint64) row_number (rows->pdata[i], "messages");
+          threads += (gint64) row_number (rows->pdata[i], "threads");
+        }
+      m = g_strdup_printf ("%" G_GINT64_FORMAT, messages);
+      t = g_strdup_printf ("%" G_GINT64_FORMAT, threads);
+      print_row ((StoreValue[]) { { "messages", m, TRUE }, { "threads", t, TRUE } }, 2, &p);
+    }
+  else
+    {
+      gboolean words = filter->match != NULL;
+
+      g_ptr_array_sort_with_data (rows, by_rank_then_date, &words);
+      for (guint i = 0; i < rows->len && (filter->limit == 0 || i < (guint64) filter->limit); i++)
+        {
+          RowCopy *row = rows->pdata[i];
+
+          print_row (row->values, row->n, &p);
+        }
+    }
+  if (p.writer)
+    row_writer_finish (p.writer);
+  g_string_free (p.line, TRUE);
+  if (mode != STORE_SEARCH_COUNT && p.rows == 0)
+    deja_note ("no messages match '%s' in %u databases", typed, g_strv_length (dbs));
+  else if (mode != STORE_SEARCH_COUNT && filter->limit > 0 && rows->len > (guint64) filter->limit)
+    deja_note ("showing the first %" G_GUINT64_FORMAT " %s of %u databases (--limit)", p.rows,
+               mode == STORE_SEARCH_THREADS ? "threads" : "matches", g_strv_length (dbs));
+  return status;
 }
 
 static int
@@ -143,13 +266,14 @@ run_search (Store *store, const StoreFilter *filter, const char *typed, StoreSea
 int
 cmd_search (int argc, char **argv)
 {
-  g_autofree char *db = NULL, *format_name = NULL;
+  g_auto (GStrv) dbs = NULL;
+  g_autofree char *format_name = NULL;
   g_autofree char *query = NULL;
   gint64 limit = DEFAULT_LIMIT;
   gboolean count = FALSE, threads = FALSE;
   int status;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
+    { "db", 'd', 0, G_OPTION_ARG_FILENAME_ARRAY, &dbs, "database file (repeat to search several shards)", "DB" },
     { "limit", 'n', 0, G_OPTION_ARG_INT64, &limit, "at most N matches, best first (default 20; 0: all)", "N" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
     { "count", 'c', 0, G_OPTION_ARG_NONE, &count, "only count the matching messages and their threads", NULL },
@@ -182,10 +306,14 @@ cmd_search (int argc, char **argv)
     "byte_offset, thread_id.  --threads gives one row per thread instead (thread_id,\n"
     "hits, messages, first_date, last_date, and the subject and author of its start, then\n"
     "best, id and snippet of its best match), best first; --limit counts threads then.\n"
-    "--count prints how many messages match, and in how many threads.");
+    "--count prints how many messages match, and in how many threads.\n\n"
+    "Several --db (shards, docs/scale.md) are searched as one without merging them: each\n"
+    "gives its best --limit, and the rows are merged by rank (bm25, each database's own),\n"
+    "then date; a first column, db, says where each row is (its id is that database's).\n"
+    "Counts are sums: a thread or a cross-post present in two shards counts twice.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
-  if (db == NULL)
+  if (dbs == NULL)
     return deja_usage_error (context, "--db is required");
   if (argc < 2)
     return deja_usage_error (context, "a search query is required");
@@ -203,8 +331,11 @@ cmd_search (int argc, char **argv)
     {
       filter.match = parsed.match;
       filter.limit = limit;
-      status = (store = deja_open_store_to_read (db)) == NULL ? DEJA_EXIT_FAILED
-               : run_search (store, &filter, query, mode, format);
+      if (dbs[1] != NULL)
+        status = run_search_many (dbs, &filter, query, mode, format);
+      else
+        status = (store = deja_open_store_to_read (dbs[0])) == NULL ? DEJA_EXIT_FAILED
+                 : run_search (store, &filter, query, mode, format);
     }
   search_query_clear (&parsed);
   return status;

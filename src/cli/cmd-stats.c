@@ -97,6 +97,15 @@ language_row (const StoreValue *v, guint n, gpointer data)
   return TRUE;
 }
 
+/* The callback that prints a section's rows. */
+static StoreRowFunc
+printer_of (StoreStats query)
+{
+  return query == STORE_STATS_TOTALS ? totals_row
+         : query == STORE_STATS_TOP_AUTHORS || query == STORE_STATS_AUTHORS ? author_row
+         : query == STORE_STATS_LANGUAGES ? language_row : list_row;
+}
+
 static gboolean
 section (Store *store, Printer *p, StoreStats query, gboolean by_month, const char *name,
          const char *title, GError **error)
@@ -107,24 +116,248 @@ section (Store *store, Printer *p, StoreStats query, gboolean by_month, const ch
   p->section = name;
   if (!p->writer)
     g_string_append_printf (p->out, "\n%s\n", title);
-  ok = store_stats (store, query, by_month,
-                    query == STORE_STATS_TOP_AUTHORS ? author_row
-                    : query == STORE_STATS_LANGUAGES ? language_row : list_row, p, error);
+  ok = store_stats (store, query, by_month, printer_of (query), p, error);
   if (!p->writer && p->rows == 0)
     g_string_append (p->out, "  (none)\n");
   return ok;
 }
 
+/* Several databases (shards) without merging them: each section's rows
+ * from every database, combined by their key columns (the leading
+ * ones): counts are summed, first dates take the earliest and last dates
+ * the latest, other text the first seen.  A person, thread or cross-post
+ * present in two shards is counted in each; authors in the totals are
+ * distinct primary addresses, newsgroups distinct names. */
+typedef struct {
+  guint keys;
+  GHashTable *index;     /* key -> RowCopy (borrowed from rows) */
+  GPtrArray *rows;       /* of RowCopy, first seen first */
+} Combined;
+
+static void
+combined_init (Combined *c, guint keys)
+{
+  c->keys = keys;
+  c->index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  c->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_copy_free);
+}
+
+static void
+combined_clear (Combined *c)
+{
+  g_hash_table_unref (c->index);
+  g_ptr_array_unref (c->rows);
+}
+
+static void
+replace_text (RowValue *value, char *text)
+{
+  g_free ((char *) value->text);
+  value->text = text;
+}
+
+static void
+combine_value (RowValue *into, const RowValue *v)
+{
+  if (v->text == NULL)
+    return;
+  if (into->text == NULL)
+    {
+      replace_text (into, g_strdup (v->text));
+      into->number = v->number;
+    }
+  else if (g_str_has_suffix (into->name, "first_date"))
+    {
+      if (strcmp (v->text, into->text) < 0)
+        replace_text (into, g_strdup (v->text));
+    }
+  else if (g_str_has_suffix (into->name, "last_date"))
+    {
+      if (strcmp (v->text, into->text) > 0)
+        replace_text (into, g_strdup (v->text));
+    }
+  else if (!v->number || !into->number || strcmp (into->name, "author_id") == 0)
+    return;   /* text, or an id: the first seen */
+  else if (strpbrk (v->text, ".eE") || strpbrk (into->text, ".eE"))
+    replace_text (into, g_strdup_printf ("%.17g", g_ascii_strtod (into->text, NULL) +
+                                                  g_ascii_strtod (v->text, NULL)));
+  else
+    replace_text (into, g_strdup_printf ("%" G_GINT64_FORMAT, g_ascii_strtoll (into->text, NULL, 10) +
+                                                              g_ascii_strtoll (v->text, NULL, 10)));
+}
+
+static gboolean
+combine_row (const StoreValue *v, guint n, gpointer data)
+{
+  Combined *c = data;
+  GString *key = g_string_new (NULL);
+  RowCopy *row;
+
+  for (guint i = 0; i < c->keys && i < n; i++)
+    g_string_append_printf (key, "%s\037", v[i].text ? v[i].text : "\036");
+  if ((row = g_hash_table_lookup (c->index, key->str)) == NULL)
+    {
+      row = row_copy_new (v, n, NULL, NULL);
+      g_ptr_array_add (c->rows, row);
+      g_hash_table_insert (c->index, g_string_free (key, FALSE), row);
+      return TRUE;
+    }
+  g_string_free (key, TRUE);
+  for (guint i = c->keys; i < n && i < row->n; i++)
+    combine_value (&row->values[i], &v[i]);
+  return TRUE;
+}
+
+/* Each section's order, as its SQL has it: columns, a '-' before those
+ * sorted as numbers from the largest. */
+typedef struct {
+  StoreStats query;
+  guint keys;
+  const char *order[3];
+} ManySection;
+
+static const ManySection many_sections[] = {
+  { STORE_STATS_TOTALS, 0, { NULL } },
+  { STORE_STATS_BY_GROUP, 2, { "newsgroup", "period" } },
+  { STORE_STATS_LOG, 1, { "verdict" } },
+  { STORE_STATS_AUTHORS, 1, { "-messages", "from_addr" } },
+  { STORE_STATS_LANGUAGES, 1, { "-messages", "lang" } },
+  { STORE_STATS_LANGUAGES_BY_GROUP, 2, { "newsgroup", "-messages", "lang" } },
+  { STORE_STATS_THREAD_LANGUAGES, 1, { "-threads", "lang" } },
+  { STORE_STATS_NEWSGROUPS, 1, { "name" } },
+};
+
+static int
+by_section_order (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const RowCopy *x = *(RowCopy *const *) a, *y = *(RowCopy *const *) b;
+  const ManySection *s = data;
+
+  for (guint i = 0; i < G_N_ELEMENTS (s->order) && s->order[i]; i++)
+    {
+      gboolean numeric = s->order[i][0] == '-';
+      const char *name = s->order[i] + numeric;
+      const char *tx = row_get (x->values, x->n, name), *ty = row_get (y->values, y->n, name);
+      int c;
+
+      if (numeric)
+        {
+          double dx = tx ? g_ascii_strtod (tx, NULL) : 0, dy = ty ? g_ascii_strtod (ty, NULL) : 0;
+
+          c = dx > dy ? -1 : dx < dy;
+        }
+      else
+        c = g_strcmp0 (tx, ty);
+      if (c)
+        return c;
+    }
+  return 0;
+}
+
+/* Every section of every database, combined: @combined[i] for
+ * many_sections[i]. */
+static gboolean
+gather_many (char **dbs, gboolean by_month, Combined *combined)
+{
+  for (guint d = 0; dbs[d]; d++)
+    {
+      g_autoptr (Store) store = deja_open_store_to_read (dbs[d]);
+      g_autoptr (GError) error = NULL;
+
+      if (store == NULL)
+        return FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (many_sections); i++)
+        if (!store_stats (store, many_sections[i].query, by_month, combine_row, &combined[i], &error))
+          {
+            deja_error ("cannot count '%s': %s", dbs[d], error->message);
+            return FALSE;
+          }
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (many_sections); i++)
+    g_ptr_array_sort_with_data (combined[i].rows, by_section_order, (gpointer) &many_sections[i]);
+  return TRUE;
+}
+
+static void
+set_total (RowCopy *totals, const char *name, guint value)
+{
+  for (guint i = 0; i < totals->n; i++)
+    if (strcmp (totals->values[i].name, name) == 0)
+      {
+        g_free ((char *) totals->values[i].text);
+        totals->values[i].text = g_strdup_printf ("%u", value);
+      }
+}
+
+static void
+section_many (Printer *p, const Combined *c, StoreStats query, const char *name, const char *title)
+{
+  StoreRowFunc print = printer_of (query);
+  guint limit = query == STORE_STATS_AUTHORS ? 25 : G_MAXUINT;
+
+  p->rows = 0;
+  p->section = name;
+  if (!p->writer)
+    g_string_append_printf (p->out, "\n%s\n", title);
+  for (guint i = 0; i < c->rows->len && i < limit; i++)
+    {
+      RowCopy *row = c->rows->pdata[i];
+
+      print (row->values, row->n, p);
+    }
+  if (!p->writer && p->rows == 0)
+    g_string_append (p->out, "  (none)\n");
+}
+
+static int
+stats_many (char **dbs, Printer *p, gboolean by_month)
+{
+  Combined c[G_N_ELEMENTS (many_sections)];
+  gboolean ok;
+
+  for (guint i = 0; i < G_N_ELEMENTS (many_sections); i++)
+    combined_init (&c[i], many_sections[i].keys);
+  if ((ok = gather_many (dbs, by_month, c)))
+    {
+      RowCopy *totals = c[0].rows->len ? c[0].rows->pdata[0] : NULL;
+
+      if (totals)
+        {
+          set_total (totals, "authors", c[3].rows->len);
+          set_total (totals, "newsgroups", c[7].rows->len);
+          totals_row (totals->values, totals->n, p);
+        }
+      section_many (p, &c[1], STORE_STATS_BY_GROUP, "by_newsgroup",
+                    by_month ? "messages per newsgroup and month:" : "messages per newsgroup and year:");
+      section_many (p, &c[2], STORE_STATS_LOG, "separator_log", "separator log, lines by verdict:");
+      section_many (p, &c[3], STORE_STATS_AUTHORS, "top_authors", "authors with most messages:");
+      section_many (p, &c[4], STORE_STATS_LANGUAGES, "languages",
+                    "languages of own text (messages.lang; und: too short or unknown):");
+      section_many (p, &c[5], STORE_STATS_LANGUAGES_BY_GROUP, "languages_by_newsgroup",
+                    "languages per newsgroup:");
+      section_many (p, &c[6], STORE_STATS_THREAD_LANGUAGES, "thread_languages",
+                    "threads by language (the language of most of their words):");
+      deja_note ("%u databases counted as one without merging: sums, so a thread, a cross-post"
+                 " or a person in two of them is counted in each (authors: distinct primary"
+                 " addresses); 'deja merge' gives exact figures", g_strv_length (dbs));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (many_sections); i++)
+    combined_clear (&c[i]);
+  return ok ? DEJA_EXIT_OK : DEJA_EXIT_FAILED;
+}
+
 int
 cmd_stats (int argc, char **argv)
 {
-  g_autofree char *db = NULL, *format_name = NULL, *key = NULL, *statement_path = NULL;
+  g_auto (GStrv) dbs = NULL;
+  g_autofree char *format_name = NULL, *key = NULL, *statement_path = NULL;
+  const char *db;
   g_autofree char *command = deja_command_line (argv);
   g_auto (DejaPseudonyms) pseudonyms = { 0 };
   gboolean by_month = FALSE;
   int status;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
+    { "db", 'd', 0, G_OPTION_ARG_FILENAME_ARRAY, &dbs, "database file (repeat to count several shards as one)", "DB" },
     { "by-month", 0, 0, G_OPTION_ARG_NONE, &by_month, "count per month instead of per year", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
     { "pseudonymise", 0, 0, G_OPTION_ARG_FILENAME, &key, "authors as keyed pseudonyms (deja keygen makes a key)", "KEYFILE" },
@@ -148,13 +381,34 @@ cmd_stats (int argc, char **argv)
     "top_authors, languages, languages_by_newsgroup, thread_languages), name (the total's\n"
     "name, the newsgroup, the verdict, the author's primary address or pseudonym, the\n"
     "language), period (year or month in by_newsgroup; the language in\n"
-    "languages_by_newsgroup; messages, reliable or words in languages) and value.");
+    "languages_by_newsgroup; messages, reliable or words in languages) and value.\n\n"
+    "Several --db (shards, docs/scale.md) are counted as one without merging them: the\n"
+    "numbers are sums, so a thread, a cross-post or a person present in two shards counts\n"
+    "in each; authors in the totals are distinct primary addresses.  'deja merge' gives\n"
+    "the exact figures.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
+  db = dbs ? dbs[0] : NULL;
   if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
     return status;
   if (!row_format_parse (format_name, ROW_FORMAT_TABLE, &format))
     return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
+  if (dbs[1] && (key || statement_path))
+    return deja_usage_error (context, "--pseudonymise and --statement take one database"
+                             " ('deja merge' the shards first)");
+  if (dbs[1])
+    {
+      p.out = g_string_new (NULL);
+      if (format != ROW_FORMAT_TABLE)
+        p.writer = row_writer_new (format, stdout);
+      status = stats_many (dbs, &p, by_month);
+      if (p.writer)
+        row_writer_finish (p.writer);
+      else if (status == DEJA_EXIT_OK)
+        fputs (p.out->str, stdout);
+      g_string_free (p.out, TRUE);
+      return status;
+    }
   if ((store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
   if (key && !deja_pseudonyms_open (&pseudonyms, key, store))

@@ -29,6 +29,7 @@ int cmd_analyse (int argc, char **argv);
 int cmd_terms (int argc, char **argv);
 int cmd_dedup (int argc, char **argv);
 int cmd_score (int argc, char **argv);
+int cmd_merge (int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
@@ -37,6 +38,13 @@ gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, i
 
 /* cli.c */
 typedef struct _Store Store;
+
+/* finish.c */
+extern volatile int deja_interrupted;
+void deja_catch_interrupt (const char *message);
+gboolean deja_rethread (Store *store, const char *db);
+gboolean deja_update_authors (Store *store, const char *db);
+
 gboolean deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads,
                               const volatile int *cancel);
 Store *deja_open_existing_store (const char *path);

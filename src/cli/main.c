@@ -21,6 +21,7 @@ static const struct {
   const char *summary;
 } commands[] = {
   { "ingest", cmd_ingest, "split, decode and store mbox files in a database" },
+  { "merge", cmd_merge, "merge shard databases (made by ingest on parts of an archive) into one" },
   { "scan", cmd_scan, "split mbox files and report what the splitter judged; store nothing" },
   { "log", cmd_log, "print the separator log of a database" },
   { "review", cmd_review, "decide where the splitter had to judge; decisions stick" },

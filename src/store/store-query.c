@@ -113,7 +113,8 @@ _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer u
  * Calls @func for each matching message (a post present in several
  * files once: later copies are left out), best match first (FTS5's bm25
  * rank), with columns id, date, from_name, from_addr, subject, snippet,
- * file, byte_offset.
+ * file, byte_offset, thread_id and rank (bm25: lower is better; 0 without
+ * words).
  */
 gboolean
 store_search (Store *store, const StoreFilter *filter, StoreSearchMode mode,
@@ -151,14 +152,14 @@ store_search (Store *store, const StoreFilter *filter, StoreSearchMode mode,
     [STORE_SEARCH_MESSAGES] = {
       "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
       " snippet(messages_fts, -1, :open, :close, '…', 16) AS snippet,"
-      " f.path AS file, m.byte_offset, m.thread_id"
+      " f.path AS file, m.byte_offset, m.thread_id, rank"
       " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
       " JOIN files f ON f.id = m.file_id"
       " WHERE messages_fts MATCH :match AND m.duplicate_of IS NULL AND" STORE_FILTER_SQL
       " ORDER BY rank LIMIT :limit",
       "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
       " substr(replace(coalesce(m.own_text, ''), char(10), ' '), 1, 120) AS snippet,"
-      " f.path AS file, m.byte_offset, m.thread_id"
+      " f.path AS file, m.byte_offset, m.thread_id, 0 AS rank"
       " FROM messages m JOIN files f ON f.id = m.file_id"
       " WHERE m.duplicate_of IS NULL AND" STORE_FILTER_SQL
       " ORDER BY m.date DESC, m.id LIMIT :limit",
@@ -450,6 +451,10 @@ static const char *const stats_sql[] = {
     "    GROUP BY thread_id, lang)"
     "  GROUP BY thread_id)"
     " GROUP BY lang ORDER BY threads DESC, lang",
+  [STORE_STATS_AUTHORS] =
+    "SELECT address AS from_addr, name AS from_name, messages, first_date, last_date, id AS author_id"
+    " FROM authors ORDER BY messages DESC, id",
+  [STORE_STATS_NEWSGROUPS] = "SELECT name FROM newsgroups ORDER BY name",
 };
 
 /* Counts for deja stats; one statement per query, values bound. */

@@ -294,6 +294,7 @@ Store *
 store_open (const char *path, GError **error)
 {
   g_autoptr (Store) store = store_new (path);
+  g_autofree char *uri = NULL;
 
   /* Identify an existing file on a read-only connection first, so that
    * a database deja refuses is never opened for writing. */
@@ -304,7 +305,10 @@ store_open (const char *path, GError **error)
       sqlite3_close (store->db);
       store->db = NULL;
     }
-  if (!open_db (store, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, error))
+  /* A URI, so that the databases it attaches can be too (deja merge
+   * attaches its shards read-only). */
+  uri = _store_file_uri (path, NULL);
+  if (!open_db (store, uri, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, error))
     return NULL;
   /* New databases only: 16 KiB pages hold a message row of a few KiB
    * without overflow pages; ingest measured 10% faster than with 4 KiB.
@@ -339,14 +343,28 @@ cannot_write_beside (const char *path)
   return g_access (dir, W_OK) != 0;
 }
 
+/**
+ * _store_file_uri:
+ * @query: (nullable): the URI's parameters ("mode=ro"), without '?'
+ *
+ * @path as an SQLite URI filename, for connections opened with
+ * SQLITE_OPEN_URI (and databases they attach).
+ */
+char *
+_store_file_uri (const char *path, const char *query)
+{
+  g_autofree char *escaped = g_uri_escape_string (path, G_URI_RESERVED_CHARS_ALLOWED_IN_PATH, FALSE);
+
+  return g_strconcat ("file:", escaped, query ? "?" : NULL, query, NULL);
+}
+
 /* A read-only database that nothing can change: no WAL index is needed. */
 static Store *
 open_immutable (const char *path, GError **error)
 {
   gint64 version;
   g_autoptr (Store) store = store_new (path);
-  g_autofree char *escaped = g_uri_escape_string (path, G_URI_RESERVED_CHARS_ALLOWED_IN_PATH, FALSE);
-  g_autofree char *uri = g_strconcat ("file:", escaped, "?immutable=1", NULL);
+  g_autofree char *uri = _store_file_uri (path, "immutable=1");
 
   if (!open_db (store, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, error) ||
       !check_identity (store, error))

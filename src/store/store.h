@@ -18,6 +18,7 @@ typedef enum {
   STORE_ERROR_QUERY,    /* the user's search query is malformed */
   STORE_ERROR_FOREIGN,  /* not a deja database */
   STORE_ERROR_NEWER,    /* made by a newer deja */
+  STORE_ERROR_CANCELLED,   /* stopped by the caller's cancel flag */
 } StoreError;
 
 typedef struct _Store Store;
@@ -296,6 +297,8 @@ typedef enum {
   STORE_STATS_LANGUAGES_BY_GROUP,   /* newsgroup, lang, messages */
   STORE_STATS_THREAD_LANGUAGES,     /* lang, threads: each thread's language by most words
                                        (und when none has one) */
+  STORE_STATS_AUTHORS,       /* as STORE_STATS_TOP_AUTHORS, every author (several shards) */
+  STORE_STATS_NEWSGROUPS,    /* name */
 } StoreStats;
 
 gboolean store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc func,
@@ -406,6 +409,19 @@ gboolean store_review_rows (Store *store, gboolean all, gboolean undecided, Stor
                             gpointer user_data, GError **error);
 gboolean store_paths_for_sha256 (Store *store, const char *sha256, GPtrArray **paths,
                                  GError **error);
+
+/* deja merge (store-merge.c) */
+typedef struct {
+  gint64 files;          /* files whose rows were copied */
+  gint64 replaced;       /* of them, paths whose other content here was replaced */
+  gint64 unchanged;      /* files here already: the same path and content */
+  gint64 same_content;   /* files whose content is here under another path: not stored twice */
+  gint64 messages;       /* messages copied */
+  gint64 decisions;      /* separator and author decisions taken over */
+} StoreMergeCounts;
+
+gboolean store_merge_shard (Store *store, const char *shard, const volatile int *cancel,
+                            StoreMergeCounts *counts, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Store, store_close)
 

@@ -53,6 +53,43 @@ row_get (const RowValue *values, guint n, const char *name)
   return NULL;
 }
 
+/**
+ * row_copy_new:
+ * @extra_name: (nullable): a value put first (the database a row came
+ *   from), with @extra_text
+ *
+ * Returns: (transfer full): a copy of the row, for row_copy_free()
+ */
+RowCopy *
+row_copy_new (const RowValue *values, guint n, const char *extra_name, const char *extra_text)
+{
+  RowCopy *row = g_new0 (RowCopy, 1);
+  guint k = 0;
+
+  row->n = n + (extra_name != NULL);
+  row->values = g_new0 (RowValue, row->n);
+  if (extra_name)
+    row->values[k++] = (RowValue) { g_strdup (extra_name), g_strdup (extra_text), FALSE };
+  for (guint i = 0; i < n; i++)
+    row->values[k++] = (RowValue) { g_strdup (values[i].name), g_strdup (values[i].text),
+                                    values[i].number };
+  return row;
+}
+
+void
+row_copy_free (RowCopy *row)
+{
+  if (row == NULL)
+    return;
+  for (guint i = 0; i < row->n; i++)
+    {
+      g_free ((char *) row->values[i].name);
+      g_free ((char *) row->values[i].text);
+    }
+  g_free (row->values);
+  g_free (row);
+}
+
 RowWriter *
 row_writer_new (RowFormat format, FILE *out)
 {

@@ -26,6 +26,17 @@ typedef enum {
 gboolean row_format_parse (const char *text, RowFormat fallback, RowFormat *format);
 const char *row_get (const RowValue *values, guint n, const char *name);
 
+/* A row kept beyond its callback (rows from several databases, merged):
+ * its names and texts are its own. */
+typedef struct {
+  guint n;
+  RowValue *values;
+} RowCopy;
+
+RowCopy *row_copy_new (const RowValue *values, guint n, const char *extra_name,
+                       const char *extra_text);
+void row_copy_free (RowCopy *row);
+
 typedef struct _RowWriter RowWriter;
 
 RowWriter *row_writer_new (RowFormat format, FILE *out);

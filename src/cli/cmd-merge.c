@@ -1,0 +1,135 @@
+/* cmd-merge.c — deja merge --db OUT SHARD...: shard databases into one.
+ *
+ * Each shard is one transaction (store_merge_shard()); then threads,
+ * authors and the text analysis of rows that lack it are computed over
+ * the whole result, as an ingest of every shard's files would. */
+#include "deja.h"
+#include "store.h"
+
+#include <stdio.h>
+
+static void
+report (const char *shard, const StoreMergeCounts *c, double seconds)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  g_string_append_printf (s, "merged '%s' in %.1f s: %" G_GINT64_FORMAT " file%s, %"
+                          G_GINT64_FORMAT " message%s", shard, seconds, c->files,
+                          c->files == 1 ? "" : "s", c->messages, c->messages == 1 ? "" : "s");
+  if (c->replaced)
+    g_string_append_printf (s, " (%" G_GINT64_FORMAT " replacing other content under the same path)",
+                            c->replaced);
+  if (c->unchanged)
+    g_string_append_printf (s, "; %" G_GINT64_FORMAT " file%s already here", c->unchanged,
+                            c->unchanged == 1 ? "" : "s");
+  if (c->same_content)
+    g_string_append_printf (s, "; %" G_GINT64_FORMAT " file%s whose content is here under another"
+                            " path, not stored twice", c->same_content, c->same_content == 1 ? "" : "s");
+  if (c->decisions)
+    g_string_append_printf (s, "; %" G_GINT64_FORMAT " decision%s", c->decisions,
+                            c->decisions == 1 ? "" : "s");
+  deja_note ("%s", s->str);
+}
+
+int
+cmd_merge (int argc, char **argv)
+{
+  g_autofree char *db = NULL;
+  gboolean no_analysis = FALSE;
+  int threads = 0, status;
+  GOptionEntry entries[] = {
+    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "the database merged into (created if missing)", "OUT" },
+    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "analysis threads (default: one per CPU)", "N" },
+    { "no-analysis", 0, 0, G_OPTION_ARG_NONE, &no_analysis,
+      "leave language and prose signals that a shard lacks for a later 'deja analyse'", NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context =
+    g_option_context_new ("SHARD... — merge shard databases into one");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Store) store = NULL;
+  g_autoptr (GTimer) timer = g_timer_new ();
+  g_autoptr (GTimer) step = g_timer_new ();
+  guint failures = 0, merged = 0;
+  gint64 messages = 0;
+  gboolean stale = FALSE;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Each SHARD is a deja database made by 'deja ingest' from part of an archive (or by an\n"
+    "earlier merge).  OUT becomes what one ingest of every shard's files would have made, in\n"
+    "the order given: the same messages, duplicate copies folded across shards, threads\n"
+    "across shards, authors, decisions, separator log, full-text index and text analysis.\n"
+    "A file already in OUT is not copied again, so merging a new shard into an earlier\n"
+    "result copies only that shard.  Each shard is one transaction: one that fails or is\n"
+    "interrupted leaves OUT as it was, and the others still go in.  Threads and authors are\n"
+    "then computed over all of OUT.  Shards are read, never changed (an older shard is\n"
+    "upgraded first where it can be written).  'deja dedup' results are not merged: run it\n"
+    "on OUT.  See docs/scale.md.\n"
+    "Exit status: 0 when every shard went in, 1 when any failed, 2 on usage errors.");
+  if (!deja_parse_options (context, &argc, &argv, &status))
+    return status;
+  if (db == NULL)
+    return deja_usage_error (context, "--db is required");
+  if (argc < 2)
+    return deja_usage_error (context, "no SHARD given");
+  if (threads < 0)
+    return deja_usage_error (context, "--threads must be positive");
+  deja_catch_interrupt ("deja: stopping: the shard being merged is rolled back, the shards before it stay\n");
+  if ((store = store_open (db, &error)) == NULL)
+    {
+      deja_error ("cannot open database '%s': %s", db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  deja_note ("merging %d shard%s into '%s'", argc - 1, argc == 2 ? "" : "s", db);
+  for (int i = 1; i < argc && !deja_interrupted; i++)
+    {
+      StoreMergeCounts counts;
+
+      g_clear_error (&error);
+      g_timer_start (step);
+      if (store_merge_shard (store, argv[i], &deja_interrupted, &counts, &error))
+        {
+          report (argv[i], &counts, g_timer_elapsed (step, NULL));
+          merged += counts.files > 0;
+          messages += counts.messages;
+        }
+      else if (g_error_matches (error, STORE_ERROR, STORE_ERROR_CANCELLED))
+        {
+          deja_error ("interrupted: '%s' rolled back; %d of %d shards not merged", argv[i],
+                      argc - i, argc - 1);
+          failures++;
+        }
+      else
+        {
+          deja_error ("cannot merge '%s': %s", argv[i], error->message);
+          failures++;
+        }
+    }
+  g_clear_error (&error);
+  if (!store_threads_stale (store, &stale, &error))
+    {
+      deja_error ("cannot read '%s': %s", db, error->message);
+      failures++;
+    }
+  else if (deja_interrupted && stale)
+    deja_note ("threads not computed: the next 'deja merge', 'deja ingest' or 'deja thread'"
+               " computes them");
+  else if (stale)
+    {
+      g_timer_start (step);
+      if (!deja_rethread (store, db))
+        failures++;
+      deja_note ("threads in %.1f s", g_timer_elapsed (step, NULL));
+    }
+  g_timer_start (step);
+  if (!deja_interrupted && !deja_update_authors (store, db))
+    failures++;
+  /* Shards ingested with --no-analysis (or by a deja before it) */
+  if (!deja_interrupted && !no_analysis &&
+      !deja_analyse_stored (store, db, FALSE, (guint) threads, &deja_interrupted))
+    failures++;
+  deja_note ("done in %.1f s: %u shard%s with new files, %" G_GINT64_FORMAT " messages; %u failed",
+             g_timer_elapsed (timer, NULL), merged, merged == 1 ? "" : "s", messages, failures);
+  return failures ? DEJA_EXIT_FAILED : DEJA_EXIT_OK;
+}

@@ -1,0 +1,88 @@
+/* finish.c — what ingest and merge share: stopping on Ctrl-C between
+ * transactions, and the corpus-wide steps after the rows changed
+ * (threads, then authors). */
+#include "deja.h"
+#include "store.h"
+#include "threads.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+volatile int deja_interrupted;
+static const char *interrupt_message;
+
+/* Ctrl-C (or SIGTERM): the transaction under way stops and is rolled
+ * back, what was committed before it stays.  A second signal kills deja
+ * outright; that transaction never committed either. */
+static void
+on_interrupt (int sig)
+{
+  deja_interrupted = 1;
+  signal (sig, SIG_DFL);
+  if (write (STDERR_FILENO, interrupt_message, strlen (interrupt_message)) < 0)
+    return;
+}
+
+/**
+ * deja_catch_interrupt:
+ * @message: what stderr is told at the first signal ("deja: …\n")
+ */
+void
+deja_catch_interrupt (const char *message)
+{
+  struct sigaction sa;
+
+  interrupt_message = message;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_interrupt;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+}
+
+/* Threads span files (and shards): after any change, they are computed
+ * again over the whole database. */
+gboolean
+deja_rethread (Store *store, const char *db)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *summary = NULL;
+  ThreadCounts counts;
+
+#ifdef __GLIBC__
+  /* The freed buffers of what came before go back to the system before
+   * threading allocates its own: the two peaks do not add up. */
+  malloc_trim (0);
+#endif
+  if (!threads_rebuild_as_before (store, &counts, &error))
+    {
+      deja_error ("cannot thread '%s': %s", db, error->message);
+      return FALSE;
+    }
+  summary = threads_describe (&counts);
+  deja_note ("threaded '%s': %s", db, summary);
+  return TRUE;
+}
+
+/* Authors, when rows changed since they were last computed
+ * (docs/people.md). */
+gboolean
+deja_update_authors (Store *store, const char *db)
+{
+  g_autoptr (GError) error = NULL;
+  StoreAuthorCounts counts;
+
+  if (!store_update_authors (store, FALSE, &counts, &error))
+    {
+      deja_error ("cannot find the authors of '%s': %s", db, error->message);
+      return FALSE;
+    }
+  if (counts.updated)
+    deja_note ("authors: %" G_GINT64_FORMAT " from %" G_GINT64_FORMAT " addresses",
+               counts.authors, counts.addresses);
+  return TRUE;
+}

@@ -1,0 +1,372 @@
+/* store-merge.c — a shard database's rows into this one (deja merge).
+ *
+ * A shard is an ordinary deja database made by 'deja ingest' from part of
+ * an archive.  Merging it copies what its files gave — files, messages,
+ * references, newsgroups, attachments, separator log, FTS entries, the
+ * per-message text analysis — and the decisions people made in it, under
+ * new ids after every id here, in one transaction: a merge that fails or
+ * is interrupted leaves this database as it was.  What depends on the
+ * whole corpus (threads, duplicate copies, authors) is marked stale, for
+ * threads_rebuild() and store_update_authors() to compute again over
+ * everything, as after an ingest.  The files follow ingest's rules: a
+ * path already here with the same content is left alone, content already
+ * here under another path is not stored twice, and a path here with other
+ * content has its rows replaced.
+ */
+#include "store-private.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Columns of messages whose shard values mean nothing here: ids of other
+ * rows and of authors (computed again), and the row's own id and file. */
+static const struct {
+  const char *column;
+  const char *value;
+} message_overrides[] = {
+  { "id", "m.id + :base" },
+  { "file_id", "f.out_id" },
+  { "thread_id", "NULL" },
+  { "parent_id", "NULL" },
+  { "duplicate_of", "NULL" },
+  { "author_id", "NULL" },
+};
+
+/* Every other column of messages is copied as it is: a column a later
+ * schema adds is merged without a change here. */
+static gboolean
+messages_sql (Store *store, char **sql, GError **error)
+{
+  sqlite3_stmt *stmt;
+  g_autoptr (GString) columns = g_string_new (NULL);
+  g_autoptr (GString) values = g_string_new (NULL);
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT name FROM pragma_table_info('messages', 'main')"
+                               " ORDER BY cid", -1, &stmt, NULL);
+
+  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *name = (const char *) sqlite3_column_text (stmt, 0);
+      const char *value = NULL;
+
+      for (guint i = 0; i < G_N_ELEMENTS (message_overrides); i++)
+        if (strcmp (name, message_overrides[i].column) == 0)
+          value = message_overrides[i].value;
+      g_string_append_printf (columns, "%s\"%s\"", columns->len ? ", " : "", name);
+      if (value)
+        g_string_append_printf (values, "%s%s", values->len ? ", " : "", value);
+      else
+        g_string_append_printf (values, "%sm.\"%s\"", values->len ? ", " : "", name);
+      rc = SQLITE_OK;
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot read the columns of messages", error);
+  *sql = g_strdup_printf ("INSERT INTO main.messages (%s) SELECT %s FROM shard.messages m"
+                          " JOIN temp.merge_files f ON f.shard_id = m.file_id ORDER BY m.id",
+                          columns->str, values->str);
+  return TRUE;
+}
+
+/* The rows that hang off the copied messages and files; :base is the
+ * highest message id before the merge (a shard's message N is N + :base
+ * here). */
+static const char *const rows_sql[] = {
+  "INSERT INTO main.refs (message_id, kind, position, ref)"
+  " SELECT r.message_id + :base, r.kind, r.position, r.ref FROM shard.refs r"
+  " JOIN shard.messages m ON m.id = r.message_id JOIN temp.merge_files f ON f.shard_id = m.file_id",
+  "INSERT INTO main.attachments (message_id, position, content_type, filename, size, encoding)"
+  " SELECT a.message_id + :base, a.position, a.content_type, a.filename, a.size, a.encoding"
+  " FROM shard.attachments a JOIN shard.messages m ON m.id = a.message_id"
+  " JOIN temp.merge_files f ON f.shard_id = m.file_id ORDER BY a.id",
+  "INSERT OR IGNORE INTO main.newsgroups (name) SELECT name FROM shard.newsgroups ORDER BY id",
+  /* A duplicate's groups were merged into its canonical copy (merged =
+   * 1) by the shard's threading: threading here does it again. */
+  "INSERT OR IGNORE INTO main.message_newsgroups (message_id, newsgroup_id, merged)"
+  " SELECT mg.message_id + :base, g2.id, 0 FROM shard.message_newsgroups mg"
+  " JOIN shard.newsgroups g ON g.id = mg.newsgroup_id JOIN main.newsgroups g2 ON g2.name = g.name"
+  " JOIN shard.messages m ON m.id = mg.message_id JOIN temp.merge_files f ON f.shard_id = m.file_id"
+  " WHERE mg.merged = 0",
+  "INSERT INTO main.separator_log (file_id, line_no, byte_offset, line_text, verdict, reason, shape)"
+  " SELECT f.out_id, l.line_no, l.byte_offset, l.line_text, l.verdict, l.reason, l.shape"
+  " FROM shard.separator_log l JOIN temp.merge_files f ON f.shard_id = l.file_id ORDER BY l.id",
+  "INSERT INTO main.messages_fts (rowid, subject, own_text)"
+  " SELECT id, subject, own_text FROM main.messages WHERE id > :base",
+};
+
+/* People's decisions: where both databases decided the same thing, the
+ * later decision stands, as it would in one database. */
+static const char *const decisions_sql[] = {
+  "INSERT INTO main.separator_decisions (file_sha256, line_no, decision, note, decided_at)"
+  " SELECT file_sha256, line_no, decision, note, decided_at FROM shard.separator_decisions WHERE 1"
+  " ON CONFLICT (file_sha256, line_no) DO UPDATE SET decision = excluded.decision,"
+  " note = excluded.note, decided_at = excluded.decided_at"
+  " WHERE excluded.decided_at > separator_decisions.decided_at",
+  "INSERT INTO main.author_decisions (address, other, decision, note, decided_at)"
+  " SELECT address, other, decision, note, decided_at FROM shard.author_decisions WHERE 1"
+  " ON CONFLICT (address, other) DO UPDATE SET decision = excluded.decision,"
+  " note = excluded.note, decided_at = excluded.decided_at"
+  " WHERE excluded.decided_at > author_decisions.decided_at",
+};
+
+static gboolean
+run (Store *store, const char *sql, gint64 base, gint64 *changes, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
+  int index;
+
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot merge", error);
+  if ((index = sqlite3_bind_parameter_index (stmt, ":base")) > 0)
+    sqlite3_bind_int64 (stmt, index, base);
+  rc = sqlite3_step (stmt);
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot merge", error);
+  if (changes)
+    *changes += sqlite3_changes64 (store->db);
+  return TRUE;
+}
+
+typedef struct {
+  gint64 id;
+  char *path, *sha256;
+} ShardFile;
+
+static void
+shard_file_clear (ShardFile *f)
+{
+  g_free (f->path);
+  g_free (f->sha256);
+}
+
+/* Which of the shard's files come in (ingest's rules, file by file, in
+ * the shard's order), with the ids they get here. */
+static gboolean
+take_files (Store *store, StoreMergeCounts *counts, GError **error)
+{
+  static const char copy_sql[] =
+    "INSERT INTO main.files (path, size, stored_size, mtime, sha256, compression, messages, lines,"
+    " ingested_at, deja_version) SELECT path, size, stored_size, mtime, sha256, compression,"
+    " messages, lines, ingested_at, deja_version FROM shard.files WHERE id = ?1";
+  g_autoptr (GArray) files = g_array_new (FALSE, TRUE, sizeof (ShardFile));
+  sqlite3_stmt *list = NULL, *same = NULL, *copy = NULL, *map = NULL, *drop = NULL;
+  int rc;
+
+  g_array_set_clear_func (files, (GDestroyNotify) shard_file_clear);
+  rc = sqlite3_exec (store->db, "CREATE TEMP TABLE IF NOT EXISTS merge_files (shard_id INTEGER"
+                     " PRIMARY KEY, out_id INTEGER NOT NULL); DELETE FROM temp.merge_files",
+                     NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (store->db, "SELECT id, path, sha256 FROM shard.files ORDER BY id", -1,
+                             &list, NULL);
+  while (rc == SQLITE_OK && (rc = sqlite3_step (list)) == SQLITE_ROW)
+    {
+      ShardFile f = { sqlite3_column_int64 (list, 0),
+                      g_strdup ((const char *) sqlite3_column_text (list, 1)),
+                      g_strdup ((const char *) sqlite3_column_text (list, 2)) };
+
+      g_array_append_val (files, f);
+      rc = SQLITE_OK;
+    }
+  sqlite3_finalize (list);
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot read the shard's files", error);
+  /* The same content: under this path (unchanged), or another one (not
+   * stored twice).  '' is the hash of files recorded before version 5,
+   * which is no content. */
+  rc = sqlite3_prepare_v2 (store->db, "SELECT path = ?2 FROM main.files WHERE sha256 = ?1 AND ?1 <> ''"
+                           " ORDER BY path = ?2 DESC LIMIT 1", -1, &same, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (store->db, "DELETE FROM main.files WHERE path = ?1", -1, &drop, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (store->db, copy_sql, -1, &copy, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (store->db, "INSERT INTO temp.merge_files (shard_id, out_id) VALUES (?1, ?2)",
+                             -1, &map, NULL);
+  for (guint i = 0; rc == SQLITE_OK && i < files->len; i++)
+    {
+      const ShardFile *f = &g_array_index (files, ShardFile, i);
+
+      sqlite3_bind_text (same, 1, f->sha256, -1, SQLITE_STATIC);
+      sqlite3_bind_text (same, 2, f->path, -1, SQLITE_STATIC);
+      rc = sqlite3_step (same);
+      if (rc == SQLITE_ROW)
+        {
+          if (sqlite3_column_int (same, 0))
+            counts->unchanged++;
+          else
+            counts->same_content++;
+          sqlite3_reset (same);
+          rc = SQLITE_OK;
+          continue;
+        }
+      sqlite3_reset (same);
+      if (rc != SQLITE_DONE)
+        break;
+      /* Other content under this path: its rows go, FTS entries first
+       * (external content: deleted with the values they were made of). */
+      sqlite3_bind_text (store->stmts[STMT_FTS_DELETE_FILE], 1, f->path, -1, SQLITE_STATIC);
+      rc = sqlite3_step (store->stmts[STMT_FTS_DELETE_FILE]);
+      sqlite3_reset (store->stmts[STMT_FTS_DELETE_FILE]);
+      sqlite3_clear_bindings (store->stmts[STMT_FTS_DELETE_FILE]);
+      if (rc != SQLITE_DONE)
+        break;
+      sqlite3_bind_text (drop, 1, f->path, -1, SQLITE_STATIC);
+      rc = sqlite3_step (drop);
+      sqlite3_reset (drop);
+      if (rc != SQLITE_DONE)
+        break;
+      counts->replaced += sqlite3_changes (store->db) > 0;
+      sqlite3_bind_int64 (copy, 1, f->id);
+      rc = sqlite3_step (copy);
+      sqlite3_reset (copy);
+      if (rc != SQLITE_DONE)
+        break;
+      sqlite3_bind_int64 (map, 1, f->id);
+      sqlite3_bind_int64 (map, 2, sqlite3_last_insert_rowid (store->db));
+      rc = sqlite3_step (map);
+      sqlite3_reset (map);
+      rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+      counts->files++;
+    }
+  sqlite3_finalize (same);
+  sqlite3_finalize (drop);
+  sqlite3_finalize (copy);
+  sqlite3_finalize (map);
+  return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot merge the shard's files", error);
+}
+
+static int
+check_cancel (void *data)
+{
+  const volatile int *cancel = data;
+
+  return *cancel != 0;
+}
+
+/* The shard is a deja database of this schema (an older one is upgraded
+ * first, where it can be written) and not this database itself. */
+static gboolean
+check_shard (Store *store, const char *shard, GError **error)
+{
+  GStatBuf a, b;
+  g_autoptr (Store) other = NULL;
+  g_autoptr (GError) local = NULL;
+
+  if (g_stat (shard, &a) != 0)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s", g_strerror (errno));
+      return FALSE;
+    }
+  if (g_stat (store->path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "it is the database merged into");
+      return FALSE;
+    }
+  if ((other = store_open_to_read (shard, &local)) == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether nothing can be created beside @path: a shard there is read as
+ * immutable (SQLite cannot make its WAL index). */
+static gboolean
+read_only_place (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  return g_access (dir, W_OK) != 0;
+}
+
+static gboolean
+merge_rows (Store *store, StoreMergeCounts *counts, GError **error)
+{
+  g_autofree char *messages = NULL;
+  gint64 base, by_subject;
+  gboolean subject = FALSE;
+
+  if (!take_files (store, counts, error))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (decisions_sql); i++)
+    if (!run (store, decisions_sql[i], 0, &counts->decisions, error))
+      return FALSE;
+  if (counts->files == 0)
+    return TRUE;
+  if (!_store_query_int (store, "SELECT coalesce(max(id), 0) FROM main.messages", &base, NULL, error) ||
+      !messages_sql (store, &messages, error) || !run (store, messages, base, &counts->messages, error))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (rows_sql); i++)
+    if (!run (store, rows_sql[i], base, NULL, error))
+      return FALSE;
+  /* Threads and authors are computed again over everything; a shard
+   * threaded by subject ('deja thread --subject') makes this database so. */
+  if (!_store_query_int (store, "SELECT 1 FROM shard.deja_state WHERE key = 'threading'"
+                         " AND value = 'subject'", &by_subject, &subject, error) ||
+      (subject && !run (store, "INSERT OR REPLACE INTO main.deja_state (key, value)"
+                               " VALUES ('threading', 'subject')", 0, NULL, error)) ||
+      !run (store, "INSERT OR REPLACE INTO main.deja_state (key, value)"
+                   " VALUES ('threads', 'stale'), ('authors', 'stale')", 0, NULL, error))
+    return FALSE;
+  return TRUE;
+}
+
+/**
+ * store_merge_shard:
+ * @shard: a deja database (made by deja ingest, or by an earlier merge)
+ * @cancel: (nullable): when it becomes non-zero, the merge stops and is
+ *   rolled back
+ *
+ * Copies @shard's files and everything that hangs off them into @store,
+ * in one transaction.  Threads and authors are left stale
+ * (store_threads_stale()): call threads_rebuild() and
+ * store_update_authors() after the last shard.
+ */
+gboolean
+store_merge_shard (Store *store, const char *shard, const volatile int *cancel,
+                   StoreMergeCounts *counts, GError **error)
+{
+  g_autofree char *uri = NULL;
+  sqlite3_stmt *attach;
+  gboolean ok;
+  int rc;
+
+  memset (counts, 0, sizeof *counts);
+  if (!check_shard (store, shard, error))
+    return FALSE;
+  /* Attached as it lies: nothing is written to it, and as the last
+   * connection SQLite removes the log files it made beside it. */
+  uri = _store_file_uri (shard, read_only_place (shard) ? "immutable=1" : NULL);
+  if ((rc = sqlite3_prepare_v2 (store->db, "ATTACH DATABASE ?1 AS shard", -1, &attach, NULL)) != SQLITE_OK)
+    return _store_fail (store, rc, "cannot open the shard", error);
+  sqlite3_bind_text (attach, 1, uri, -1, SQLITE_STATIC);
+  rc = sqlite3_step (attach);
+  sqlite3_finalize (attach);
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot open the shard", error);
+  if (cancel)
+    sqlite3_progress_handler (store->db, 10000, check_cancel, (void *) cancel);
+  ok = sqlite3_exec (store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ||
+       _store_fail (store, sqlite3_errcode (store->db), "cannot begin", error);
+  ok = ok && merge_rows (store, counts, error);
+  if (ok && sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    ok = _store_fail (store, sqlite3_errcode (store->db), "cannot commit", error);
+  if (!ok && sqlite3_get_autocommit (store->db) == 0)
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  if (!ok && cancel && *cancel)
+    {
+      g_clear_error (error);
+      g_set_error (error, STORE_ERROR, STORE_ERROR_CANCELLED, "interrupted");
+    }
+  sqlite3_progress_handler (store->db, 0, NULL, NULL);
+  sqlite3_exec (store->db, "DETACH DATABASE shard", NULL, NULL, NULL);
+  /* Newsgroup ids and provisional authors are read again. */
+  g_hash_table_remove_all (store->group_ids);
+  _store_forget_authors (store);
+  return ok;
+}
