@@ -39,6 +39,7 @@ ALLOWED_SQL_ARGS = {
     "deja_schema[v]",   # store.c migrate: the embedded schema files
     "pragmas",          # store.c migrate: two integer constants
     "copy_sql",         # store-merge.c: a static literal
+    "pg_sql[table]",    # store-pg.c: a static table of literals
 }
 
 # printf formats that contain SQL words, each checked by hand:

@@ -30,6 +30,7 @@ int cmd_terms (int argc, char **argv);
 int cmd_dedup (int argc, char **argv);
 int cmd_score (int argc, char **argv);
 int cmd_merge (int argc, char **argv);
+int cmd_export_pg (int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);

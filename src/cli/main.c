@@ -39,6 +39,7 @@ static const struct {
   { "plot", cmd_plot, "draw one chart of the corpus as SVG or PNG" },
   { "export", cmd_export, "write messages and their text as CSV or JSON Lines" },
   { "export-mbox", cmd_export_mbox, "write the messages back out as a clean mboxrd file or a Maildir" },
+  { "export-pg", cmd_export_pg, "write a psql script that loads the corpus into PostgreSQL, partitioned" },
   { "keygen", cmd_keygen, "make a secret key for pseudonymised exports (--pseudonymise)" },
 };
 

@@ -410,6 +410,22 @@ gboolean store_review_rows (Store *store, gboolean all, gboolean undecided, Stor
 gboolean store_paths_for_sha256 (Store *store, const char *sha256, GPtrArray **paths,
                                  GError **error);
 
+/* deja export-pg (store-pg.c): the tables written for PostgreSQL. */
+typedef enum {
+  STORE_PG_FILES,
+  STORE_PG_NEWSGROUPS,
+  STORE_PG_AUTHORS,
+  STORE_PG_AUTHOR_ADDRESSES,
+  STORE_PG_MESSAGES,             /* hierarchy, year, then the columns of messages */
+  STORE_PG_MESSAGE_NEWSGROUPS,
+  STORE_PG_REFS,
+  STORE_PG_PARTITIONS,           /* hierarchy, year, messages */
+} StorePgTable;
+
+gboolean store_pg_rows (Store *store, const StoreFilter *filter, StorePgTable table,
+                        StoreRowFunc func, gpointer user_data, GError **error);
+gboolean store_pg_columns (Store *store, StorePgTable table, GPtrArray **names, GError **error);
+
 /* deja merge (store-merge.c) */
 typedef struct {
   gint64 files;          /* files whose rows were copied */
