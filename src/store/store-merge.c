@@ -22,16 +22,29 @@
 
 /* Columns of messages whose shard values mean nothing here: ids of other
  * rows and of authors (computed again), and the row's own id and file. */
+/* A shard's threads, parents and duplicates are kept (shifted) where they
+ * point at a message that comes along: threading over everything then
+ * rewrites only the rows whose thread changed (a reply in one shard to a
+ * post in another), not every row, which with the text of every message
+ * costs as much as the copy.  A parent or a canonical copy in a file that
+ * stays behind (its content is here under another path) is NULL until
+ * then.  Authors are the ones here with the same address, or new
+ * provisional ones (as an ingest makes), grouped by
+ * store_update_authors(). */
+#define COMES_ALONG(column) \
+  "CASE WHEN " column " IS NOT NULL AND EXISTS (SELECT 1 FROM shard.messages p" \
+  " JOIN temp.merge_files pf ON pf.shard_id = p.file_id WHERE p.id = " column ")" \
+  " THEN " column " + :base END"
 static const struct {
   const char *column;
   const char *value;
 } message_overrides[] = {
   { "id", "m.id + :base" },
   { "file_id", "f.out_id" },
-  { "thread_id", "NULL" },
-  { "parent_id", "NULL" },
-  { "duplicate_of", "NULL" },
-  { "author_id", "NULL" },
+  { "thread_id", "m.thread_id + :base" },
+  { "parent_id", COMES_ALONG ("m.parent_id") },
+  { "duplicate_of", COMES_ALONG ("m.duplicate_of") },
+  { "author_id", "(SELECT a.author_id FROM main.author_addresses a WHERE a.address = m.from_addr)" },
 };
 
 /* Every other column of messages is copied as it is: a column a later
@@ -72,6 +85,20 @@ messages_sql (Store *store, char **sql, GError **error)
 /* The rows that hang off the copied messages and files; :base is the
  * highest message id before the merge (a shard's message N is N + :base
  * here). */
+/* Provisional authors for the addresses new here, numbered after every
+ * author there is, in the order their first messages come. */
+static const char *const authors_sql[] = {
+  "INSERT INTO main.authors (id, name, address, messages)"
+  " SELECT (SELECT coalesce(max(id), 0) FROM main.authors) + row_number () OVER (ORDER BY min(m.id)),"
+  " m.from_addr, m.from_addr, 0 FROM shard.messages m JOIN temp.merge_files f ON f.shard_id = m.file_id"
+  " WHERE m.from_addr IS NOT NULL"
+  " AND NOT EXISTS (SELECT 1 FROM main.author_addresses a WHERE a.address = m.from_addr)"
+  " GROUP BY m.from_addr",
+  "INSERT INTO main.author_addresses (address, author_id, messages)"
+  " SELECT a.address, a.id, 0 FROM main.authors a"
+  " WHERE NOT EXISTS (SELECT 1 FROM main.author_addresses x WHERE x.address = a.address)",
+};
+
 static const char *const rows_sql[] = {
   "INSERT INTO main.refs (message_id, kind, position, ref)"
   " SELECT r.message_id + :base, r.kind, r.position, r.ref FROM shard.refs r"
@@ -298,6 +325,9 @@ merge_rows (Store *store, StoreMergeCounts *counts, GError **error)
       return FALSE;
   if (counts->files == 0)
     return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (authors_sql); i++)
+    if (!run (store, authors_sql[i], 0, NULL, error))
+      return FALSE;
   if (!_store_query_int (store, "SELECT coalesce(max(id), 0) FROM main.messages", &base, NULL, error) ||
       !messages_sql (store, &messages, error) || !run (store, messages, base, &counts->messages, error))
     return FALSE;
