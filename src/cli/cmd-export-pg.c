@@ -8,6 +8,7 @@
 #include "deja.h"
 #include "output.h"
 #include "store.h"
+#include "words.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,21 +28,6 @@ static const struct {
   { "ref", "text" }, { "nonletter_share", "double precision" },
   { "digit_share", "double precision" }, { "upper_share", "double precision" },
   { "oov_share", "double precision" },
-};
-
-/* CLD2's codes and PostgreSQL's Snowball text search configurations. */
-static const struct {
-  const char *lang;
-  const char *config;
-} configs[] = {
-  { "ar", "arabic" }, { "hy", "armenian" }, { "eu", "basque" }, { "ca", "catalan" },
-  { "da", "danish" }, { "nl", "dutch" }, { "en", "english" }, { "fi", "finnish" },
-  { "fr", "french" }, { "de", "german" }, { "el", "greek" }, { "hi", "hindi" },
-  { "hu", "hungarian" }, { "id", "indonesian" }, { "ga", "irish" }, { "it", "italian" },
-  { "lt", "lithuanian" }, { "ne", "nepali" }, { "no", "norwegian" }, { "nb", "norwegian" },
-  { "nn", "norwegian" }, { "pt", "portuguese" }, { "ro", "romanian" }, { "ru", "russian" },
-  { "sr", "serbian" }, { "es", "spanish" }, { "sv", "swedish" }, { "ta", "tamil" },
-  { "tr", "turkish" }, { "yi", "yiddish" },
 };
 
 /* The tables in load order: name, the rows, the primary key. */
@@ -122,10 +108,12 @@ copy_row (const StoreValue *v, guint n, gpointer data)
 static void
 write_tsv_column (FILE *out)
 {
+  const char *code, *name;
+
+  /* PostgreSQL's text search configurations have Snowball's names. */
   fputs (",\n  tsv tsvector GENERATED ALWAYS AS (to_tsvector(CASE", out);
-  for (guint i = 0; i < G_N_ELEMENTS (configs); i++)
-    fprintf (out, " WHEN lang = '%s' OR lang LIKE '%s-%%' THEN '%s'::regconfig", configs[i].lang,
-             configs[i].lang, configs[i].config);
+  for (guint i = 0; (name = text_snowball_language (i, &code)) != NULL; i++)
+    fprintf (out, " WHEN lang = '%s' OR lang LIKE '%s-%%' THEN '%s'::regconfig", code, code, name);
   fputs (" ELSE 'simple'::regconfig END,\n    coalesce(subject, '') || ' ' || coalesce(own_text, ''))) STORED", out);
 }
 

@@ -31,6 +31,25 @@ text_lang_english_name (const char *code)
   return NULL;
 }
 
+/**
+ * text_snowball_language:
+ * @i: 0, 1, … in turn
+ * @code: (out): the language's code ("en")
+ *
+ * The languages that have a Snowball stemmer, one by one (deja
+ * export-pg maps them to PostgreSQL's text search configurations).
+ *
+ * Returns: its Snowball name ("english"); NULL after the last
+ */
+const char *
+text_snowball_language (guint i, const char **code)
+{
+  if (i >= G_N_ELEMENTS (languages))
+    return NULL;
+  *code = languages[i].code;
+  return languages[i].name;
+}
+
 /* "en" for "english" or "en"; NULL when unknown. */
 const char *
 text_lang_from_name (const char *name)

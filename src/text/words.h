@@ -58,6 +58,7 @@ void text_stoplist_free (TextStoplist *list);
 char *text_stoplist_path_for (const char *lang);
 const char *text_lang_english_name (const char *code);
 const char *text_lang_from_name (const char *name);
+const char *text_snowball_language (guint i, const char **code);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TextWords, text_words_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TextStoplist, text_stoplist_free)
