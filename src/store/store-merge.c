@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Columns of messages whose shard values mean nothing here: ids of other
  * rows and of authors (computed again), and the row's own id and file. */
@@ -281,7 +280,6 @@ check_shard (Store *store, const char *shard, GError **error)
 {
   GStatBuf a, b;
   g_autoptr (Store) other = NULL;
-  g_autoptr (GError) local = NULL;
 
   if (g_stat (shard, &a) != 0)
     {
@@ -293,22 +291,8 @@ check_shard (Store *store, const char *shard, GError **error)
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "it is the database merged into");
       return FALSE;
     }
-  if ((other = store_open_to_read (shard, &local)) == NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&local));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Whether nothing can be created beside @path: a shard there is read as
- * immutable (SQLite cannot make its WAL index). */
-static gboolean
-read_only_place (const char *path)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-
-  return g_access (dir, W_OK) != 0;
+  other = store_open_to_read (shard, error);
+  return other != NULL;
 }
 
 static gboolean
@@ -371,7 +355,7 @@ store_merge_shard (Store *store, const char *shard, const volatile int *cancel,
     return FALSE;
   /* Attached as it lies: nothing is written to it, and as the last
    * connection SQLite removes the log files it made beside it. */
-  uri = _store_file_uri (shard, read_only_place (shard) ? "immutable=1" : NULL);
+  uri = _store_file_uri (shard, _store_cannot_write_beside (shard) ? "immutable=1" : NULL);
   if ((rc = sqlite3_prepare_v2 (store->db, "ATTACH DATABASE ?1 AS shard", -1, &attach, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot open the shard", error);
   sqlite3_bind_text (attach, 1, uri, -1, SQLITE_STATIC);

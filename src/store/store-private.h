@@ -63,6 +63,7 @@ void _store_checkpointer_free (StoreCheckpointer *checkpointer);
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
 char *_store_file_uri (const char *path, const char *query);
+gboolean _store_cannot_write_beside (const char *path);
 
 /* The filter's conditions on messages m (store-filter.c): parameters
  * :since, :until, :grouped, :authored, :lang, :distinct_text, and the temporary tables of group

@@ -334,9 +334,10 @@ store_open (const char *path, GError **error)
 }
 
 /* Whether nothing can be created beside @path (a read-only directory or
- * file system), where SQLite cannot make a WAL database's index. */
-static gboolean
-cannot_write_beside (const char *path)
+ * file system), where SQLite cannot make a WAL database's index: such a
+ * database is read as immutable (here, and by deja merge for a shard). */
+gboolean
+_store_cannot_write_beside (const char *path)
 {
   g_autofree char *dir = g_path_get_dirname (path);
 
@@ -406,7 +407,7 @@ store_open_to_read (const char *path, GError **error)
 
   if (store != NULL)
     return store;
-  if (!cannot_write_beside (path) || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+  if (!_store_cannot_write_beside (path) || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
