@@ -12,6 +12,21 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
   quote_own_text (text, &own);
   g_assert (strlen (own.text) <= strlen (text) + 1);
-  g_free (own.text);
+  /* The spans, when there are, make the own text from pieces of the body. */
+  if (own.spans)
+    {
+      GString *joined = g_string_new (NULL);
+
+      for (guint k = 0; k < own.spans->len; k++)
+        {
+          const OwnSpan *s = &g_array_index (own.spans, OwnSpan, k);
+
+          g_assert (s->offset + s->length <= strlen (text));
+          g_string_append_len (joined, text + s->offset, s->length);
+        }
+      g_assert (strcmp (joined->str, own.text) == 0);
+      g_string_free (joined, TRUE);
+    }
+  own_text_clear (&own);
   return 0;
 }

@@ -64,6 +64,7 @@ mail_record_free (MailRecord *r)
   g_free (r->date_raw);
   g_free (r->body);
   g_free (r->own_text);
+  g_clear_pointer (&r->own_spans, g_array_unref);
   g_free (r->charset);
   g_clear_pointer (&r->attachments, g_ptr_array_unref);
   g_clear_pointer (&r->references, g_ptr_array_unref);
@@ -554,8 +555,13 @@ decode_body (MailRecord *r, GMimeMessage *message)
 
   mail_text_extract (message, &text);
   quote_own_text (text.own->str, &own);
+  /* Quoting was read in the message's own parts: where they are the
+   * whole body, the spans are the body's too. */
+  if (text.own->len == text.body->len && memcmp (text.own->str, text.body->str, text.body->len) == 0)
+    r->own_spans = g_steal_pointer (&own.spans);
+  g_clear_pointer (&own.spans, g_array_unref);
   r->body = g_string_free (g_steal_pointer (&text.body), FALSE);
-  r->own_text = own.text;
+  r->own_text = g_steal_pointer (&own.text);
   r->quoted_lines = own.quoted_lines;
   r->own_lines = own.own_lines;
   /* Flagged where it matters: the HTML was all the author's text (a

@@ -3,6 +3,8 @@
 
 #include <glib.h>
 
+#include "quote.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -41,6 +43,10 @@ typedef struct {
   char *date_raw;        /* the Date header as written (UTF-8) */
   char *body;            /* decoded text, UTF-8 */
   char *own_text;        /* body without quotes, attributions, signature */
+  GArray *own_spans;     /* (element-type OwnSpan) (nullable): the byte ranges of
+                          * body that make own_text (quote.h); NULL when they
+                          * cannot (own text taken from the message's own parts
+                          * of a body with embedded messages) */
   guint quoted_lines;
   guint own_lines;
   char *charset;         /* charset the first text part was read in */

@@ -652,28 +652,66 @@ cut_tail (GArray *lines)
     }
 }
 
+/* Adds body[offset, offset + length) to the spans, joined to the last
+ * one when they touch. */
 static void
-append_line (GString *out, const Line *l, gboolean *blank_owed)
+add_span (GArray *spans, gsize offset, gsize length)
 {
+  OwnSpan *last = spans->len ? &g_array_index (spans, OwnSpan, spans->len - 1) : NULL;
+
+  if (last && (gsize) last->offset + last->length == offset)
+    last->length += length;
+  else
+    {
+      OwnSpan span = { (guint32) offset, (guint32) length };
+
+      g_array_append_val (spans, span);
+    }
+}
+
+/* Appends @l and its line end to @out, after the blank line owed, and
+ * the bytes of @body they are to @spans (when not NULL).  The owed blank
+ * line is the line end just before @l (a line after another ends one);
+ * a last line without its end borrows that one too. */
+static void
+append_line (GString *out, GArray **spans, const char *body, const Line *l,
+             gboolean *blank_owed)
+{
+  gsize offset = l->p - body;
+  gboolean has_end = l->p[l->len] == '\n';
+
   if (*blank_owed && out->len > 0)
-    g_string_append_c (out, '\n');
+    {
+      g_string_append_c (out, '\n');
+      if (*spans)
+        add_span (*spans, offset - 1, 1);
+    }
   *blank_owed = FALSE;
   g_string_append_len (out, l->p, l->len);
   g_string_append_c (out, '\n');
+  if (*spans == NULL)
+    return;
+  add_span (*spans, offset, l->len + (has_end ? 1 : 0));
+  if (!has_end && offset > 0)
+    add_span (*spans, offset - 1, 1);
+  else if (!has_end)
+    g_clear_pointer (spans, g_array_unref);
 }
 
 /**
  * quote_own_text:
  * @body: a message's text (UTF-8, LF line ends)
- * @own: (out caller-allocates): the author's text and the counts
+ * @own: (out caller-allocates): the author's text, where it is in @body,
+ *   and the counts
  *
- * Fills @own (see the file comment); free own->text with g_free().
+ * Fills @own (see the file comment); free with own_text_clear().
  */
 void
 quote_own_text (const char *body, OwnText *own)
 {
   GArray *lines = split_lines (body);
   GString *out = g_string_sized_new (strlen (body) / 2 + 1);
+  GArray *spans = g_array_new (FALSE, FALSE, sizeof (OwnSpan));
   gboolean blank_owed = FALSE;
 
   classify (lines);
@@ -690,7 +728,7 @@ quote_own_text (const char *body, OwnText *own)
       switch (l->kind)
         {
         case LINE_OWN:
-          append_line (out, l, &blank_owed);
+          append_line (out, &spans, body, l, &blank_owed);
           own->own_lines++;
           break;
         case LINE_BLANK:
@@ -706,4 +744,13 @@ quote_own_text (const char *body, OwnText *own)
     }
   g_array_unref (lines);
   own->text = g_string_free (out, FALSE);
+  own->spans = spans;
+}
+
+/* Frees what quote_own_text() filled in. */
+void
+own_text_clear (OwnText *own)
+{
+  g_clear_pointer (&own->text, g_free);
+  g_clear_pointer (&own->spans, g_array_unref);
 }

@@ -28,7 +28,8 @@ SKIP = {"id", "file_id", "thread_id", "parent_id", "duplicate_of", "author_id"}
 def dump(db, queries, scratch):
     """Everything, with ids replaced by what they point at; search results
     for @queries; @scratch: a file name for the network's CSV."""
-    cols = [r[1] for r in query(db, "PRAGMA table_info(messages)") if r[1] not in SKIP]
+    # table_xinfo: the generated own_text too (table_info leaves it out)
+    cols = [r[1] for r in query(db, "PRAGMA table_xinfo(messages)") if r[1] not in SKIP]
     d = {}
     d["messages"] = {r[0]: r[1:] for r in query(db, (
         "SELECT f.sha256 || ':' || m.byte_offset, %s, %s, %s, %s, a.address FROM messages m"

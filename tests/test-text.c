@@ -133,6 +133,18 @@ static const struct {
   { "", "", 0, 0 },
 };
 
+/* The text the spans of @body make. */
+static char *
+spans_text (const char *body, const GArray *spans)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint k = 0; k < spans->len; k++)
+    g_string_append_len (out, body + g_array_index (spans, OwnSpan, k).offset,
+                         g_array_index (spans, OwnSpan, k).length);
+  return g_string_free (out, FALSE);
+}
+
 static void
 test_quote (gconstpointer data)
 {
@@ -145,7 +157,63 @@ test_quote (gconstpointer data)
     g_test_fail_printf ("quote case %zu: got '%s' (%u quoted, %u own), expected '%s' (%u, %u)", i,
              own.text, own.quoted_lines, own.own_lines, quote_cases[i].own,
              quote_cases[i].quoted, quote_cases[i].own_lines);
-  g_free (own.text);
+  /* Every case's own text is made of pieces of its body. */
+  if (own.spans == NULL)
+    g_test_fail_printf ("quote case %zu: no spans", i);
+  else
+    {
+      g_autofree char *joined = spans_text (quote_cases[i].body, own.spans);
+
+      if (strcmp (joined, own.text) != 0)
+        g_test_fail_printf ("quote case %zu: spans give '%s', not '%s'", i, joined, own.text);
+    }
+  own_text_clear (&own);
+}
+
+/* Where own text is in the body: blank lines collapsed into the line
+ * end before the next line, a last line without its end, and the one
+ * body whose own text is not made of its pieces. */
+static void
+test_quote_spans (void)
+{
+  static const struct {
+    const char *body;
+    guint n;               /* spans; G_MAXUINT: none (NULL) */
+    guint32 spans[6];
+  } cases[] = {
+    { "A\n\nB\n", 1, { 0, 5 } },                       /* the whole body */
+    { "A\n   \nB\n", 2, { 0, 2, 5, 3 } },               /* the blank line is not empty */
+    { "A\n\n\n\nB\n", 2, { 0, 2, 4, 3 } },              /* a run of blank lines is one */
+    { "> q\nA\n> q\nB\n", 2, { 4, 2, 10, 2 } },          /* interleaved */
+    { "x\ny", 2, { 0, 3, 1, 1 } },                       /* "x\ny" then a line end */
+    { "\n\nx\n\n", 1, { 2, 2 } },
+    { "", 0, { 0 } },
+    { "only", G_MAXUINT, { 0 } },                        /* "only\n": no line end to take */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      OwnText own;
+
+      quote_own_text (cases[i].body, &own);
+      if (cases[i].n == G_MAXUINT)
+        g_assert_null (own.spans);
+      else
+        {
+          g_autofree char *joined = NULL;
+
+          g_assert_nonnull (own.spans);
+          g_assert_cmpuint (own.spans->len, ==, cases[i].n);
+          for (guint k = 0; k < cases[i].n; k++)
+            {
+              g_assert_cmpuint (g_array_index (own.spans, OwnSpan, k).offset, ==, cases[i].spans[2 * k]);
+              g_assert_cmpuint (g_array_index (own.spans, OwnSpan, k).length, ==, cases[i].spans[2 * k + 1]);
+            }
+          joined = spans_text (cases[i].body, own.spans);
+          g_assert_cmpstr (joined, ==, own.text);
+        }
+      own_text_clear (&own);
+    }
 }
 
 /* Text → text without binaries, and what was found. */
@@ -208,6 +276,7 @@ main (int argc, char **argv)
   mail_init ();
   TABLE_TESTS_ADD ("/text/html", html_cases, test_html);
   TABLE_TESTS_ADD ("/text/quote", quote_cases, test_quote);
+  g_test_add_func ("/text/quote-spans", test_quote_spans);
   g_test_add_func ("/text/binary", test_binary);
   g_test_add_func ("/text/binary-linear", test_binary_linear);
   g_assert_cmpuint (fixture_tests_add ("text", "/text", test_fixture), >=, 9);

@@ -305,8 +305,101 @@ TEXT_COLUMNS = ("lang", "lang_reliable", "words", "sentences", "code_lines", "no
                 "digit_share", "upper_share", "oov_share")
 
 
+def undo_own_spans(c):
+    """Takes a database back to schema 10 (before 011-own-spans.sql): own text stored whole."""
+    c.execute("UPDATE messages SET own_text_stored = own_text")
+    c.execute("ALTER TABLE messages DROP COLUMN own_text")
+    c.execute("ALTER TABLE messages DROP COLUMN own_spans")
+    c.execute("ALTER TABLE messages RENAME COLUMN own_text_stored TO own_text")
+    c.execute("CREATE INDEX refs_ref ON refs (ref)")
+    c.execute("PRAGMA user_version = 10")
+
+
+@tap.test
+def an_older_database_keeps_its_own_text_and_stores_new_text_as_spans():
+    db = fresh_db("reading-v10.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    with sqlite3.connect(db) as c:
+        before = c.execute("SELECT id, own_text FROM messages ORDER BY id").fetchall()
+        found = c.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'the'"
+                          " ORDER BY rowid").fetchall()
+        assert c.execute("SELECT count(*) FROM messages WHERE own_spans IS NOT NULL").fetchone()[0] > 0
+        undo_own_spans(c)
+        assert c.execute("SELECT id, own_text FROM messages ORDER BY id").fetchall() == before
+    # a reader upgrades the schema and rewrites no row: the text stays in own_text_stored
+    assert deja("stats", "--db", db).returncode == 0
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] >= 11
+        assert c.execute("SELECT id, own_text FROM messages ORDER BY id").fetchall() == before
+        assert c.execute("SELECT count(*) FROM messages WHERE own_spans IS NOT NULL").fetchone()[0] == 0
+        hits = c.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'the'"
+                         " ORDER BY rowid").fetchall()
+        assert hits == found and len(found) > 1, hits
+    # the same file again changes nothing; another file's rows come in as spans
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    r = deja("ingest", "--db", db, os.path.join(FIXTURES, "text"))
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT id, own_text FROM messages WHERE id <= ? ORDER BY id",
+                         (len(before),)).fetchall() == before
+        assert c.execute("SELECT count(*) FROM messages WHERE id > ? AND own_spans IS NOT NULL",
+                         (len(before),)).fetchone()[0] > 0
+
+
+def spans_text(body, spans):
+    """What messages.own_spans says own_text is: pieces of body's UTF-8 bytes."""
+    b = body.encode("utf-8", "surrogateescape")
+    pairs = json.loads(spans)
+    return b"".join(b[pairs[i]:pairs[i] + pairs[i + 1]] for i in range(0, len(pairs), 2)).decode()
+
+
+@tap.test
+def own_text_is_stored_once_as_pieces_of_the_body():
+    db = fresh_db("reading-spans.db")
+    # seventeen answers between quotes: one piece too many, stored whole
+    many = os.path.join(TMP, "seventeen-pieces.mbox")
+    with open(many, "w") as f:
+        f.write("From a@example.org Mon Jan  3 10:00:00 2000\nFrom: a@example.org\n"
+                "Message-ID: <many@example.org>\nSubject: many\n\n")
+        for i in range(17):
+            f.write("> question %d\nanswer %d\n" % (i, i))
+        f.write("\nFrom a@example.org Mon Jan  3 10:00:00 2000\nFrom: a@example.org\n"
+                "Message-ID: <few@example.org>\nSubject: few\n\n")
+        for i in range(16):
+            f.write("> question %d\nanswer %d\n" % (i, i))
+    for path in (os.path.join(FIXTURES, "text"), THREADS, many):
+        r = deja("ingest", "--db", db, path)
+        assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT message_id, body, own_text, own_text_stored, own_spans, subject"
+                         " FROM messages").fetchall()
+        for message_id, body, own, stored, spans, subject in rows:
+            assert (stored is None) != (spans is None), message_id
+            if spans is not None:
+                assert spans_text(body, spans) == own, message_id
+                assert 1 <= len(json.loads(spans)) // 2 <= 16
+        by_subject = {r[5]: r for r in rows}
+        assert by_subject["many"][2] == "".join("answer %d\n" % i for i in range(17))
+        assert by_subject["many"][3] == by_subject["many"][2]
+        assert by_subject["few"][2] == "".join("answer %d\n" % i for i in range(16))
+        assert len(json.loads(by_subject["few"][4])) == 32
+        # a digest's own text leaves its embedded messages out: not the body's pieces
+        digest = [r for r in rows if r[0] and "digest" in r[0]]
+        assert digest and all(r[4] is None and r[3] is not None for r in digest), digest
+        # most rows are pieces; none has lost its text from the full-text index
+        assert sum(r[4] is not None for r in rows) > len(rows) // 2
+        for subject in ("many", "few"):
+            hits = c.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?",
+                             ("own_text:answer AND subject:%s" % subject,)).fetchone()[0]
+            assert hits == 1, (subject, hits)
+        # own_text is not written: the stored column and the spans are
+        assert "own_text" not in [r[1] for r in c.execute("PRAGMA table_info(messages)")]
+        assert "own_text" in [r[1] for r in c.execute("PRAGMA table_xinfo(messages)")]
+
+
 def undo_text_analysis(c):
     """Takes a database back to schema 9 (before 010-text-analysis.sql)."""
+    undo_own_spans(c)
     c.execute("DROP INDEX messages_lang")
     for table in ("repeated_paragraph_messages", "repeated_paragraphs", "near_duplicates"):
         c.execute("DROP TABLE %s" % table)

@@ -152,6 +152,8 @@ strv_of (GPtrArray *array)
 }
 
 /* The row of a decoded message; its strings are the item's. */
+G_STATIC_ASSERT (sizeof (OwnSpan) == 2 * sizeof (guint32));
+
 static void
 message_row (Pipeline *p, DecodeItem *item, StoreMessage *m)
 {
@@ -161,7 +163,8 @@ message_row (Pipeline *p, DecodeItem *item, StoreMessage *m)
     store_message_id (p->store, item->span.offset, r->content_hash),
     item->span.offset, item->span.length, (gint64) item->span.line_no, item->envelope,
     r->message_id, r->subject, r->from_addr, r->from_name, r->date, r->date_raw, r->body,
-    r->own_text, r->charset, item->flags, r->quoted_lines, r->own_lines, r->content_hash,
+    r->own_text, r->own_spans ? (const guint32 *) r->own_spans->data : NULL,
+    r->own_spans ? r->own_spans->len : 0, r->charset, item->flags, r->quoted_lines, r->own_lines, r->content_hash,
     r->damage,
     item->attachments ? (const StoreAttachment *) item->attachments->data : NULL,
     item->attachments ? item->attachments->len : 0,

@@ -10,6 +10,8 @@
 G_BEGIN_DECLS
 
 #define STORE_CACHE_KIB -65536   /* PRAGMA cache_size: 64 MiB */
+#define STORE_OWN_SPANS_MAX 16   /* the pieces messages.own_text puts together
+                                  * (schema/011-own-spans.sql) */
 
 enum {
   STMT_INSERT_MESSAGE,
@@ -43,6 +45,7 @@ struct _Store {
   GHashTable *author_ids;  /* address -> author id (gint64 *), loaded by the first message
                               stored; NULL when it must be read again */
   gint64 next_author;      /* the id a new address gets */
+  GString *spans_json;     /* messages.own_spans of the row being stored */
 };
 
 void _store_forget_authors (Store *store);

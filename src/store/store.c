@@ -42,11 +42,11 @@ static const char *const stmt_sql[N_STMTS] = {
   [STMT_INSERT_MESSAGE] =
     "INSERT INTO messages (file_id, byte_offset, byte_length, line_no, envelope,"
     " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags,"
-    " own_text, quoted_lines, own_lines, attachment_count,"
+    " own_text_stored, quoted_lines, own_lines, attachment_count,"
     " id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags, content_hash,"
-    " text_damage, author_id)"
+    " text_damage, author_id, own_spans)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0))",
+    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0), ?28)",
   [STMT_SET_TEXT] =
     "UPDATE messages SET lang = ?2, lang_reliable = ?3, words = ?4, sentences = ?5,"
     " code_lines = ?6, nonletter_share = ?7, digit_share = ?8, upper_share = ?9,"
@@ -266,6 +266,7 @@ store_new (const char *path)
 
   store->path = g_strdup (path);
   store->group_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  store->spans_json = g_string_new (NULL);
   return store;
 }
 
@@ -438,6 +439,7 @@ store_close (Store *store)
   _store_forget_authors (store);
   if (store->previous)
     g_array_unref (store->previous);
+  g_string_free (store->spans_json, TRUE);
   g_free (store->path);
   g_free (store);
 }
@@ -930,6 +932,30 @@ bind_text_signals (sqlite3_stmt *stmt, int first, const StoreTextSignals *t)
     sqlite3_bind_double (stmt, first + 8, t->oov_share);
 }
 
+/* Own text as where it is in the body (messages.own_spans, a JSON array
+ * of offsets and lengths) when it is made of at most
+ * STORE_OWN_SPANS_MAX pieces of it, else whole (own_text_stored): the
+ * generated column own_text reads either (schema/011-own-spans.sql). */
+static void
+bind_own_text (Store *store, sqlite3_stmt *stmt, int text_at, int spans_at, const StoreMessage *m)
+{
+  GString *json = store->spans_json;
+
+  if (m->own_spans == NULL || m->n_own_spans == 0 || m->n_own_spans > STORE_OWN_SPANS_MAX)
+    {
+      _store_bind_text_or_null (stmt, text_at, m->own_text);
+      sqlite3_bind_null (stmt, spans_at);
+      return;
+    }
+  g_string_truncate (json, 0);
+  g_string_append_c (json, '[');
+  for (guint i = 0; i < 2 * m->n_own_spans; i++)
+    g_string_append_printf (json, i ? ",%" G_GUINT32_FORMAT : "%" G_GUINT32_FORMAT, m->own_spans[i]);
+  g_string_append_c (json, ']');
+  sqlite3_bind_null (stmt, text_at);
+  sqlite3_bind_text (stmt, spans_at, json->str, (int) json->len, SQLITE_TRANSIENT);
+}
+
 /* Adds one message of the current file, with its attachments, references
  * and groups.  message->id must come from store_message_id(). */
 gboolean
@@ -954,7 +980,7 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   _store_bind_text_or_null (stmt, 12, m->body ? m->body : "");
   _store_bind_text_or_null (stmt, 13, m->charset);
   _store_bind_text_or_null (stmt, 14, m->flags);
-  _store_bind_text_or_null (stmt, 15, m->own_text);
+  bind_own_text (store, stmt, 15, 28, m);
   sqlite3_bind_int64 (stmt, 16, m->quoted_lines);
   sqlite3_bind_int64 (stmt, 17, m->own_lines);
   sqlite3_bind_int64 (stmt, 18, m->n_attachments);

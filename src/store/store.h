@@ -85,6 +85,9 @@ typedef struct {
   const char *date_raw;
   const char *body;          /* never NULL */
   const char *own_text;
+  const guint32 *own_spans;  /* (nullable): offset, length pairs of body that make
+                              * own_text (stored instead of it when few enough) */
+  guint n_own_spans;         /* pairs */
   const char *charset;
   const char *flags;         /* comma-separated, or NULL */
   gint64 quoted_lines;
