@@ -73,6 +73,29 @@ def ingest_can_leave_the_analysis_for_later():
         assert [x[0] for x in c.execute("SELECT lang FROM messages ORDER BY id")] == LANGUAGES
 
 
+SIGNALS = ("SELECT id, lang, lang_reliable, words, sentences, code_lines, nonletter_share,"
+           " digit_share, upper_share, oov_share FROM messages ORDER BY id")
+
+
+@tap.test
+def signals_made_while_decoding_equal_those_made_after():
+    """An ingest analyses in its decode workers (copies of a text take the
+    first one's analysis); deja analyse reads the stored rows: the same,
+    to the last bit, on languages, copies and threads."""
+    paths = (MBOX, os.path.join(FIXTURES, "threads"), os.path.join(FIXTURES, "replies"))
+    during, after = fresh_db("signals-during.db"), fresh_db("signals-after.db")
+    for path in paths:
+        ok("ingest", "--db", during, path)
+        ok("ingest", "--no-analysis", "--db", after, path)
+    r = ok("analyse", "--db", after)
+    with sqlite3.connect(during) as c:
+        made = c.execute(SIGNALS).fetchall()
+        copies = c.execute("SELECT count(*) FROM messages WHERE duplicate_of IS NOT NULL").fetchone()[0]
+    with sqlite3.connect(after) as c:
+        assert c.execute(SIGNALS).fetchall() == made
+    assert copies > 0 and all(row[1] for row in made), copies
+
+
 @tap.test
 def prose_signals_are_counted():
     r = dict((row[0], row[1:]) for row in query(

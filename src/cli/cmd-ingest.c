@@ -83,6 +83,7 @@ cmd_ingest (int argc, char **argv)
     }
   options.force = force;
   options.threads = threads;
+  options.analyse = !no_analysis;
   options.cancel = &deja_interrupted;
   session = ingest_session_new (store, &options);
   items = walk_paths (paths);
@@ -149,8 +150,9 @@ cmd_ingest (int argc, char **argv)
   /* Authors, when a file was stored since they were last computed. */
   if (!deja_interrupted && !deja_update_authors (store, db))
     failures++;
-  /* Language and prose signals of what was stored (and of rows an older
-   * deja stored), on every core (pipeline/analyse-stored.c). */
+  /* Language and prose signals of rows stored without them: by an older
+   * deja, or by --no-analysis before (what this run stored has them,
+   * from the decode workers), on every core (pipeline/analyse-stored.c). */
   if (!deja_interrupted && !no_analysis && !deja_analyse_stored (store, db, FALSE, threads, &deja_interrupted))
     failures++;
   /* One line for the whole run, whatever stderr is. */

@@ -1,12 +1,12 @@
-/* analyse-stored.c — the text signals of stored messages: those an
- * ingest just stored (it runs this at its end), rows of a database made
- * before schema 10, or all rows again (--force) after a dictionary was
- * installed.  It reads own text in id order, analyses a batch on worker
+/* analyse-stored.c — the text signals of stored messages: those stored
+ * with --no-analysis, rows of a database made before schema 10, or all
+ * rows again (--force) after a dictionary was installed.  It reads own text in id order, analyses a batch on worker
  * threads and writes it in one transaction.
  *
- * Why after the files and not in the decode workers: there the analysis
- * shared two cores with the writer and cost twisted-python 6 s of 11;
- * here it has both cores to itself and costs 3 s, updates included. */
+ * An ingest analyses what it stores in its decode workers
+ * (decode-pool.c); this pass is for rows stored without signals
+ * (--no-analysis, a database older than schema 10) and for --force.
+ */
 #include <string.h>
 
 #include "analyse-stored.h"
@@ -24,9 +24,9 @@ typedef struct {
   guint from, to;
 } Chunk;
 
-/* What the store writes of an analysis. */
-static void
-signals_of (const TextAnalysis *a, StoreTextSignals *t)
+/* What the store writes of an analysis (@t points into @a). */
+void
+analyse_signals_of (const TextAnalysis *a, StoreTextSignals *t)
 {
   *t = (StoreTextSignals) {
     a->lang.code, a->lang.reliable, a->words, a->sentences, a->code_lines,
@@ -125,7 +125,7 @@ analyse_stored_text (Store *store, gboolean force, guint threads, const volatile
             {
               StoreTextSignals signals;
 
-              signals_of (&out[i], &signals);
+              analyse_signals_of (&out[i], &signals);
               ok = store_set_text_signals (store, g_array_index (ids, gint64, i), &signals, error);
             }
           if (ok)

@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "analyse.h"
 #include "store.h"
 
 G_BEGIN_DECLS
@@ -16,5 +17,6 @@ typedef enum {
 
 gboolean analyse_stored_text (Store *store, gboolean force, guint threads,
                               const volatile int *cancel, gint64 *analysed, GError **error);
+void analyse_signals_of (const TextAnalysis *analysis, StoreTextSignals *signals);
 
 G_END_DECLS

@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "analyse.h"
 #include "mail.h"
 #include "mbox.h"
 #include "store.h"
@@ -15,6 +16,8 @@ typedef struct {
   char *envelope;          /* the envelope line as UTF-8 (or NULL), set by a worker */
   char *flags;             /* record->flags as text (or NULL), set by a worker */
   GArray *attachments;     /* of StoreAttachment, pointing into record; NULL for none */
+  gboolean analysed;       /* analysis is set (the pool was given analysers) */
+  TextAnalysis analysis;   /* language and prose signals of the own text */
 } DecodeItem;
 
 typedef struct {
@@ -25,7 +28,7 @@ typedef struct {
 
 typedef struct _DecodePool DecodePool;
 
-DecodePool *decode_pool_new (const char *buf, guint n_threads);
+DecodePool *decode_pool_new (const char *buf, guint n_threads, GAsyncQueue *analysers);
 void decode_pool_free (DecodePool *pool);
 DecodeBatch *decode_batch_new (void);
 void decode_batch_free (DecodeBatch *batch);

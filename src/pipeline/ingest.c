@@ -17,6 +17,7 @@
 #include "charset.h"
 #include "input.h"
 #include "decode-pool.h"
+#include "analyse-stored.h"
 #include "progress.h"
 #include "thread-guess.h"
 
@@ -29,6 +30,8 @@ struct _IngestSession {
   Store *store;
   IngestOptions options;
   ThreadGuesser *guesser;    /* NULL until the first file, and after a rollback */
+  GAsyncQueue *analysers;    /* of TextAnalyser, kept from file to file (dictionaries
+                                load once); NULL when not analysing */
 };
 
 G_DEFINE_QUARK (deja-ingest-error-quark, ingest_error)
@@ -90,6 +93,8 @@ ingest_session_new (Store *store, const IngestOptions *options)
 
   s->store = store;
   s->options = *options;
+  if (options->analyse)
+    s->analysers = g_async_queue_new_full ((GDestroyNotify) text_analyser_free);
   return s;
 }
 
@@ -99,6 +104,8 @@ ingest_session_free (IngestSession *s)
   if (s == NULL)
     return;
   thread_guesser_free (s->guesser);
+  if (s->analysers)
+    g_async_queue_unref (s->analysers);
   g_free (s);
 }
 
@@ -172,6 +179,8 @@ message_row (Pipeline *p, DecodeItem *item, StoreMessage *m)
     strv_of (r->in_reply_to), r->in_reply_to ? r->in_reply_to->len : 0,
     strv_of (r->newsgroups), r->newsgroups ? r->newsgroups->len : 0,
   };
+  if (item->analysed)
+    analyse_signals_of (&item->analysis, &m->text);
   thread_guesser_guess (p->guesser, m->id, r, &m->guess);
 }
 
@@ -447,7 +456,7 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
            sha256 ? "hash known" : "hashing beside the pipeline",
            meta.append ? ", appending" : "");
   progress = progress_new (abs, input->len);
-  p = (Pipeline) { store, session->guesser, input, decode_pool_new (input->data, threads), G_QUEUE_INIT,
+  p = (Pipeline) { store, session->guesser, input, decode_pool_new (input->data, threads, session->analysers), G_QUEUE_INIT,
                    threads * 2 + 2, sha256 ? NULL : g_thread_new ("deja-hash", hash_input, input),
                    result, progress, 0, NULL, options->cancel, result->appended_at, -1, 0, FALSE };
   ok = run_pipeline (&p, splitter, &span, error);

@@ -20,6 +20,7 @@ typedef struct {
   gboolean force;          /* accept a file without a leading envelope */
   guint threads;           /* decoding threads; 0 = one per processor */
   gboolean reingest;       /* read the file again even if unchanged (new decisions) */
+  gboolean analyse;        /* language and prose signals, in the decode workers */
   const volatile int *cancel;   /* when it becomes non-zero (a signal handler sets it), the
                                    file being read fails with INGEST_ERROR_CANCELLED and is
                                    rolled back; NULL: never */

@@ -44,9 +44,11 @@ static const char *const stmt_sql[N_STMTS] = {
     " message_id, subject, from_addr, from_name, date, date_raw, body, charset, flags,"
     " own_text_stored, quoted_lines, own_lines, attachment_count,"
     " id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags, content_hash,"
-    " text_damage, author_id, own_spans)"
+    " text_damage, author_id, own_spans, lang, lang_reliable, words, sentences, code_lines,"
+    " nonletter_share, digit_share, upper_share, oov_share)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0), ?28)",
+    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0), ?28,"
+    " ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)",
   [STMT_SET_TEXT] =
     "UPDATE messages SET lang = ?2, lang_reliable = ?3, words = ?4, sentences = ?5,"
     " code_lines = ?6, nonletter_share = ?7, digit_share = ?8, upper_share = ?9,"
@@ -981,6 +983,7 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   _store_bind_text_or_null (stmt, 13, m->charset);
   _store_bind_text_or_null (stmt, 14, m->flags);
   bind_own_text (store, stmt, 15, 28, m);
+  bind_text_signals (stmt, 29, &m->text);
   sqlite3_bind_int64 (stmt, 16, m->quoted_lines);
   sqlite3_bind_int64 (stmt, 17, m->own_lines);
   sqlite3_bind_int64 (stmt, 18, m->n_attachments);

@@ -103,6 +103,7 @@ typedef struct {
   const char *const *newsgroups;
   guint n_newsgroups;
   StoreThreadGuess guess;
+  StoreTextSignals text;     /* lang NULL: not analysed (left to deja analyse) */
 } StoreMessage;
 
 /* One separator-log row (docs/splitter.md), as text. */
