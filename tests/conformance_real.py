@@ -136,6 +136,17 @@ def the_prose_lines_are_the_ones_read_by_hand():
     assert ("2007-June.txt", 1263) in lines and ("2008-June.txt", 6037) in lines, sorted(lines)[:5]
 
 
+def a_fixed_set_of_searches_finds_what_it_found_before_issue_14():
+    """tests/search_golden.py on twisted-python: each query's count, first
+    50 ids and a digest of every hit, as deja found them with own text
+    stored whole (commit 4959259)."""
+    import search_golden
+    found = search_golden.corpus_results(DEJA, db_of("twisted-python"))
+    assert found["the"]["count"] > 20000, found["the"]
+    diff = search_golden.differences(search_golden.golden("twisted-python"), found)
+    assert not diff, json.dumps(diff)[:3000]
+
+
 def three_lists_merged_equal_one_ingest_of_all():
     """deja merge (issue 18) on real archives: the three list databases
     as shards, merged, against one ingest of the three directories."""
@@ -159,5 +170,6 @@ if __name__ == "__main__":
             tap.test(check)
     tap.test(twisted_python_threads)
     tap.test(the_prose_lines_are_the_ones_read_by_hand)
+    tap.test(a_fixed_set_of_searches_finds_what_it_found_before_issue_14)
     tap.test(three_lists_merged_equal_one_ingest_of_all)
     tap.main(TMP, setup)

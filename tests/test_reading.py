@@ -8,6 +8,7 @@ import os
 import re
 import sqlite3
 
+import search_golden
 import tap
 from cli_helpers import FIXTURES, SAMPLE, TMP, deja, fresh_db
 from dump import dump
@@ -395,6 +396,20 @@ def own_text_is_stored_once_as_pieces_of_the_body():
         # own_text is not written: the stored column and the spans are
         assert "own_text" not in [r[1] for r in c.execute("PRAGMA table_info(messages)")]
         assert "own_text" in [r[1] for r in c.execute("PRAGMA table_xinfo(messages)")]
+
+
+@tap.test
+def a_fixed_set_of_searches_finds_what_it_found_before_issue_14():
+    """tests/search_golden.py: 30 queries over every fixture directory, each
+    hit in full, as deja found them with own text stored whole."""
+    db = fresh_db("search-golden.db")
+    for name in search_golden.FIXTURE_DIRS:
+        r = deja("ingest", "--db", db, os.path.join(FIXTURES, name))
+        assert r.returncode == 0, r.stderr
+    found = search_golden.fixture_results(os.environ["DEJA"], db)
+    assert sum(len(v) for v in found.values() if isinstance(v, list)) > 200
+    diff = search_golden.differences(search_golden.golden("fixtures"), found)
+    assert not diff, json.dumps(diff, ensure_ascii=False)[:3000]
 
 
 def undo_text_analysis(c):
