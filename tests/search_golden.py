@@ -65,34 +65,34 @@ def run(deja, db, query, limit):
     return json.loads(r.stdout)
 
 
-def fixture_results(deja, db):
-    """Every hit of every query, with the file named by its base name."""
+def each_query(deja, db, shape):
+    """Every query's hits (files by base name) given to @shape; an error as it came."""
     out = {}
     for q in QUERIES:
         hits = run(deja, db, q, 0)
-        if isinstance(hits, dict):
-            out[q] = hits
-            continue
-        out[q] = [{"id": h["id"], "subject": h["subject"], "snippet": h["snippet"],
-                   "file": os.path.basename(h["file"]), "byte_offset": h["byte_offset"],
-                   "thread_id": h["thread_id"]} for h in hits]
+        if isinstance(hits, list):
+            for h in hits:
+                h["file"] = os.path.basename(h["file"])
+            hits = shape(hits)
+        out[q] = hits
     return out
+
+
+def fixture_results(deja, db):
+    """Every hit of every query."""
+    keep = ("id", "subject", "snippet", "file", "byte_offset", "thread_id")
+    return each_query(deja, db, lambda hits: [{k: h[k] for k in keep} for h in hits])
+
+
+def corpus_summary(hits):
+    blob = json.dumps(hits, sort_keys=True, ensure_ascii=False).encode()
+    return {"count": len(hits), "first": [h["id"] for h in hits[:50]],
+            "sha256": hashlib.sha256(blob).hexdigest()}
 
 
 def corpus_results(deja, db):
     """Per query: the count, the first 50 ids and a digest of all of it."""
-    out = {}
-    for q in QUERIES:
-        hits = run(deja, db, q, 0)
-        if isinstance(hits, dict):
-            out[q] = hits
-            continue
-        for h in hits:
-            h["file"] = os.path.basename(h["file"])
-        blob = json.dumps(hits, sort_keys=True, ensure_ascii=False).encode()
-        out[q] = {"count": len(hits), "first": [h["id"] for h in hits[:50]],
-                  "sha256": hashlib.sha256(blob).hexdigest()}
-    return out
+    return each_query(deja, db, corpus_summary)
 
 
 def golden(name):
