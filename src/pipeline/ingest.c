@@ -25,6 +25,7 @@
 
 #define BATCH_BYTES (1024 * 1024)
 #define BATCH_MESSAGES 512
+#define BATCH_MIN_BYTES (16 * 1024)
 
 struct _IngestSession {
   Store *store;
@@ -43,6 +44,8 @@ typedef struct {
   DecodePool *pool;
   GQueue inflight;           /* of DecodeBatch, in archive order */
   guint max_inflight;
+  gsize batch_bytes;         /* a batch is pushed at this size ... */
+  guint batch_messages;      /* ... or this many messages */
   GThread *hasher;           /* hashing the input; NULL when the hash is known */
   IngestResult *result;
   Progress *progress;
@@ -265,6 +268,19 @@ old_part (Pipeline *p, const MboxSpan *span, GError **error)
   return FALSE;
 }
 
+/* A file of fewer than a few batches would be one batch decoded by one
+ * worker while the writer waits, then written while the workers wait: a
+ * small file (a pipermail month) is cut into batches enough for every
+ * worker and the writer to have one at a time. */
+static void
+batch_size (Pipeline *p, gsize len, guint threads)
+{
+  gsize share = len / ((gsize) threads * 8 + 8);
+
+  p->batch_bytes = CLAMP (share, BATCH_MIN_BYTES, BATCH_BYTES);
+  p->batch_messages = (guint) MAX (BATCH_MESSAGES * p->batch_bytes / BATCH_BYTES, 16);
+}
+
 /* Splits, decodes and stores every message; @span holds the first. */
 static gboolean
 run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **error)
@@ -297,7 +313,7 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
       batch->bytes += span->length;
       p->result->counts.messages++;
       p->result->counts.adjacent += span->adjacent;
-      if (ok && (batch->bytes >= BATCH_BYTES || batch->items->len >= BATCH_MESSAGES))
+      if (ok && (batch->bytes >= p->batch_bytes || batch->items->len >= p->batch_messages))
         {
           ok = push_batch (p, batch, error);
           batch = decode_batch_new ();
@@ -457,8 +473,9 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
            meta.append ? ", appending" : "");
   progress = progress_new (abs, input->len);
   p = (Pipeline) { store, session->guesser, input, decode_pool_new (input->data, threads, session->analysers), G_QUEUE_INIT,
-                   threads * 2 + 2, sha256 ? NULL : g_thread_new ("deja-hash", hash_input, input),
+                   threads * 2 + 2, 0, 0, sha256 ? NULL : g_thread_new ("deja-hash", hash_input, input),
                    result, progress, 0, NULL, options->cancel, result->appended_at, -1, 0, FALSE };
+  batch_size (&p, input->len - (gsize) result->appended_at, threads);
   ok = run_pipeline (&p, splitter, &span, error);
   if (p.hasher)
     sha256 = g_thread_join (p.hasher);
