@@ -71,8 +71,9 @@ count (Fixture *f, const char *sql)
 }
 
 /* Stores one file of one message and one log row. */
+/* Begins a file and stores its one message and log line. */
 static void
-store_one_file (Fixture *f, const char *path, const char *sha256, gboolean *replaced)
+begin_one_file (Fixture *f, const char *path, gboolean *replaced)
 {
   g_autoptr (GError) error = NULL;
   const char *refs[] = { "root@example.com" };
@@ -102,8 +103,51 @@ store_one_file (Fixture *f, const char *path, const char *sha256, gboolean *repl
   m.guess = (StoreThreadGuess) { m.id, 0, 0, "root@example.com", "orphan" };
   g_assert_true (store_add_message (f->store, &m, &error));
   g_assert_true (store_add_log (f->store, &log, &error));
+}
+
+static void
+store_one_file (Fixture *f, const char *path, const char *sha256, gboolean *replaced)
+{
+  g_autoptr (GError) error = NULL;
+
+  begin_one_file (f, path, replaced);
   g_assert_true (store_finish_file (f->store, sha256, 1, 10, &error));
   g_assert_no_error (error);
+  g_assert_true (store_commit (f->store, &error));
+  g_assert_no_error (error);
+}
+
+/* Files are committed together (an ingest of many small files commits
+ * every 64 MiB of archive text), each undone alone: a file that fails
+ * leaves the files finished before it, which the commit keeps; files left
+ * uncommitted are committed by store_close(). */
+static void
+test_files_are_committed_together_and_undone_alone (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  begin_one_file (f, "/a.mbox", NULL);
+  g_assert_true (store_finish_file (f->store, "abc", 1, 10, &error));
+  g_assert_cmpint (count (f, "SELECT count(*) FROM files"), ==, 0);   /* not yet committed */
+  begin_one_file (f, "/b.mbox", NULL);
+  store_abort_file (f->store);
+  g_assert_true (store_commit (f->store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM files WHERE path = '/a.mbox'"), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM files"), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages"), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'body'"), ==, 1);
+  /* A failed first file of a transaction is rolled back with it. */
+  begin_one_file (f, "/c.mbox", NULL);
+  store_abort_file (f->store);
+  g_assert_true (store_commit (f->store, &error));
+  g_assert_cmpint (count (f, "SELECT count(*) FROM files"), ==, 1);
+  /* Finished and left uncommitted: closing commits. */
+  begin_one_file (f, "/d.mbox", NULL);
+  g_assert_true (store_finish_file (f->store, "def", 1, 10, &error));
+  g_clear_pointer (&f->store, store_close);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM files"), ==, 2);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages"), ==, 2);
 }
 
 static void
@@ -142,6 +186,7 @@ test_a_file_round_trip (Fixture *f, gconstpointer data)
     g_assert_true (store_path_with_sha256 (f->store, "abc", &other, &error));
     g_assert_cmpstr (other, ==, "/a.mbox");
     store_abort_file (f->store);
+    g_assert_true (store_commit (f->store, &error));
   }
   g_assert_cmpint (count (f, "SELECT count(*) FROM files"), ==, 1);
 }
@@ -230,6 +275,7 @@ main (int argc, char **argv)
   ADD ("never-ingested-is-not-a-failure", test_never_ingested_is_not_a_failure);
   ADD ("a-file-round-trip", test_a_file_round_trip);
   ADD ("a-path-stored-again-replaces-its-rows", test_a_path_stored_again_replaces_its_rows);
+  ADD ("files-are-committed-together-and-undone-alone", test_files_are_committed_together_and_undone_alone);
   ADD ("decisions", test_decisions);
   ADD ("failure-is-not-none", test_failure_is_not_none);
 #undef ADD

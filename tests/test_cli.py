@@ -316,6 +316,27 @@ def one_bad_file_does_not_stop_the_others():
 
 
 @tap.test
+def a_file_undone_between_others_takes_nothing_of_theirs():
+    # Files are committed together (every 64 MiB of archive text); each is
+    # still all or nothing: a file undone after its rows were written (here
+    # a copy, under another path, of one read just before) leaves the files
+    # before and after it exactly as separate ingests store them.
+    other = os.path.join(FIXTURES, "threads", "comp.std.c.mbox")
+    copy = tmp("copy-of-sample.mbox")
+    shutil.copy(SAMPLE, copy)
+    together = fresh_db("together.db")
+    r = deja("ingest", "--db", together, SAMPLE, copy, other)
+    assert r.returncode == 0, r.stderr
+    assert "'%s' has the same content as '%s'" % (copy, os.path.abspath(SAMPLE)) in r.stderr, r.stderr
+    apart = fresh_db("apart.db")
+    for path in (SAMPLE, other):
+        assert deja("ingest", "--db", apart, path).returncode == 0
+    assert table_count(together, "files") == 2
+    assert table_count(together, "messages") == table_count(apart, "messages") > 6
+    assert dump(together) == dump(apart)
+
+
+@tap.test
 def empty_file_is_a_valid_mbox():
     db = fresh_db("empty.db")
     path = tmp("empty.mbox")

@@ -56,12 +56,13 @@ cmd_ingest (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
-    "Each PATH is an mbox file (plain or gzip) or a directory of them.  Each file is one\n"
-    "transaction: a file that fails leaves the database as it was, and the others still go in.\n"
+    "Each PATH is an mbox file (plain or gzip) or a directory of them.  Each file goes in\n"
+    "whole or not at all: a file that fails leaves the database as it was, and the others\n"
+    "still go in.  Files are committed together, every 64 MiB of archive text and at the end.\n"
     "When any file was stored, threads are computed again over the whole database at the end\n"
     "(see 'deja thread').\n"
-    "Ctrl-C finishes the file being stored and stops (a second Ctrl-C stops at once; that\n"
-    "file is rolled back).\n"
+    "Ctrl-C rolls back the file being read, keeps the files before it and stops (a second\n"
+    "Ctrl-C stops at once: what was not committed is rolled back).\n"
     "Exit status: 0 when every file went in, 1 when any failed or was not read, 2 on usage errors.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
@@ -72,8 +73,8 @@ cmd_ingest (int argc, char **argv)
   if (threads < 0)
     return deja_usage_error (context, "--threads must be positive");
 
-  /* Ctrl-C: the file being read stops at once and is rolled back (one
-   * transaction per file), the files stored before it stay. */
+  /* Ctrl-C: the file being read stops at once and is rolled back (to its
+   * savepoint), the files stored before it stay (committed after the loop). */
   deja_catch_interrupt ("deja: stopping: the file being read is rolled back, the files before it stay\n");
   store = store_open (db, &error);
   if (store == NULL)
@@ -134,6 +135,14 @@ cmd_ingest (int argc, char **argv)
           failures++;
           break;
         }
+    }
+  /* The files read since the last commit (which the loop makes every
+   * 64 MiB of archive text). */
+  g_clear_error (&error);
+  if (!store_commit (store, &error))
+    {
+      deja_error ("cannot store in '%s': %s", db, error->message);
+      failures++;
     }
   /* Threads are also stale when an earlier ingest stopped after storing a
    * file and before threading. */

@@ -248,6 +248,8 @@ apply (Review *r, const char *db)
           files++;
         }
     }
+  if (!store_commit (r->store, &r->error))
+    return FALSE;
   if (files > 0)
     {
       ThreadCounts tc;

@@ -1,7 +1,7 @@
 /* ingest.c — the ingest pipeline for one file.
  *
  *   input (mmap) → split (this thread) → decode (worker threads)
- *                → store (this thread, one transaction) → free (a thread)
+ *                → store (this thread, one savepoint) → free (a thread)
  *
  * The splitter runs ahead of the decoders by a bounded number of batches;
  * decoded batches are written in archive order, so ids follow the file.
@@ -10,8 +10,8 @@
  * first and skipped when unchanged.  A file that grew at its end (an
  * archive's usual way) is split whole, for exact context, but only the
  * messages after its old end are decoded and stored: the old part is
- * verified by hash.  Any failure rolls the transaction back: the database
- * keeps exactly what it had.
+ * verified by hash.  Any failure rolls the file back to its savepoint:
+ * the database keeps exactly what it had before the file.
  */
 #include "ingest.h"
 #include "charset.h"
@@ -517,7 +517,8 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
  * @result: (out caller-allocates): counts, and what happened
  *
  * Stores every message of @path, its references, newsgroups and separator
- * log, in one transaction.  A file that was ingested before is replaced
+ * log, all or nothing (a savepoint: store_commit() commits, every
+ * STORE_COMMIT_BYTES of files and after the last).  A file that was ingested before is replaced
  * when its content changed, extended when it only grew at its end, and
  * left alone when not; a file whose content is already in the database
  * under another path is not stored twice.

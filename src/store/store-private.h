@@ -10,6 +10,9 @@
 G_BEGIN_DECLS
 
 #define STORE_CACHE_KIB -65536   /* PRAGMA cache_size: 64 MiB */
+/* Files are committed together until they hold this much archive text:
+ * each a savepoint of its own, so that one that fails is undone alone. */
+#define STORE_COMMIT_BYTES (64 * 1024 * 1024)
 #define STORE_OWN_SPANS_MAX 16   /* the pieces messages.own_text puts together
                                   * (schema/011-own-spans.sql) */
 
@@ -46,6 +49,11 @@ struct _Store {
                               stored; NULL when it must be read again */
   gint64 next_author;      /* the id a new address gets */
   GString *spans_json;     /* messages.own_spans of the row being stored */
+  gint64 file_bytes;       /* the size of the file being ingested */
+  gint64 uncommitted;      /* archive bytes of the files finished since the last commit */
+  guint uncommitted_files; /* and how many */
+  guint lost_files;        /* files finished, then rolled back with a failed one (SQLite
+                              undid the whole transaction); told by store_commit() */
 };
 
 void _store_forget_authors (Store *store);

@@ -114,13 +114,8 @@ store_begin (Store *store, GError **error)
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot begin", error);
 }
 
-gboolean
-store_commit (Store *store, GError **error)
-{
-  int rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL);
-
-  return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot commit", error);
-}
+/* store_commit(), which also commits the files an ingest finished, is in
+ * store.c. */
 
 void
 store_rollback (Store *store)

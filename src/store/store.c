@@ -8,9 +8,11 @@
  * database made by another program or by a newer deja instead of
  * modifying it.
  *
- * Each archive file is one transaction (store_begin_file() …
- * store_finish_file()); store_abort_file() leaves the database exactly as
- * it was.  The database is in WAL mode, so that readers (deja's read
+ * Each archive file is stored all or nothing (store_begin_file() …
+ * store_finish_file(), a savepoint); store_abort_file() leaves the
+ * database exactly as it was before the file.  Files are committed
+ * together, up to STORE_COMMIT_BYTES of archive text (store_commit()).
+ * The database is in WAL mode, so that readers (deja's read
  * commands, sqlite3, Python, R) query it while an ingest writes, without
  * waiting; during an ingest the log is checkpointed on a thread of its
  * own (store-checkpoint.c), and when deja closes the database SQLite
@@ -430,6 +432,13 @@ store_close (Store *store)
 {
   if (store == NULL)
     return;
+  if (store->uncommitted_files > 0 && store->db)
+    {
+      g_autoptr (GError) error = NULL;
+
+      if (!store_commit (store, &error))
+        g_warning ("%s", error->message);
+    }
   /* The checkpointer's connection goes first, so that the writer's is the
    * last: closing it checkpoints the rest of the log and deletes it. */
   _store_checkpointer_free (store->checkpointer);
@@ -614,6 +623,26 @@ load_previous (Store *store, const char *path, GError **error)
   return TRUE;
 }
 
+/* Undoes the file under way, back to its savepoint: the files finished
+ * before it in the same transaction stay.  When SQLite has rolled back
+ * the whole transaction itself (a full disk, an I/O error), those are
+ * gone too: store_commit() says so. */
+static void
+rollback_file (Store *store)
+{
+  if (sqlite3_get_autocommit (store->db))
+    store->lost_files += store->uncommitted_files;
+  else if (store->uncommitted_files == 0)
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  else
+    sqlite3_exec (store->db, "ROLLBACK TO deja_file; RELEASE deja_file", NULL, NULL, NULL);
+  if (sqlite3_get_autocommit (store->db))
+    {
+      store->uncommitted = 0;
+      store->uncommitted_files = 0;
+    }
+}
+
 /**
  * store_begin_file:
  *
@@ -653,7 +682,7 @@ begin_append (Store *store, const StoreFileMeta *meta, gboolean *replaced, GErro
       return TRUE;
     }
   _store_fail (store, rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_NOTFOUND : rc, "cannot record file", error);
-  sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  rollback_file (store);
   return FALSE;
 }
 
@@ -665,15 +694,21 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
 
   g_return_val_if_fail (store->file_id == 0, FALSE);
   start_checkpointer (store);
-  if (!exec (store, "BEGIN IMMEDIATE", error))
+  if (sqlite3_get_autocommit (store->db) && !exec (store, "BEGIN IMMEDIATE", error))
     return FALSE;
+  if (!exec (store, "SAVEPOINT deja_file", error))
+    {
+      rollback_file (store);
+      return FALSE;
+    }
+  store->file_bytes = meta->size;
   /* Ids are kept where the content is (an unchanged start, an archive
    * that grew at its end), and new rows come after every id there was. */
   if (!load_previous (store, meta->path, error) ||
       !_store_query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages", &store->next_id,
                          NULL, error))
     {
-      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      rollback_file (store);
       return FALSE;
     }
   if (meta->append)
@@ -717,7 +752,7 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
 
 fail:
   _store_fail (store, rc, "cannot record file", error);
-  sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  rollback_file (store);
   return FALSE;
 }
 
@@ -1148,15 +1183,63 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
     rc = sqlite3_exec (store->db, "INSERT OR REPLACE INTO deja_state (key, value)"
                        " VALUES ('threads', 'stale'), ('authors', 'stale')", NULL, NULL,
                        NULL) == SQLITE_OK ? SQLITE_DONE : rc;
-  if (rc != SQLITE_DONE || (rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+  if (rc != SQLITE_DONE ||
+      (rc = sqlite3_exec (store->db, "RELEASE deja_file", NULL, NULL, NULL)) != SQLITE_OK)
     {
-      _store_fail (store, rc, "cannot commit", error);
+      _store_fail (store, rc, "cannot record file", error);
       store_abort_file (store);
       return FALSE;
     }
   store->file_id = 0;
   g_clear_pointer (&store->previous, g_array_unref);
-  return TRUE;
+  store->uncommitted += store->file_bytes;
+  store->uncommitted_files++;
+  return store->uncommitted < STORE_COMMIT_BYTES || store_commit (store, error);
+}
+
+/**
+ * store_commit:
+ *
+ * Commits the transaction of store_begin(), or the files finished since
+ * the last commit (store_finish_file()
+ * commits by itself once they hold STORE_COMMIT_BYTES of archive text:
+ * one commit per pipermail month made an ingest of twisted-python 11%
+ * slower, each writing again the index pages it touched).  Call it after
+ * the last file; store_close() does, for files left uncommitted.
+ *
+ * Returns: %FALSE with @error when the commit failed (and those files
+ * are not in the database), or when a failure earlier rolled back files
+ * already finished
+ */
+gboolean
+store_commit (Store *store, GError **error)
+{
+  guint files = store->uncommitted_files, lost = store->lost_files;
+  int rc = SQLITE_OK;
+
+  g_return_val_if_fail (store->file_id == 0, FALSE);
+  store->uncommitted = 0;
+  store->uncommitted_files = 0;
+  store->lost_files = 0;
+  if (!sqlite3_get_autocommit (store->db) &&
+      (rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+    {
+      g_autofree char *what = files == 0 ? g_strdup ("cannot commit")
+                              : g_strdup_printf ("cannot commit the %u file%s read since the last"
+                                                 " commit", files, files == 1 ? "" : "s");
+
+      _store_fail (store, rc, what, error);
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      g_hash_table_remove_all (store->group_ids);
+      _store_forget_authors (store);
+      return FALSE;
+    }
+  if (lost == 0)
+    return TRUE;
+  g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+               "%u file%s read before a failed one %s rolled back with it", lost,
+               lost == 1 ? "" : "s", lost == 1 ? "was" : "were");
+  return FALSE;
 }
 
 /* Rolls the current file back: the database is as it was before
@@ -1164,8 +1247,8 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
 void
 store_abort_file (Store *store)
 {
-  if (sqlite3_get_autocommit (store->db) == 0)
-    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  if (store->file_id > 0 || sqlite3_get_autocommit (store->db) == 0)
+    rollback_file (store);
   /* Groups, authors and messages added in the transaction are gone again. */
   g_hash_table_remove_all (store->group_ids);
   _store_forget_authors (store);
