@@ -105,8 +105,8 @@ find_newline (MboxSplitter *s, goffset p, goffset *reported)
 /**
  * mbox_splitter_set_decisions:
  * @decisions: (nullable) (transfer none): 1-based line number (as
- *   GSIZE_TO_POINTER) -> MboxDecision (as GINT_TO_POINTER); must outlive
- *   the splitting
+ *   GSIZE_TO_POINTER) -> MboxDecision (as GINT_TO_POINTER); the splitter
+ *   keeps a reference
  *
  * Applies people's decisions: a "From " line decided "split" starts a
  * message whatever the rule says, one decided "no-split" is body text.
@@ -115,6 +115,10 @@ find_newline (MboxSplitter *s, goffset p, goffset *reported)
 void
 mbox_splitter_set_decisions (MboxSplitter *s, GHashTable *decisions)
 {
+  if (decisions)
+    g_hash_table_ref (decisions);
+  if (s->decisions)
+    g_hash_table_unref (s->decisions);
   s->decisions = decisions;
 }
 
@@ -168,6 +172,8 @@ mbox_splitter_free (MboxSplitter *s)
 {
   if (s == NULL)
     return;
+  if (s->decisions)
+    g_hash_table_unref (s->decisions);
   g_array_unref (s->log);
   g_free (s);
 }

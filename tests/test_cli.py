@@ -4,6 +4,7 @@
 Run by meson (suite 'cli') with DEJA = the binary and FIXTURES = fixtures/.
 Set DEJA_UPDATE_EXPECT=1 to rewrite .expect files after a reviewed change.
 """
+import glob
 import gzip
 import json
 import mailbox
@@ -334,6 +335,45 @@ def a_file_undone_between_others_takes_nothing_of_theirs():
     assert table_count(together, "files") == 2
     assert table_count(together, "messages") == table_count(apart, "messages") > 6
     assert dump(together) == dump(apart)
+
+
+@tap.test
+def files_read_ahead_are_stored_as_files_read_one_by_one():
+    # A directory of small files is split and decoded ahead of the writer
+    # (src/pipeline/ahead.c); the rows are those of one ingest per file, in
+    # the same order, whatever the files are: mbox files of every shape,
+    # an empty one, one that is not an mbox, compressed ones, a copy of
+    # another's content, one already in the database (read the usual way).
+    d = tmp("ahead")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    names = []
+    sources = sorted(glob.glob(os.path.join(FIXTURES, "from", "*.mbox"))) + \
+        sorted(glob.glob(os.path.join(FIXTURES, "text", "*.mbox"))) + \
+        [os.path.join(FIXTURES, "compressed", "sample.mbox.xz"),
+         os.path.join(FIXTURES, "threads", "comp.lang.c.mbox"), SAMPLE]
+    for i, src in enumerate(sources):
+        name = "%03d-%s" % (i, os.path.basename(src))
+        shutil.copy(src, os.path.join(d, name))
+        names.append(name)
+    first = os.path.join(d, names[5])
+    together = fresh_db("ahead-together.db")
+    assert deja("ingest", "--db", together, first).returncode == 0
+    r = deja("ingest", "--db", together, "--verbose", d)
+    assert r.returncode == 0, r.stderr
+    assert "split and hashed ahead" in r.stderr, r.stderr
+    apart = fresh_db("ahead-apart.db")
+    assert deja("ingest", "--db", apart, first).returncode == 0
+    for name in sorted(names):
+        r = deja("ingest", "--db", apart, os.path.join(d, name))
+        assert r.returncode in (0, 1), r.stderr
+    assert table_count(together, "files") == table_count(apart, "files") > 30
+    assert dump(together) == dump(apart)
+    with sqlite3.connect(together) as a, sqlite3.connect(apart) as b:
+        for sql in ("SELECT id, byte_offset, lang, thread_id FROM messages ORDER BY id",
+                    "SELECT id, line_no, verdict FROM separator_log ORDER BY id",
+                    "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'the' ORDER BY rowid"):
+            assert a.execute(sql).fetchall() == b.execute(sql).fetchall(), sql
 
 
 @tap.test

@@ -89,6 +89,15 @@ cmd_ingest (int argc, char **argv)
   session = ingest_session_new (store, &options);
   items = walk_paths (paths);
   timer = g_timer_new ();
+  /* The files after the first are split and decoded while it is written. */
+  {
+    g_autoptr (GPtrArray) readable = g_ptr_array_new ();
+
+    for (guint i = 0; i < items->len; i++)
+      if (((WalkItem *) g_ptr_array_index (items, i))->error == NULL)
+        g_ptr_array_add (readable, ((WalkItem *) g_ptr_array_index (items, i))->path);
+    ingest_session_expect (session, readable);
+  }
   /* What will be read, before the work starts (a log file shows it too). */
   deja_note ("reading %u file%s into '%s'", items->len, items->len == 1 ? "" : "s", db);
   for (guint i = 0; i < items->len; i++)

@@ -21,6 +21,7 @@ typedef struct {
 } DecodeItem;
 
 typedef struct {
+  const char *buf;         /* the archive text the spans point into */
   GArray *items;           /* of DecodeItem */
   gsize bytes;             /* message bytes in the batch */
   gboolean done;           /* guarded by the pool's lock */
@@ -28,9 +29,10 @@ typedef struct {
 
 typedef struct _DecodePool DecodePool;
 
-DecodePool *decode_pool_new (const char *buf, guint n_threads, GAsyncQueue *analysers);
+DecodePool *decode_pool_new (guint n_threads, GAsyncQueue *analysers);
 void decode_pool_free (DecodePool *pool);
-DecodeBatch *decode_batch_new (void);
+void decode_batch_limits (gsize len, guint threads, gsize *bytes, guint *messages);
+DecodeBatch *decode_batch_new (const char *buf);
 void decode_batch_free (DecodeBatch *batch);
 void decode_pool_push (DecodePool *pool, DecodeBatch *batch);
 void decode_pool_wait (DecodePool *pool, DecodeBatch *batch);

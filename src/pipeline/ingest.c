@@ -17,15 +17,12 @@
 #include "charset.h"
 #include "input.h"
 #include "decode-pool.h"
+#include "ahead.h"
 #include "analyse-stored.h"
 #include "progress.h"
 #include "thread-guess.h"
 
 #include <string.h>
-
-#define BATCH_BYTES (1024 * 1024)
-#define BATCH_MESSAGES 512
-#define BATCH_MIN_BYTES (16 * 1024)
 
 struct _IngestSession {
   Store *store;
@@ -33,6 +30,10 @@ struct _IngestSession {
   ThreadGuesser *guesser;    /* NULL until the first file, and after a rollback */
   GAsyncQueue *analysers;    /* of TextAnalyser, kept from file to file (dictionaries
                                 load once); NULL when not analysing */
+  guint threads;             /* decoding threads */
+  DecodePool *pool;          /* the decoders, from file to file (NULL until the first) */
+  Ahead *ahead;              /* new small files prepared ahead (ingest_session_expect()),
+                                or NULL */
 };
 
 G_DEFINE_QUARK (deja-ingest-error-quark, ingest_error)
@@ -96,6 +97,7 @@ ingest_session_new (Store *store, const IngestOptions *options)
 
   s->store = store;
   s->options = *options;
+  s->threads = options->threads ? options->threads : g_get_num_processors ();
   if (options->analyse)
     s->analysers = g_async_queue_new_full ((GDestroyNotify) text_analyser_free);
   return s;
@@ -106,10 +108,53 @@ ingest_session_free (IngestSession *s)
 {
   if (s == NULL)
     return;
+  ahead_free (s->ahead);
+  decode_pool_free (s->pool);
   thread_guesser_free (s->guesser);
   if (s->analysers)
     g_async_queue_unref (s->analysers);
   g_free (s);
+}
+
+/**
+ * ingest_session_expect:
+ * @paths: (element-type filename): the files ingest_file() will be given,
+ *   in that order
+ *
+ * Lets the session split and decode the new small files among @paths
+ * ahead of the writer (ahead.c).  Only an optimisation: ingest_file()
+ * stores exactly what it would without it, whatever it is given.
+ */
+void
+ingest_session_expect (IngestSession *s, GPtrArray *paths)
+{
+  g_autoptr (GPtrArray) fresh = g_ptr_array_new_with_free_func (g_free);
+  gboolean any_decisions = TRUE;
+
+  /* With decisions (deja review), the splitter needs the hash first. */
+  if (s->ahead != NULL || s->options.reingest || paths->len < 2 ||
+      !store_has_decisions (s->store, &any_decisions, NULL) || any_decisions)
+    return;
+  for (guint i = 0; i < paths->len; i++)
+    {
+      g_autofree char *abs = g_canonicalize_filename (g_ptr_array_index (paths, i), NULL);
+      StoreFileRecord record;
+      gboolean found = TRUE;
+
+      if (!store_file_record (s->store, abs, &record, &found, NULL))
+        continue;
+      if (found)
+        store_file_record_clear (&record);
+      else
+        g_ptr_array_add (fresh, g_strdup (g_ptr_array_index (paths, i)));
+    }
+  if (fresh->len < 2)
+    return;
+  if (s->pool == NULL)
+    s->pool = decode_pool_new (s->threads, s->analysers);
+  s->ahead = ahead_start (s->pool, s->threads,
+                          s->options.force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE,
+                          s->options.cancel, g_steal_pointer (&fresh));
 }
 
 static void
@@ -132,11 +177,8 @@ load_guesser (IngestSession *s, GError **error)
 }
 
 static gboolean
-write_log (Pipeline *p, MboxSplitter *splitter, GError **error)
+write_log_entries (Pipeline *p, const MboxLogEntry *entries, gsize n, GError **error)
 {
-  gsize n;
-  const MboxLogEntry *entries = mbox_splitter_peek_log (splitter, &n);
-
   while (n > 0 && entries[0].offset < p->skip)   /* the old part's are stored */
     entries++, n--;
   split_count_log (&p->result->counts, entries, n);
@@ -151,6 +193,17 @@ write_log (Pipeline *p, MboxSplitter *splitter, GError **error)
       if (!store_add_log (p->store, &row, error))
         return FALSE;
     }
+  return TRUE;
+}
+
+static gboolean
+write_log (Pipeline *p, MboxSplitter *splitter, GError **error)
+{
+  gsize n;
+  const MboxLogEntry *entries = mbox_splitter_peek_log (splitter, &n);
+
+  if (!write_log_entries (p, entries, n, error))
+    return FALSE;
   mbox_splitter_clear_log (splitter);
   return TRUE;
 }
@@ -268,24 +321,27 @@ old_part (Pipeline *p, const MboxSpan *span, GError **error)
   return FALSE;
 }
 
-/* A file of fewer than a few batches would be one batch decoded by one
- * worker while the writer waits, then written while the workers wait: a
- * small file (a pipermail month) is cut into batches enough for every
- * worker and the writer to have one at a time. */
+/* On failure, lets the workers finish the file's batches before they are
+ * freed; then waits for the freer. */
 static void
-batch_size (Pipeline *p, gsize len, guint threads)
+end_pipeline (Pipeline *p)
 {
-  gsize share = len / ((gsize) threads * 8 + 8);
+  DecodeBatch *batch;
 
-  p->batch_bytes = CLAMP (share, BATCH_MIN_BYTES, BATCH_BYTES);
-  p->batch_messages = (guint) MAX (BATCH_MESSAGES * p->batch_bytes / BATCH_BYTES, 16);
+  while ((batch = g_queue_pop_head (&p->inflight)) != NULL)
+    {
+      decode_pool_wait (p->pool, batch);
+      decode_batch_free (batch);
+    }
+  if (p->freer)
+    g_thread_pool_free (g_steal_pointer (&p->freer), FALSE, TRUE);
 }
 
 /* Splits, decodes and stores every message; @span holds the first. */
 static gboolean
 run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **error)
 {
-  DecodeBatch *batch = decode_batch_new ();
+  DecodeBatch *batch = decode_batch_new (p->input->data);
   gboolean have = TRUE, ok = TRUE;
 
   /* The writer is the bottleneck and the decoders wait for it: freeing a
@@ -316,7 +372,7 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
       if (ok && (batch->bytes >= p->batch_bytes || batch->items->len >= p->batch_messages))
         {
           ok = push_batch (p, batch, error);
-          batch = decode_batch_new ();
+          batch = decode_batch_new (p->input->data);
         }
       have = mbox_splitter_next (splitter, span, NULL);
     }
@@ -331,13 +387,27 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
     ok = FALSE;
   if (ok && p->grown_offset >= 0)
     ok = store_set_message_length (p->store, p->grown_offset, p->grown_length, error);
-  /* On failure, let the workers finish before their batches are freed. */
-  g_clear_pointer (&p->pool, decode_pool_free);
-  g_queue_clear_full (&p->inflight, (GDestroyNotify) decode_batch_free);
-  if (p->freer)
-    g_thread_pool_free (g_steal_pointer (&p->freer), FALSE, TRUE);
+  end_pipeline (p);
   p->result->counts.lines = mbox_splitter_get_lines (splitter);
   p->result->counts.bytes = p->input->len;
+  return ok;
+}
+
+/* Stores a file the preparer split ahead (ahead.c): its separator log,
+ * then its batches as the decoders finish them. */
+static gboolean
+run_prepared (Pipeline *p, AheadFile *ahead, GError **error)
+{
+  gboolean ok;
+
+  p->freer = g_thread_pool_new (free_batch, NULL, 1, TRUE, NULL);
+  p->inflight = ahead->batches;
+  g_queue_init (&ahead->batches);
+  p->result->counts = ahead->counts;
+  ok = write_log_entries (p, (const MboxLogEntry *) ahead->log->data, ahead->log->len, error);
+  while (ok && !g_queue_is_empty (&p->inflight))
+    ok = !cancelled (p, error) && drain_one (p, error);
+  end_pipeline (p);
   return ok;
 }
 
@@ -401,12 +471,43 @@ first_message (MboxSplitter *splitter, MboxSpan *span, IngestResult *result, GEr
   return FALSE;
 }
 
+/* The splitter of @input, with the people's decisions about its lines
+ * (deja review), which are keyed by its hash: with any in the database,
+ * it is hashed first (*sha256, when NULL). */
+static MboxSplitter *
+splitter_for (IngestSession *session, Input *input, char **sha256, IngestResult *result,
+              GError **error)
+{
+  g_autoptr (MboxSplitter) splitter = NULL;
+  g_autoptr (GHashTable) decisions = NULL;
+  gboolean any_decisions;
+
+  splitter = mbox_splitter_new (input->data, input->len,
+                                session->options.force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
+  mbox_splitter_set_scan_func (splitter, release_behind, input);
+  if (!store_has_decisions (session->store, &any_decisions, error))
+    return NULL;
+  if (any_decisions)
+    {
+      if (*sha256 == NULL)
+        *sha256 = input_sha256 (input);
+      if (*sha256 != NULL && !store_decisions_for (session->store, *sha256, &decisions, error))
+        return NULL;
+      if (decisions != NULL)
+        mbox_splitter_set_decisions (splitter, decisions);
+      /* The old part was split by its own decisions: read whole. */
+      result->appended_at = 0;
+    }
+  return g_steal_pointer (&splitter);
+}
+
 /* Reads @input into the database (after check_unchanged: @known, which
  * it takes, is its hash when known, @recorded whether the path was ingested before, and
- * result->appended_at where its new part starts, or 0). */
+ * result->appended_at where its new part starts, or 0); @ahead, when not
+ * NULL, is @input split and decoding already (a new path, read whole). */
 static gboolean
 read_content (IngestSession *session, Input *input, const char *abs, char *known, gboolean recorded,
-              IngestResult *result, GError **error)
+              AheadFile *ahead, IngestResult *result, GError **error)
 {
   Store *store = session->store;
   const IngestOptions *options = &session->options;
@@ -416,32 +517,17 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
   MboxSpan span;
   StoreFileMeta meta;
   guint threads;
-  gboolean ok, any_decisions, replaced;
+  gboolean ok, replaced;
   gint64 total;
-  g_autoptr (GHashTable) decisions = NULL;
   g_autofree char *sha256 = known;   /* owned from here */
 
-  splitter = mbox_splitter_new (input->data, input->len,
-                                options->force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
-  mbox_splitter_set_scan_func (splitter, release_behind, input);
-  /* People's decisions about lines of this content (deja review) are
-   * keyed by its hash: with any in the database, hash first. */
-  if (!store_has_decisions (store, &any_decisions, error))
+  if (ahead != NULL)
+    sha256 = g_strdup (ahead->sha256);   /* a new path: nothing was known */
+  else if ((splitter = splitter_for (session, input, &sha256, result, error)) == NULL)
     return FALSE;
-  if (any_decisions)
-    {
-      if (sha256 == NULL)
-        sha256 = input_sha256 (input);
-      if (sha256 != NULL && !store_decisions_for (store, sha256, &decisions, error))
-        return FALSE;
-      if (decisions != NULL)
-        mbox_splitter_set_decisions (splitter, decisions);
-      /* The old part was split by its own decisions: read whole. */
-      result->appended_at = 0;
-    }
   meta = (StoreFileMeta) { abs, input->len, input->stored_size, input->mtime,
                            input->compression, result->appended_at > 0 };
-  if (!first_message (splitter, &span, result, error))
+  if (ahead == NULL && !first_message (splitter, &span, result, error))
     {
       /* A file that became empty replaces its old rows with none. */
       if (!result->empty || !recorded)
@@ -465,18 +551,22 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
       return FALSE;
     }
 
-  threads = options->threads ? options->threads : g_get_num_processors ();
+  threads = session->threads;
+  if (session->pool == NULL)
+    session->pool = decode_pool_new (threads, session->analysers);
   g_debug ("'%s': %" G_GSIZE_FORMAT " bytes of mbox text%s%s, %u decoding threads, %s%s", abs,
            input->len, input->compression ? " expanded from " : "",
            input->compression ? input->compression : "", threads,
-           sha256 ? "hash known" : "hashing beside the pipeline",
+           ahead ? "split and hashed ahead" : sha256 ? "hash known" : "hashing beside the pipeline",
            meta.append ? ", appending" : "");
   progress = progress_new (abs, input->len);
-  p = (Pipeline) { store, session->guesser, input, decode_pool_new (input->data, threads, session->analysers), G_QUEUE_INIT,
-                   threads * 2 + 2, 0, 0, sha256 ? NULL : g_thread_new ("deja-hash", hash_input, input),
+  p = (Pipeline) { store, session->guesser, input, session->pool, G_QUEUE_INIT,
+                   threads * 2 + 2, 0, 0,
+                   sha256 || ahead ? NULL : g_thread_new ("deja-hash", hash_input, input),
                    result, progress, 0, NULL, options->cancel, result->appended_at, -1, 0, FALSE };
-  batch_size (&p, input->len - (gsize) result->appended_at, threads);
-  ok = run_pipeline (&p, splitter, &span, error);
+  decode_batch_limits (input->len - (gsize) result->appended_at, threads, &p.batch_bytes,
+                       &p.batch_messages);
+  ok = ahead ? run_prepared (&p, ahead, error) : run_pipeline (&p, splitter, &span, error);
   if (p.hasher)
     sha256 = g_thread_join (p.hasher);
   if (ok && sha256 == NULL)
@@ -534,18 +624,37 @@ ingest_file (IngestSession *session, const char *path, IngestResult *result, GEr
   char *sha256 = NULL;
   g_autoptr (Input) input = NULL;
   g_autoptr (GError) local = NULL;
+  AheadFile *ahead = ahead_take (session->ahead, path);
+  gboolean ok;
 
   memset (result, 0, sizeof *result);
-  if ((input = input_open (path, error)) == NULL)
+  if (ahead != NULL && ahead->input != NULL)
+    input = g_steal_pointer (&ahead->input);
+  else
+    {
+      ahead_file_free (ahead, session->pool);   /* not prepared: the usual way */
+      ahead = NULL;
+    }
+  if (input == NULL && (input = input_open (path, error)) == NULL)
     return FALSE;
   if (session->options.reingest)
     sha256 = input_sha256 (input);
-  else if (!check_unchanged (session->store, input, abs, result, &sha256, error))
-    return FALSE;
-  else if (result->unchanged)
-    return TRUE;
+  else if (!check_unchanged (session->store, input, abs, result, &sha256, error) ||
+           result->unchanged)
+    {
+      ahead_file_free (ahead, session->pool);
+      return result->unchanged;
+    }
+  /* What was prepared is of a file read whole, as new. */
+  if (ahead != NULL && (sha256 != NULL || result->appended_at > 0))
+    {
+      ahead_file_free (ahead, session->pool);
+      ahead = NULL;
+    }
   /* Here, a hash means the path was ingested before with other content. */
-  if (read_content (session, input, abs, g_strdup (sha256), sha256 != NULL, result, &local))
+  ok = read_content (session, input, abs, g_strdup (sha256), sha256 != NULL, ahead, result, &local);
+  ahead_file_free (ahead, session->pool);   /* before the input its batches point into */
+  if (ok)
     {
       g_free (sha256);
       return TRUE;
@@ -559,5 +668,5 @@ ingest_file (IngestSession *session, const char *path, IngestResult *result, GEr
   /* It grew, but not after a message's end: the whole file again. */
   g_debug ("'%s': %s", abs, local->message);
   memset (result, 0, sizeof *result);
-  return read_content (session, input, abs, sha256, TRUE, result, error);
+  return read_content (session, input, abs, sha256, TRUE, NULL, result, error);
 }

@@ -41,6 +41,7 @@ typedef struct _IngestSession IngestSession;
 
 IngestSession *ingest_session_new (Store *store, const IngestOptions *options);
 void ingest_session_free (IngestSession *session);
+void ingest_session_expect (IngestSession *session, GPtrArray *paths);
 gboolean ingest_file (IngestSession *session, const char *path, IngestResult *result,
                       GError **error);
 void ingest_result_clear (IngestResult *result);
