@@ -193,6 +193,34 @@ def threading_in_batches_gives_the_same_rows():
 
 
 @tap.test
+def copies_are_stored_as_threading_flags_them():
+    # The ingest stores each row where threading will put it (thread-guess.c),
+    # so that threading rewrites few rows: a copy is flagged "duplicate", and
+    # "conflicting-duplicate" too when its content differs from the first.
+    mbox = os.path.join(TMP, "copies.mbox")
+    msg = ("From a@example.com Mon Jan  5 10:00:00 2004\nFrom: A <a@example.com>\n"
+           "Subject: {s}\nDate: Mon, 5 Jan 2004 10:00:0{n} +0000\nMessage-ID: <{mid}>\n{refs}\n{body}\n\n")
+    with open(mbox, "w") as f:
+        f.write(msg.format(s="root", n=0, mid="root@x", refs="", body="The first text."))
+        f.write(msg.format(s="Re: root", n=1, mid="reply@x", refs="References: <root@x>\n",
+                           body="An answer."))
+        f.write(msg.format(s="root", n=0, mid="root@x", refs="", body="The first text."))
+        f.write(msg.format(s="root", n=0, mid="root@x", refs="", body="Another text."))
+    db = os.path.join(TMP, "copies.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.unlink(db + suffix)
+    r = subprocess.run([DEJA, "ingest", "--verbose", "--db", db, mbox], capture_output=True,
+                       text=True, env=dict(os.environ, DEJA_NO_PROGRESS="1"))
+    assert r.returncode == 0, r.stderr
+    assert "threads: 0 of 4 rows changed" in r.stderr, r.stderr
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT id, duplicate_of, thread_flags FROM messages ORDER BY id").fetchall()
+    assert rows == [(1, None, None), (2, None, None), (3, 1, "duplicate"),
+                    (4, 1, "duplicate,conflicting-duplicate")], rows
+
+
+@tap.test
 def graphml_has_the_contract_keys_and_edges():
     out = os.path.join(TMP, "reply.graphml")
     network("--format", "graphml", "--out", out)

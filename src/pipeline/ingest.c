@@ -158,9 +158,10 @@ ingest_session_expect (IngestSession *s, GPtrArray *paths)
 }
 
 static void
-know_id (const char *message_id, gint64 id, gint64 thread, const char *date, gpointer guesser)
+know_id (const char *message_id, gint64 id, gint64 thread, const char *date, guint64 content,
+         gpointer guesser)
 {
-  thread_guesser_know (guesser, message_id, id, thread, date);
+  thread_guesser_know (guesser, message_id, id, thread, date, content);
 }
 
 /* The guesser starts from every canonical message already stored. */

@@ -13,7 +13,7 @@ typedef struct _ThreadGuesser ThreadGuesser;
 ThreadGuesser *thread_guesser_new (guint max_per_generation);
 void thread_guesser_free (ThreadGuesser *guesser);
 void thread_guesser_know (ThreadGuesser *guesser, const char *message_id, gint64 id,
-                          gint64 thread, const char *date);
+                          gint64 thread, const char *date, guint64 content);
 void thread_guesser_guess (ThreadGuesser *guesser, gint64 id, const MailRecord *record,
                            StoreThreadGuess *guess);
 

@@ -45,7 +45,8 @@ fnv_text (guint64 h, const char *s)
 /**
  * store_foreach_canonical_id:
  * @func: called with each canonical message's Message-ID, id, thread
- *   (its own id when not threaded yet) and date, in id order; the strings
+ *   (its own id when not threaded yet), date and content hash (as
+ *   threading compares copies), in id order; the strings
  *   are borrowed for the call
  *
  * What the ingest-time thread guess (pipeline/thread-guess.c) starts from.
@@ -55,7 +56,9 @@ store_foreach_canonical_id (Store *store, StoreIdFunc func, gpointer user_data, 
 {
   sqlite3_stmt *stmt;
   int rc = sqlite3_prepare_v2 (store->db,
-                               "SELECT message_id, id, coalesce(thread_id, id), date FROM messages"
+                               "SELECT message_id, id, coalesce(thread_id, id), date,"
+                               " coalesce(content_hash, deja_content_hash(from_addr, subject, body))"
+                               " FROM messages"
                                " WHERE message_id IS NOT NULL AND duplicate_of IS NULL ORDER BY id",
                                -1, &stmt, NULL);
 
@@ -63,7 +66,8 @@ store_foreach_canonical_id (Store *store, StoreIdFunc func, gpointer user_data, 
     return _store_fail (store, rc, "cannot read message ids", error);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     func ((const char *) sqlite3_column_text (stmt, 0), sqlite3_column_int64 (stmt, 1),
-          sqlite3_column_int64 (stmt, 2), (const char *) sqlite3_column_text (stmt, 3), user_data);
+          sqlite3_column_int64 (stmt, 2), (const char *) sqlite3_column_text (stmt, 3),
+          (guint64) sqlite3_column_int64 (stmt, 4), user_data);
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read message ids", error);
 }
@@ -273,6 +277,8 @@ save_messages (Store *store, const StoreThreadData *data, const ThreadResult *r,
                                " missing_parent = ?4, thread_flags = ?5 WHERE id = ?6",
                                -1, &stmt, NULL);
 
+  guint changed = 0;
+
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot record threads", error);
   rc = SQLITE_DONE;
@@ -283,6 +289,7 @@ save_messages (Store *store, const StoreThreadData *data, const ThreadResult *r,
 
       if (unchanged (data, i, o, flags))
         continue;
+      changed++;
       bind_id_or_null (stmt, 1, data, o->thread);
       bind_id_or_null (stmt, 2, data, o->parent);
       bind_id_or_null (stmt, 3, data, o->duplicate_of);
@@ -295,6 +302,8 @@ save_messages (Store *store, const StoreThreadData *data, const ThreadResult *r,
         break;
     }
   sqlite3_finalize (stmt);
+  g_debug ("threads: %u of %u rows changed (the rest as guessed when stored)", changed,
+           data->ids->len);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot record threads", error);
 }
 

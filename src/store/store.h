@@ -117,7 +117,7 @@ typedef struct {
 } StoreLogEntry;
 
 typedef void (*StoreIdFunc) (const char *message_id, gint64 id, gint64 thread, const char *date,
-                             gpointer user_data);
+                             guint64 content, gpointer user_data);
 
 typedef struct {
   const char *path;
