@@ -155,6 +155,9 @@ def rethreading_is_stable_and_subject_joining_is_opt_in():
 def threading_in_batches_gives_the_same_rows():
     # A large database is threaded in batches of whole components
     # (src/store-thread-batches.c); DEJA_THREAD_BATCH makes them tiny here.
+    # Past DEJA_THREAD_PLAN_MEMORY messages the components are found on disk
+    # (TEMP tables, labels propagated along the references): the same
+    # batches, the same rows.
     db = os.path.join(TMP, "batches.db")
     r = deja("ingest", "--db", db, THREADS, os.path.join(FIXTURES, "sample"))
     assert r.returncode == 0, r.stderr
@@ -170,15 +173,18 @@ def threading_in_batches_gives_the_same_rows():
     reference = state()
     assert any(row[4] for row in reference[0]) and reference[1], "fixture lost its placeholders"
     summary = r.stderr.split("threaded ")[1].splitlines()[0]   # ingest sums up after it
-    for size in ("1", "2", "5"):
+    for size, plan in (("1", "0"), ("2", "0"), ("5", "0"), ("1", "1"), ("2", "1"), ("5", "1")):
         with sqlite3.connect(db) as c:     # nothing left from the last run
             c.execute("UPDATE messages SET thread_id = NULL, parent_id = NULL, duplicate_of = NULL,"
                       " missing_parent = NULL, thread_flags = NULL")
             c.execute("DELETE FROM thread_placeholders")
             c.execute("DELETE FROM message_newsgroups WHERE merged = 1")
-        env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_THREAD_BATCH=size)
-        t = subprocess.run([DEJA, "thread", "--db", db], capture_output=True, text=True, env=env)
+        env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_THREAD_BATCH=size,
+                   DEJA_THREAD_PLAN_MEMORY=plan)
+        t = subprocess.run([DEJA, "thread", "--verbose", "--db", db], capture_output=True,
+                           text=True, env=env)
         assert t.returncode == 0, t.stderr
+        assert ("planned on disk" in t.stderr) == (plan == "1"), t.stderr
         assert t.stderr.split("threaded ")[1].splitlines()[0] == summary, (size, t.stderr)
         assert state() == reference, "batches of %s differ" % size
     # An ingest keeps the Message-IDs it has seen to guess threads, in two
