@@ -247,7 +247,7 @@ def grow_and_compare(name, start, appended, expect_append):
     assert deja("ingest", "--db", db, grown).returncode == 0
     with open(grown, "ab") as f:
         f.write(appended)
-    r = deja("ingest", "--db", db, grown)
+    r = deja("ingest", "-v", "--db", db, grown)
     assert r.returncode == 0, r.stderr
     assert ("grew at its end" in r.stderr) == expect_append, r.stderr
     assert deja("ingest", "--db", whole, grown).returncode == 0
@@ -258,6 +258,7 @@ def grow_and_compare(name, start, appended, expect_append):
                   "SELECT size, messages, lines, sha256 FROM files"):
         with sqlite3.connect(db) as a, sqlite3.connect(whole) as b:
             assert a.execute(table).fetchall() == b.execute(table).fetchall(), table
+    return r.stderr
 
 
 @tap.test
@@ -284,6 +285,63 @@ def a_grown_file_is_read_from_its_old_end():
         f.write(changed + b"\n" + more)
     r = deja("ingest", "--db", db, path)
     assert r.returncode == 0 and "grew at its end" not in r.stderr, r.stderr
+
+
+APPENDED_TO_THREADS = b"""
+From -1000000000000000020
+From: Ann Archer <ann@example.com>
+Newsgroups: comp.lang.c
+Subject: Re: Pointer arithmetic question
+Date: Mon, 3 Mar 1997 14:00:00 GMT
+Message-ID: <chain-4@example.com>
+References: <chain-1@example.com> <chain-2@example.com> <chain-3@example.com>
+
+Thank you both.
+
+From -1000000000000000021
+From: Bob Baker <bob@example.com>
+Newsgroups: comp.lang.c
+Subject: Re: Pointer arithmetic question
+Date: Mon, 3 Mar 1997 11:00:00 GMT
+Message-ID: <chain-2@example.com>
+References: <chain-1@example.com>
+
+Ann Archer wrote:
+> Why does p + 1 move by sizeof *p?
+
+Because the standard defines it in elements, not bytes.
+
+From -1000000000000000022
+From: Dan Drake <dan@example.com>
+Newsgroups: comp.lang.c
+Subject: Re: malloc casts
+Date: Tue, 4 Mar 1997 11:00:00 GMT
+Message-ID: <orphan-3@example.com>
+References: <lost-root@example.com> <orphan-2@example.com>
+
+A reply to a reply whose parent is lost.
+"""
+
+
+@tap.test
+def an_append_guesses_threads_by_looking_up_the_stored_messages():
+    # The guess of an append asks the database about the messages stored
+    # before it (a reply, a copy, a reply under an orphan): when it is
+    # right, threading after the file rewrites none of the new rows.
+    with open(os.path.join(THREADS, "comp.lang.c.mbox"), "rb") as f:
+        start = f.read()
+    err = grow_and_compare("grow-replies", start, APPENDED_TO_THREADS, True)
+    assert "thread guess looks up the messages already stored" in err, err
+    assert re.search(r"threads: 0 of 13 rows changed", err), err
+    db = os.path.join(TMP, "grow-replies.db")
+    with sqlite3.connect(db) as c:
+        rows = dict((mid, (parent, dup)) for mid, parent, dup in c.execute(
+            "SELECT m.message_id, p.message_id, d.message_id FROM messages m"
+            " LEFT JOIN messages p ON p.id = m.parent_id LEFT JOIN messages d ON d.id = m.duplicate_of"
+            " WHERE m.id > 10"))
+    assert rows == {"chain-4@example.com": ("chain-3@example.com", None),
+                    "chain-2@example.com": (None, "chain-2@example.com"),
+                    "orphan-3@example.com": ("orphan-2@example.com", None)}, rows
 
 
 DATASETTE_DETECT_FTS = """

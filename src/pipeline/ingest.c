@@ -172,15 +172,31 @@ know_id (const char *message_id, gint64 id, gint64 thread, const char *date, gui
   thread_guesser_know (guesser, message_id, id, thread, date, content);
 }
 
-/* The guesser starts from every canonical message already stored. */
+/* A stored message the guesser does not hold: looked up by its index.
+ * An error leaves it unknown: the guess is only a guess, and threading
+ * after the files sets every row right. */
+static void
+look_up_id (const char *message_id, ThreadGuesser *guesser, gpointer store)
+{
+  store_find_canonical_id (store, message_id, know_id, guesser, NULL);
+}
+
+/* The guesser of an empty database holds every message it is told of;
+ * over stored messages it looks up, one Message-ID at a time, those it
+ * has not been told of.  (It was filled with every canonical message
+ * first: a read of the whole table, 0.3 s of the 0.7 s an append of one
+ * message to 64 MiB took.) */
 static gboolean
 load_guesser (IngestSession *s, GError **error)
 {
   g_autoptr (ThreadGuesser) g = thread_guesser_new (store_thread_batch_messages () / 2);
+  gboolean any = FALSE;
 
-  if (!store_foreach_canonical_id (s->store, know_id, g, error))
+  if (!store_has_messages (s->store, &any, error))
     return FALSE;
-  g_debug ("thread guess loaded from the messages already stored");
+  if (any)
+    thread_guesser_set_lookup (g, look_up_id, s->store);
+  g_debug ("thread guess %s", any ? "looks up the messages already stored" : "starts empty");
   s->guesser = g_steal_pointer (&g);
   return TRUE;
 }

@@ -9,15 +9,22 @@
  * The rules are parsers/thread.c's (thread_parent_reference(),
  * thread_date_before()), applied to one message seen in order; nothing
  * here reads or writes the database (the ingest session fills the
- * guesser from store_foreach_canonical_id()).
+ * guesser, and gives it store_find_canonical_id() to ask).
  *
  * The Message-IDs seen last are kept in two generations of at most
  * @max_per_generation each (150,000 in deja): when the newer is full, the
  * older goes.  Memory stays bounded (about 120 bytes a Message-ID, 35 MiB
- * at most) however large the database; a reply to a message older than
- * that is guessed wrong and set right by threading.  In each generation
+ * at most) however large the database; without a look-up (below), a reply
+ * to a message older than that is guessed wrong and set right by
+ * threading.  In each generation
  * the strings live in one chunk, the rows in one array, and the table
  * maps a Message-ID to its row + 1.
+ *
+ * A guesser given a look-up (thread_guesser_set_lookup()) asks it for
+ * what it does not hold: the messages stored before the session, one
+ * Message-ID at a time, instead of being filled with all of them first.
+ * An append of a few messages to a large database asks a few questions
+ * where reading every row took most of its time.
  */
 #include "thread-guess.h"
 #include "thread.h"
@@ -37,6 +44,8 @@ typedef struct {
 struct _ThreadGuesser {
   Generation gen[2];       /* [0] the newer */
   guint max;               /* Message-IDs a generation holds */
+  ThreadGuessLookup lookup;  /* NULL: what it holds is all there is */
+  gpointer lookup_data;
 };
 
 static void
@@ -77,7 +86,7 @@ thread_guesser_free (ThreadGuesser *t)
 }
 
 static Known *
-lookup (ThreadGuesser *t, const char *message_id)
+held (ThreadGuesser *t, const char *message_id)
 {
   for (int i = 0; message_id && i < 2; i++)
     {
@@ -109,6 +118,34 @@ add (ThreadGuesser *t, const char *message_id, gint64 id, gint64 thread, const c
                        GUINT_TO_POINTER (g->rows->len));
 }
 
+/* What @t holds of @message_id, or what its look-up finds (then held). */
+static Known *
+lookup (ThreadGuesser *t, const char *message_id)
+{
+  Known *k = held (t, message_id);
+
+  if (k == NULL && message_id != NULL && t->lookup != NULL)
+    {
+      t->lookup (message_id, t, t->lookup_data);
+      k = held (t, message_id);
+    }
+  return k;
+}
+
+/**
+ * thread_guesser_set_lookup:
+ * @func: (nullable): called with a Message-ID the guesser does not hold;
+ *   it calls thread_guesser_know() when that message is stored
+ *
+ * Makes @t ask @lookup rather than take what it does not hold as absent.
+ */
+void
+thread_guesser_set_lookup (ThreadGuesser *t, ThreadGuessLookup func, gpointer data)
+{
+  t->lookup = func;
+  t->lookup_data = data;
+}
+
 /**
  * thread_guesser_know:
  * @message_id: a canonical message's Message-ID (copied)
@@ -120,7 +157,7 @@ void
 thread_guesser_know (ThreadGuesser *t, const char *message_id, gint64 id, gint64 thread,
                      const char *date, guint64 content)
 {
-  if (message_id != NULL && lookup (t, message_id) == NULL)
+  if (message_id != NULL && held (t, message_id) == NULL)
     add (t, message_id, id, thread, date, content);
 }
 

@@ -43,33 +43,43 @@ fnv_text (guint64 h, const char *s)
 }
 
 /**
- * store_foreach_canonical_id:
- * @func: called with each canonical message's Message-ID, id, thread
- *   (its own id when not threaded yet), date and content hash (as
- *   threading compares copies), in id order; the strings
- *   are borrowed for the call
+ * store_find_canonical_id:
+ * @message_id: a normalised Message-ID
+ * @func: called with the canonical message of @message_id, when one is
+ *   stored: its Message-ID, id, thread (its own id when not threaded
+ *   yet), date and content hash (as threading compares copies); the
+ *   strings are borrowed for the call
  *
- * What the ingest-time thread guess (pipeline/thread-guess.c) starts from.
+ * What the ingest-time thread guess (pipeline/thread-guess.c) asks about
+ * the messages stored before it: one index lookup each.
  */
 gboolean
-store_foreach_canonical_id (Store *store, StoreIdFunc func, gpointer user_data, GError **error)
+store_find_canonical_id (Store *store, const char *message_id, StoreIdFunc func,
+                         gpointer user_data, GError **error)
 {
-  sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db,
-                               "SELECT message_id, id, coalesce(thread_id, id), date,"
-                               " coalesce(content_hash, deja_content_hash(from_addr, subject, body))"
-                               " FROM messages"
-                               " WHERE message_id IS NOT NULL AND duplicate_of IS NULL ORDER BY id",
-                               -1, &stmt, NULL);
+  sqlite3_stmt *stmt = store->stmts[STMT_FIND_CANONICAL];
+  int rc;
 
-  if (rc != SQLITE_OK)
-    return _store_fail (store, rc, "cannot read message ids", error);
+  sqlite3_bind_text (stmt, 1, message_id, -1, SQLITE_STATIC);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     func ((const char *) sqlite3_column_text (stmt, 0), sqlite3_column_int64 (stmt, 1),
           sqlite3_column_int64 (stmt, 2), (const char *) sqlite3_column_text (stmt, 3),
           (guint64) sqlite3_column_int64 (stmt, 4), user_data);
-  sqlite3_finalize (stmt);
+  sqlite3_reset (stmt);
+  sqlite3_clear_bindings (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read message ids", error);
+}
+
+/**
+ * store_has_messages:
+ * @any: (out): whether any message is stored
+ */
+gboolean
+store_has_messages (Store *store, gboolean *any, GError **error)
+{
+  gint64 one;
+
+  return _store_query_int (store, "SELECT 1 FROM messages LIMIT 1", &one, any, error);
 }
 
 gboolean

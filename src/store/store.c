@@ -78,6 +78,9 @@ static const char *const stmt_sql[N_STMTS] = {
     " JOIN files f ON f.id = m.file_id WHERE f.path = ?1",
   [STMT_FTS_INSERT] =
     "INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?1, ?2, ?3)",
+  /* The canonical message of a Message-ID (store_find_canonical_id()). */
+  [STMT_FIND_CANONICAL] = STORE_CANONICAL_COLUMNS
+    " WHERE message_id = ?1 AND duplicate_of IS NULL ORDER BY id LIMIT 1",
   /* A new address's provisional author, until store_update_authors(). */
   [STMT_INSERT_AUTHOR] =
     "INSERT INTO authors (id, name, address, messages) VALUES (?1, ?2, ?2, 0)",
@@ -704,7 +707,10 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
   store->file_bytes = meta->size;
   /* Ids are kept where the content is (an unchanged start, an archive
    * that grew at its end), and new rows come after every id there was. */
-  if (!load_previous (store, meta->path, error) ||
+  /* Appending keeps every row: none to take an id over from (reading
+   * them all read the whole table through its overflow pages, 40 % of an
+   * append to a 64 MiB archive). */
+  if ((!meta->append && !load_previous (store, meta->path, error)) ||
       !_store_query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages", &store->next_id,
                          NULL, error))
     {

@@ -180,8 +180,9 @@ gint64 store_message_id (Store *store, gint64 offset, guint64 content_hash);
 gboolean store_set_message_length (Store *store, gint64 offset, gint64 length, GError **error);
 gboolean store_add_message (Store *store, const StoreMessage *message, GError **error);
 gboolean store_add_log (Store *store, const StoreLogEntry *entry, GError **error);
-gboolean store_foreach_canonical_id (Store *store, StoreIdFunc func, gpointer user_data,
-                                     GError **error);
+gboolean store_find_canonical_id (Store *store, const char *message_id, StoreIdFunc func,
+                                  gpointer user_data, GError **error);
+gboolean store_has_messages (Store *store, gboolean *any, GError **error);
 gboolean store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lines,
                             GError **error);
 void store_abort_file (Store *store);
