@@ -191,6 +191,67 @@ words_of (TextWords *w, const char *text, const char *stem)
   return g_strconcat (words, " ", marks, NULL);
 }
 
+static gboolean
+collect_exact (const TextToken *t, gpointer data)
+{
+  g_string_append_printf (data, "[%.*s %c%c]", (int) t->raw_len, t->raw,
+                          t->kind == TEXT_TOKEN_WORD ? 'w' : 'n', t->joined ? '+' : '|');
+  return TRUE;
+}
+
+static char *
+tokens_of (TextWords *w, const char *text, gsize len)
+{
+  GString *out = g_string_new (NULL);
+
+  text_words_each (w, text, len, NULL, collect_exact, out);
+  return g_string_free (out, FALSE);
+}
+
+/* Text that is all ASCII is cut without ICU (words.c): the same words,
+ * numbers and joins as ICU gives, on texts written to hit every rule and
+ * on random strings of the characters that matter. */
+static void
+test_words_ascii (void)
+{
+  g_autoptr (TextWords) fast = text_words_new ();
+  g_autoptr (TextWords) icu = text_words_new ();
+  static const char *const cases[] = {
+    "twisted.internet e.g. a.b.c 3.14 1,000,000 1;2 1'000 can't 'quoted' a:b 12:30 x_y _a a_ __ _1 "
+    "1_ a_1 1_a a1 1a 9a9 a.1 1.a a..b a' 'a 2nd mp3 0x1f ... - -- a-b a/b a&b a - b a. B",
+    "e-mail don't C++ 42 Cats.\r\nnew line\ttab\vvt\fff end_",
+    "",
+    "_",
+    "'",
+  };
+  /* the characters that matter, more often than the rest of ASCII */
+  const char alphabet[] = "abZ09 .,:;'_\"-/&\t\r\n!?@()abZ09 .,'_";
+  GRand *rand = g_rand_new_with_seed (29);
+
+  text_words_set_icu_only (icu, TRUE);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *a = tokens_of (fast, cases[i], strlen (cases[i]));
+      g_autofree char *b = tokens_of (icu, cases[i], strlen (cases[i]));
+
+      g_assert_cmpstr (a, ==, b);
+    }
+  for (int i = 0; i < 50000; i++)
+    {
+      char text[24];
+      gsize len = (gsize) g_rand_int_range (rand, 1, sizeof text);
+
+      for (gsize k = 0; k < len; k++)
+        text[k] = g_rand_int_range (rand, 0, 4) == 0 ? (char) g_rand_int_range (rand, 1, 128)
+                                                     : alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
+      g_autofree char *a = tokens_of (fast, text, len);
+      g_autofree char *b = tokens_of (icu, text, len);
+      if (g_strcmp0 (a, b) != 0)
+        g_error ("%.*s: ASCII path %s, ICU %s", (int) len, text, a, b);
+    }
+  g_rand_free (rand);
+}
+
 static void
 test_words (void)
 {
@@ -317,6 +378,63 @@ test_spelling (void)
    * are not checked) */
   g_assert_cmpint (r.words, ==, 25);
   g_assert_cmpfloat_with_epsilon (r.oov_share, 4.0 / 23, 1e-9);
+  /* again, every word from the speller's cache */
+  text_analyse (a, own, strlen (own), &r);
+  g_assert_cmpfloat_with_epsilon (r.oov_share, 4.0 / 23, 1e-9);
+}
+
+/* The speller's cache (words of up to 26 bytes, started over when full)
+ * answers as Hunspell does: a text of 26- and 27-letter words, known and
+ * not, and then more distinct words than the cache holds. */
+static void
+test_spelling_cache (void)
+{
+  g_autoptr (TextAnalyser) a = text_analyser_new ();
+  g_autofree char *dictionary = text_spell_dictionary_for ("en");
+  const char *prose = "The reactor should not be started twice on the same machine this week. ";
+  g_autoptr (GString) text = g_string_new (NULL);
+  TextAnalysis r;
+
+  if (dictionary == NULL)
+    {
+      g_test_skip ("no English Hunspell dictionary (hunspell-en-us)");
+      return;
+    }
+  /* "electroencephalographically" has 27 letters, the made-up words 26 and 27 */
+  for (int round = 0; round < 3; round++)
+    {
+      g_string_assign (text, prose);
+      g_string_append (text, "electroencephalographically abcdefghijklmnopqrstuvwxyz "
+                             "abcdefghijklmnopqrstuvwxyzz. ");
+      g_string_append (text, prose);
+      text_analyse (a, text->str, text->len, &r);
+      g_assert_cmpstr (r.lang.code, ==, "en");
+      /* 29 words, all checked: 26 of the prose, 3 long ones, unknown to
+       * en_US (the first answer from Hunspell, the next from the cache) */
+      g_assert_cmpint (r.words, ==, 29);
+      g_assert_cmpfloat_with_epsilon (r.oov_share, 3.0 / 29, 1e-9);
+    }
+  /* 120,000 distinct made-up words after 3 KiB of English (what the
+   * language is judged on) fill the cache past its size: it starts over,
+   * and answers the same afterwards */
+  g_string_truncate (text, 0);
+  for (int i = 0; i < 50; i++)
+    g_string_append (text, prose);
+  for (int i = 0; i < 120000; i++)
+    {
+      char w[8];
+
+      for (int k = 0, n = i; k < 4; k++, n /= 26)
+        w[k] = (char) ('a' + n % 26);
+      memcpy (w + 4, "zq ", 4);
+      g_string_append (text, w);
+    }
+  text_analyse (a, text->str, text->len, &r);
+  g_assert_cmpstr (r.lang.code, ==, "en");
+  g_assert_cmpint (r.words, ==, 13 * 50 + 120000);
+  g_assert_cmpfloat_with_epsilon (r.oov_share, 120000.0 / (13 * 50 + 120000), 1e-9);
+  text_analyse (a, prose, strlen (prose), &r);
+  g_assert_cmpfloat_with_epsilon (r.oov_share, 0.0, 1e-9);
 }
 
 static void
@@ -395,10 +513,12 @@ main (int argc, char **argv)
   g_test_add_func ("/text/code-lines", test_code_lines);
   g_test_add_func ("/text/prose", test_prose);
   g_test_add_func ("/text/words", test_words);
+  g_test_add_func ("/text/words-ascii", test_words_ascii);
   g_test_add_func ("/text/numbers", test_numbers);
   g_test_add_func ("/text/stoplist", test_stoplist);
   g_test_add_func ("/text/signals", test_signals);
   g_test_add_func ("/text/spelling", test_spelling);
+  g_test_add_func ("/text/spelling-cache", test_spelling_cache);
   g_test_add_func ("/text/measures", test_measures);
   g_test_add_func ("/text/minhash", test_minhash);
   return g_test_run ();

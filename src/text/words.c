@@ -10,6 +10,7 @@
 #include "words.h"
 
 struct _TextWords {
+  gboolean icu_only;        /* tests: no ASCII path */
   UBreakIterator *word_bi;
   UBreakIterator *sentence_bi;
   UText *ut;
@@ -156,6 +157,149 @@ numeric (const char *s, gsize len)
   return digits >= 3;
 }
 
+/* One word or number of the text: folded, stemmed, given to @func. */
+static gboolean
+emit (TextWords *w, struct sb_stemmer *stemmer, const char *raw, gsize len, int32_t rule,
+      gboolean *joined, TextTokenFunc func, gpointer user_data)
+{
+  TextToken t;
+
+  t.raw = raw;
+  t.raw_len = len;
+  t.kind = rule < UBRK_WORD_LETTER || numeric (t.raw, t.raw_len) ? TEXT_TOKEN_NUMBER : TEXT_TOKEN_WORD;
+  t.joined = *joined;
+  t.term = t.folded = text_fold (w, t.raw, t.raw_len, &t.len);
+  if (stemmer && t.kind == TEXT_TOKEN_WORD)
+    {
+      const sb_symbol *s = sb_stemmer_stem (stemmer, (const sb_symbol *) t.term, (int) t.len);
+
+      if (s)
+        {
+          int n = sb_stemmer_length (stemmer);
+
+          /* into our buffer: the stem is NUL-terminated there */
+          g_string_truncate (w->stem, 0);
+          g_string_append_len (w->stem, (const char *) s, n);
+          t.term = w->stem->str;
+          t.len = w->stem->len;
+        }
+    }
+  *joined = TRUE;
+  return func (&t, user_data);
+}
+
+/* The word-break classes of UAX #29 that ASCII characters have, as ICU
+ * applies them: letters (and '@'), digits, MidNumLet '.' and Single_Quote (which
+ * join letters to letters and digits to digits), MidNum ',' ';' (digits
+ * only) and ExtendNumLet '_'.  ICU takes ':' out of MidLetter ("a:b" is
+ * two words).  Everything else (spaces, controls, punctuation) only
+ * separates words here. */
+typedef enum { WB_NONE, WB_LETTER, WB_DIGIT, WB_MIDNUMLET, WB_MIDNUM, WB_UNDERSCORE } WordClass;
+
+static WordClass
+word_class (char c)
+{
+  if (g_ascii_isalpha (c) || c == '@')   /* ICU counts '@' among letters */
+    return WB_LETTER;
+  if (g_ascii_isdigit (c))
+    return WB_DIGIT;
+  switch (c)
+    {
+    case '.': case '\'': return WB_MIDNUMLET;
+    case ',': case ';': return WB_MIDNUM;
+    case '_': return WB_UNDERSCORE;
+    default: return WB_NONE;
+    }
+}
+
+/* Where the word or number that starts at @p (a letter, digit or '_')
+ * ends, by UAX #29's rules 5-13b as ICU chains them; *rule is ICU's
+ * status of it (UBRK_WORD_LETTER, UBRK_WORD_NUMBER, or UBRK_WORD_NONE
+ * for a lone '_'). */
+static const char *
+ascii_word_end (const char *p, const char *end, int32_t *rule)
+{
+  WordClass cur = word_class (*p);
+
+  *rule = cur == WB_LETTER ? UBRK_WORD_LETTER : cur == WB_DIGIT ? UBRK_WORD_NUMBER : UBRK_WORD_NONE;
+  for (p++; p < end; p++)
+    {
+      WordClass next = word_class (*p);
+      WordClass after = p + 1 < end ? word_class (p[1]) : WB_NONE;
+
+      if (next == WB_LETTER || next == WB_DIGIT || next == WB_UNDERSCORE)
+        {
+          /* 5, 8, 9, 10, 13a, 13b; ICU's status is that of the last
+           * character's rule: a letter's, a digit's ("mp3" is a number),
+           * and a '_' that of what it follows */
+          if (next == WB_LETTER)
+            *rule = UBRK_WORD_LETTER;
+          else if (next == WB_DIGIT)
+            *rule = UBRK_WORD_NUMBER;
+          else
+            *rule = cur == WB_DIGIT ? UBRK_WORD_NUMBER : UBRK_WORD_LETTER;
+          cur = next;
+        }
+      else if (cur == WB_LETTER && after == WB_LETTER && next == WB_MIDNUMLET)
+        {
+          p++;   /* 6, 7 */
+          *rule = UBRK_WORD_LETTER;
+        }
+      else if (cur == WB_DIGIT && after == WB_DIGIT && (next == WB_MIDNUM || next == WB_MIDNUMLET))
+        {
+          p++;   /* 11, 12 */
+          *rule = UBRK_WORD_NUMBER;
+        }
+      else
+        break;
+    }
+  return p;
+}
+
+/* text_words_each() over text that is all ASCII, without ICU: the same
+ * words, numbers and statuses (tests/test-analysis.c compares the two on
+ * random text), a quarter of the time. */
+static gboolean
+ascii_words_each (TextWords *w, struct sb_stemmer *stemmer, const char *prose, gsize len,
+                  TextTokenFunc func, gpointer user_data)
+{
+  const char *p = prose, *end = prose + len;
+  gboolean joined = FALSE;
+
+  while (p < end)
+    {
+      const char *gap = p, *word_end;
+      int32_t rule;
+
+      while (p < end && word_class (*p) != WB_LETTER && word_class (*p) != WB_DIGIT &&
+             word_class (*p) != WB_UNDERSCORE)
+        p++;
+      if (p > gap && breaks_phrase (gap, p - gap))
+        joined = FALSE;
+      if (p == end)
+        break;
+      word_end = ascii_word_end (p, end, &rule);
+      if (rule < UBRK_WORD_NUMBER)
+        {
+          if (breaks_phrase (p, word_end - p))
+            joined = FALSE;
+        }
+      else if (!emit (w, stemmer, p, word_end - p, rule, &joined, func, user_data))
+        return FALSE;
+      p = word_end;
+    }
+  return TRUE;
+}
+
+static gboolean
+all_ascii (const char *s, gsize len)
+{
+  for (gsize i = 0; i < len; i++)
+    if ((guchar) s[i] >= 0x80)
+      return FALSE;
+  return TRUE;
+}
+
 /**
  * text_words_each:
  * @prose: text_prose() output
@@ -163,6 +307,8 @@ numeric (const char *s, gsize len)
  *   or when Snowball has no stemmer for it
  *
  * Calls @func for each word and number, in order, until it returns FALSE.
+ * Words are ICU's (UAX #29); text that is all ASCII is cut by the same
+ * rules without ICU.
  */
 gboolean
 text_words_each (TextWords *w, const char *prose, gsize len, const char *stem_lang,
@@ -172,13 +318,16 @@ text_words_each (TextWords *w, const char *prose, gsize len, const char *stem_la
   int32_t start, end;
   gboolean joined = FALSE;
 
-  if (len == 0 || len > G_MAXINT32 || !set_text (w, w->word_bi, prose, len))
+  if (len == 0 || len > G_MAXINT32)
+    return TRUE;
+  if (!w->icu_only && all_ascii (prose, len))
+    return ascii_words_each (w, stemmer, prose, len, func, user_data);
+  if (!set_text (w, w->word_bi, prose, len))
     return TRUE;
   start = ubrk_first (w->word_bi);
   for (end = ubrk_next (w->word_bi); end != UBRK_DONE; start = end, end = ubrk_next (w->word_bi))
     {
       int32_t rule = ubrk_getRuleStatus (w->word_bi);
-      TextToken t;
 
       if (rule < UBRK_WORD_NUMBER)
         {
@@ -186,31 +335,21 @@ text_words_each (TextWords *w, const char *prose, gsize len, const char *stem_la
             joined = FALSE;
           continue;
         }
-      t.raw = prose + start;
-      t.raw_len = end - start;
-      t.kind = rule < UBRK_WORD_LETTER || numeric (t.raw, t.raw_len) ? TEXT_TOKEN_NUMBER : TEXT_TOKEN_WORD;
-      t.joined = joined;
-      t.term = t.folded = text_fold (w, t.raw, t.raw_len, &t.len);
-      if (stemmer && t.kind == TEXT_TOKEN_WORD)
-        {
-          const sb_symbol *s = sb_stemmer_stem (stemmer, (const sb_symbol *) t.term, (int) t.len);
-
-          if (s)
-            {
-              int n = sb_stemmer_length (stemmer);
-
-              /* into our buffer: the stem is NUL-terminated there */
-              g_string_truncate (w->stem, 0);
-              g_string_append_len (w->stem, (const char *) s, n);
-              t.term = w->stem->str;
-              t.len = w->stem->len;
-            }
-        }
-      if (!func (&t, user_data))
+      if (!emit (w, stemmer, prose + start, end - start, rule, &joined, func, user_data))
         return FALSE;
-      joined = TRUE;
     }
   return TRUE;
+}
+
+/**
+ * text_words_set_icu_only:
+ *
+ * For tests: every text through ICU, none through the ASCII path.
+ */
+void
+text_words_set_icu_only (TextWords *w, gboolean icu_only)
+{
+  w->icu_only = icu_only;
 }
 
 /* Sentences with at least one letter or digit, by ICU's rules. */
