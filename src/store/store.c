@@ -353,8 +353,6 @@ store_open (const char *path, GError **error)
       !migrate (store, error) || !_store_register_functions (store, error) ||
       !prepare_all (store, error))
     return NULL;
-  if (g_getenv ("DEJA_FTS_TUNE"))
-    exec (store, g_getenv ("DEJA_FTS_TUNE"), NULL);
   return g_steal_pointer (&store);
 }
 

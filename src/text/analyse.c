@@ -11,11 +11,24 @@
 #include <hunspell/hunspell.h>
 #include "analyse.h"
 
-/* Hunspell 1.7 keeps a table shared by all instances behind a counter
- * that is not atomic (csutil.cxx, initialize_utf_tbl): instances made or
- * destroyed on two threads at once leak it or free it twice.  Making and
- * destroying them is serialised here; checking words is not shared. */
-static GMutex hunspell_lifecycle;
+/* A Hunspell dictionary is loaded once for all the analysers that use
+ * it at a time (en_US: 8.8 MiB and 0.08 s each; the decode workers each
+ * have an analyser), and a word is checked under its lock (Hunspell's
+ * checks change state inside it).  Hunspell 1.7 also keeps a table shared
+ * by all instances behind a counter that is not atomic (csutil.cxx,
+ * initialize_utf_tbl): instances made or destroyed on two threads at once
+ * leak it or free it twice; they are made and destroyed under
+ * dictionaries_lock. */
+typedef struct {
+  char *lang;
+  Hunhandle *handle;       /* NULL: no dictionary for the language */
+  gboolean utf8;
+  GMutex lock;             /* around Hunspell_spell() */
+  guint refs;              /* under dictionaries_lock */
+} Dictionary;
+
+static GMutex dictionaries_lock;
+static GHashTable *dictionaries;   /* language → Dictionary*, while any is held */
 
 /* Hunspell is slow per call; words repeat (Zipf), so its answers are
  * kept per dictionary in an open-addressed table of words up to
@@ -36,9 +49,8 @@ typedef struct {
 } SpellSlot;
 
 typedef struct {
-  Hunhandle *handle;       /* NULL: no dictionary */
-  gboolean utf8;
-  SpellSlot *slots;        /* SPELL_SLOTS of them, allocated with the handle */
+  Dictionary *dict;
+  SpellSlot *slots;        /* SPELL_SLOTS of them, when there is a dictionary */
   guint used;
 } Speller;
 
@@ -50,17 +62,65 @@ struct _TextAnalyser {
   GHashTable *spellers;    /* language → Speller* */
 };
 
+/* Returns: (transfer full): @lang's dictionary, loaded when no analyser
+ * holds it yet */
+static Dictionary *
+dictionary_ref (const char *lang)
+{
+  Dictionary *d;
+
+  g_mutex_lock (&dictionaries_lock);
+  if (dictionaries == NULL)
+    dictionaries = g_hash_table_new (g_str_hash, g_str_equal);
+  d = g_hash_table_lookup (dictionaries, lang);
+  if (d == NULL)
+    {
+      g_autofree char *base = text_spell_dictionary_for (lang);
+
+      d = g_new0 (Dictionary, 1);
+      d->lang = g_strdup (lang);
+      g_mutex_init (&d->lock);
+      if (base)
+        {
+          g_autofree char *aff = g_strconcat (base, ".aff", NULL);
+          g_autofree char *dic = g_strconcat (base, ".dic", NULL);
+          const char *enc;
+
+          d->handle = Hunspell_create (aff, dic);
+          enc = d->handle ? Hunspell_get_dic_encoding (d->handle) : NULL;
+          d->utf8 = enc && g_ascii_strcasecmp (enc, "UTF-8") == 0;
+        }
+      g_hash_table_insert (dictionaries, d->lang, d);
+    }
+  d->refs++;
+  g_mutex_unlock (&dictionaries_lock);
+  return d;
+}
+
+static void
+dictionary_unref (Dictionary *d)
+{
+  g_mutex_lock (&dictionaries_lock);
+  if (--d->refs == 0)
+    {
+      g_hash_table_remove (dictionaries, d->lang);
+      if (d->handle)
+        Hunspell_destroy (d->handle);
+      g_mutex_clear (&d->lock);
+      g_free (d->lang);
+      g_free (d);
+      if (g_hash_table_size (dictionaries) == 0)
+        g_clear_pointer (&dictionaries, g_hash_table_destroy);
+    }
+  g_mutex_unlock (&dictionaries_lock);
+}
+
 static void
 speller_free (gpointer p)
 {
   Speller *s = p;
 
-  if (s->handle)
-    {
-      g_mutex_lock (&hunspell_lifecycle);
-      Hunspell_destroy (s->handle);
-      g_mutex_unlock (&hunspell_lifecycle);
-    }
+  dictionary_unref (s->dict);
   g_free (s->slots);
   g_free (s);
 }
@@ -142,43 +202,35 @@ speller_for (TextAnalyser *a, const char *lang)
 
   if (s == NULL)
     {
-      g_autofree char *base = text_spell_dictionary_for (lang);
-
       s = g_new0 (Speller, 1);
-      if (base)
-        {
-          g_autofree char *aff = g_strconcat (base, ".aff", NULL);
-          g_autofree char *dic = g_strconcat (base, ".dic", NULL);
-          const char *enc;
-
-          g_mutex_lock (&hunspell_lifecycle);
-          s->handle = Hunspell_create (aff, dic);
-          g_mutex_unlock (&hunspell_lifecycle);
-          enc = s->handle ? Hunspell_get_dic_encoding (s->handle) : NULL;
-          s->utf8 = enc && g_ascii_strcasecmp (enc, "UTF-8") == 0;
-          if (s->handle)
-            s->slots = g_new0 (SpellSlot, SPELL_SLOTS);
-        }
+      s->dict = dictionary_ref (lang);
+      if (s->dict->handle)
+        s->slots = g_new0 (SpellSlot, SPELL_SLOTS);
       g_hash_table_insert (a->spellers, g_strdup (lang), s);
     }
-  return s->handle ? s : NULL;
+  return s->dict->handle ? s : NULL;
 }
 
 /* What Hunspell says of @word (@len bytes, not NUL-terminated). */
 static gboolean
 hunspell_knows (Speller *s, const char *word, gsize len)
 {
+  Dictionary *d = s->dict;
   g_autofree char *key = g_strndup (word, len);
+  g_autofree char *converted = NULL;
+  gboolean known;
 
-  if (s->utf8)
-    return Hunspell_spell (s->handle, key) != 0;
-  else
+  if (!d->utf8)
     {
-      g_autofree char *converted = g_convert (key, -1, Hunspell_get_dic_encoding (s->handle),
-                                              "UTF-8", NULL, NULL, NULL);
-
-      return converted && Hunspell_spell (s->handle, converted) != 0;
+      converted = g_convert (key, -1, Hunspell_get_dic_encoding (d->handle), "UTF-8", NULL, NULL,
+                             NULL);
+      if (converted == NULL)
+        return FALSE;
     }
+  g_mutex_lock (&d->lock);
+  known = Hunspell_spell (d->handle, converted ? converted : key) != 0;
+  g_mutex_unlock (&d->lock);
+  return known;
 }
 
 /* FNV-1a, never 0 (0 marks an empty slot). */
