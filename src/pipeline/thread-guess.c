@@ -172,14 +172,15 @@ thread_guesser_know (ThreadGuesser *t, const char *message_id, gint64 id, gint64
 void
 thread_guesser_guess (ThreadGuesser *t, gint64 id, const MailRecord *r, StoreThreadGuess *g)
 {
-  Known *self = lookup (t, r->message_id);
+  /* A Known is read before the next lookup: a lookup that asks the store
+   * adds a row, which may move the rows or drop the older generation. */
+  Known *self = lookup (t, r->message_id), *parent;
   ThreadInput as_input = {
     r->message_id,
     r->references ? (const char *const *) r->references->pdata : NULL, r->references ? r->references->len : 0,
     r->in_reply_to ? (const char *const *) r->in_reply_to->pdata : NULL, r->in_reply_to ? r->in_reply_to->len : 0,
   };
-  const char *ref = thread_parent_reference (&as_input);
-  Known *parent = lookup (t, ref);
+  const char *ref;
 
   *g = (StoreThreadGuess) { id, 0, 0, NULL, NULL };
   if (self != NULL)
@@ -195,6 +196,8 @@ thread_guesser_guess (ThreadGuesser *t, gint64 id, const MailRecord *r, StoreThr
       g->flags = duplicate_flags[self->content != r->content_hash];
       return;
     }
+  ref = thread_parent_reference (&as_input);
+  parent = lookup (t, ref);
   if (parent != NULL)
     {
       g->parent_id = parent->id;
