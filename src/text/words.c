@@ -196,7 +196,7 @@ emit (TextWords *w, struct sb_stemmer *stemmer, const char *raw, gsize len, int3
  * separates words here. */
 typedef enum { WB_NONE, WB_LETTER, WB_DIGIT, WB_MIDNUMLET, WB_MIDNUM, WB_UNDERSCORE } WordClass;
 
-static WordClass
+static inline WordClass
 word_class (char c)
 {
   if (g_ascii_isalpha (c) || c == '@')   /* ICU counts '@' among letters */
@@ -225,7 +225,6 @@ ascii_word_end (const char *p, const char *end, int32_t *rule)
   for (p++; p < end; p++)
     {
       WordClass next = word_class (*p);
-      WordClass after = p + 1 < end ? word_class (p[1]) : WB_NONE;
 
       if (next == WB_LETTER || next == WB_DIGIT || next == WB_UNDERSCORE)
         {
@@ -240,12 +239,15 @@ ascii_word_end (const char *p, const char *end, int32_t *rule)
             *rule = cur == WB_DIGIT ? UBRK_WORD_NUMBER : UBRK_WORD_LETTER;
           cur = next;
         }
-      else if (cur == WB_LETTER && after == WB_LETTER && next == WB_MIDNUMLET)
+      else if (next == WB_NONE)
+        break;
+      else if (cur == WB_LETTER && next == WB_MIDNUMLET && p + 1 < end && word_class (p[1]) == WB_LETTER)
         {
           p++;   /* 6, 7 */
           *rule = UBRK_WORD_LETTER;
         }
-      else if (cur == WB_DIGIT && after == WB_DIGIT && (next == WB_MIDNUM || next == WB_MIDNUMLET))
+      else if (cur == WB_DIGIT && (next == WB_MIDNUM || next == WB_MIDNUMLET) && p + 1 < end &&
+               word_class (p[1]) == WB_DIGIT)
         {
           p++;   /* 11, 12 */
           *rule = UBRK_WORD_NUMBER;
@@ -270,9 +272,9 @@ ascii_words_each (TextWords *w, struct sb_stemmer *stemmer, const char *prose, g
     {
       const char *gap = p, *word_end;
       int32_t rule;
+      WordClass k;
 
-      while (p < end && word_class (*p) != WB_LETTER && word_class (*p) != WB_DIGIT &&
-             word_class (*p) != WB_UNDERSCORE)
+      while (p < end && (k = word_class (*p)) != WB_LETTER && k != WB_DIGIT && k != WB_UNDERSCORE)
         p++;
       if (p > gap && breaks_phrase (gap, p - gap))
         joined = FALSE;
