@@ -40,22 +40,44 @@ struct _DecodePool {
   GCond cond;
 };
 
+/* A recent own text, hashed once (it was hashed three times a message:
+ * a lookup in each generation and an insert). */
+typedef struct {
+  guint hash;
+  const char *text;        /* in the same allocation, after the key */
+} RecentKey;
+
+static guint
+recent_hash (gconstpointer key)
+{
+  return ((const RecentKey *) key)->hash;
+}
+
+static gboolean
+recent_equal (gconstpointer a, gconstpointer b)
+{
+  const RecentKey *x = a, *y = b;
+
+  return x->hash == y->hash && strcmp (x->text, y->text) == 0;
+}
+
 static GHashTable *
 recent_new (void)
 {
-  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return g_hash_table_new_full (recent_hash, recent_equal, g_free, g_free);
 }
 
-/* The analysis of @text if it was made lately. */
+/* The analysis of @text (whose g_str_hash() is @hash) if it was made lately. */
 static gboolean
-recent_find (DecodePool *pool, const char *text, TextAnalysis *out)
+recent_find (DecodePool *pool, const char *text, guint hash, TextAnalysis *out)
 {
+  const RecentKey key = { hash, text };
   const TextAnalysis *found;
 
   g_mutex_lock (&pool->recent_lock);
-  found = g_hash_table_lookup (pool->recent, text);
+  found = g_hash_table_lookup (pool->recent, &key);
   if (found == NULL)
-    found = g_hash_table_lookup (pool->older, text);
+    found = g_hash_table_lookup (pool->older, &key);
   if (found)
     *out = *found;
   g_mutex_unlock (&pool->recent_lock);
@@ -63,8 +85,13 @@ recent_find (DecodePool *pool, const char *text, TextAnalysis *out)
 }
 
 static void
-recent_add (DecodePool *pool, const char *text, const TextAnalysis *analysis)
+recent_add (DecodePool *pool, const char *text, guint hash, const TextAnalysis *analysis)
 {
+  gsize len = strlen (text);
+  RecentKey *key = g_malloc (sizeof *key + len + 1);
+
+  key->hash = hash;
+  key->text = memcpy ((char *) (key + 1), text, len + 1);
   g_mutex_lock (&pool->recent_lock);
   if (g_hash_table_size (pool->recent) >= RECENT_TEXTS)
     {
@@ -72,7 +99,7 @@ recent_add (DecodePool *pool, const char *text, const TextAnalysis *analysis)
       pool->older = pool->recent;
       pool->recent = recent_new ();
     }
-  g_hash_table_replace (pool->recent, g_strdup (text), g_memdup2 (analysis, sizeof *analysis));
+  g_hash_table_replace (pool->recent, key, g_memdup2 (analysis, sizeof *analysis));
   g_mutex_unlock (&pool->recent_lock);
 }
 
@@ -201,11 +228,12 @@ analyse_batch (DecodePool *pool, DecodeBatch *batch)
     {
       DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
       const char *own = item->record->own_text ? item->record->own_text : "";
+      guint hash = g_str_hash (own);
 
-      if (!recent_find (pool, own, &item->analysis))
+      if (!recent_find (pool, own, hash, &item->analysis))
         {
           text_analyse (analyser, own, strlen (own), &item->analysis);
-          recent_add (pool, own, &item->analysis);
+          recent_add (pool, own, hash, &item->analysis);
         }
       item->analysed = TRUE;
     }
