@@ -242,7 +242,7 @@ def database_uses_wal_and_is_one_file_at_rest():
     assert not os.path.exists(db + "-wal"), "deja left its write-ahead log behind"
     c = sqlite3.connect(db)
     assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert c.execute("PRAGMA page_size").fetchone()[0] == 32768
+    assert c.execute("PRAGMA page_size").fetchone()[0] == 16384
     c.close()
     # A database written by an older deja, in rollback-journal mode.
     c = sqlite3.connect(db)

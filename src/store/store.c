@@ -333,14 +333,10 @@ store_open (const char *path, GError **error)
   uri = _store_file_uri (path, NULL);
   if (!open_db (store, uri, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, error))
     return NULL;
-  /* New databases only: 32 KiB pages hold a message row of a few KiB
-   * without overflow pages (16 KiB measured 10% faster than 4 KiB), and
-   * the part of a page the next row did not fit in is lost once a page:
-   * against 16 KiB, twisted-python's database 188.5 -> 183.9 MiB, the
-   * realistic corpus's 99.5 -> 97.6 MB, ingest and search as fast; 64 KiB
-   * saved little more and ingested slower.  (Before WAL mode is set: a
-   * WAL database keeps its page size.) */
-  if (!exec (store, "PRAGMA page_size = 32768", error) ||
+  /* New databases only: 16 KiB pages hold a message row of a few KiB
+   * without overflow pages; ingest measured 10% faster than with 4 KiB.
+   * (Before WAL mode is set: a WAL database keeps its page size.) */
+  if (!exec (store, "PRAGMA page_size = 16384", error) ||
       !use_wal (store, error) ||
       /* In WAL mode, NORMAL syncs the log when it is checkpointed (on the
        * checkpointer's thread, seconds after each commit; store-checkpoint.c)
