@@ -16,9 +16,8 @@
  * older goes.  Memory stays bounded (about 120 bytes a Message-ID, 35 MiB
  * at most) however large the database; without a look-up (below), a reply
  * to a message older than that is guessed wrong and set right by
- * threading.  In each generation
- * the strings live in one chunk, the rows in one array, and the table
- * maps a Message-ID to its row + 1.
+ * threading.  In each generation the strings live in one chunk, the rows
+ * in one array, and the table maps a Message-ID to its row + 1.
  *
  * A guesser given a look-up (thread_guesser_set_lookup()) asks it for
  * what it does not hold: the messages stored before the session, one
@@ -137,7 +136,7 @@ lookup (ThreadGuesser *t, const char *message_id)
  * @func: (nullable): called with a Message-ID the guesser does not hold;
  *   it calls thread_guesser_know() when that message is stored
  *
- * Makes @t ask @lookup rather than take what it does not hold as absent.
+ * Makes @t ask @func rather than take what it does not hold as absent.
  */
 void
 thread_guesser_set_lookup (ThreadGuesser *t, ThreadGuessLookup func, gpointer data)

@@ -13,7 +13,7 @@ typedef struct _ThreadGuesser ThreadGuesser;
 typedef void (*ThreadGuessLookup) (const char *message_id, ThreadGuesser *guesser, gpointer data);
 
 ThreadGuesser *thread_guesser_new (guint max_per_generation);
-void thread_guesser_set_lookup (ThreadGuesser *guesser, ThreadGuessLookup lookup, gpointer data);
+void thread_guesser_set_lookup (ThreadGuesser *guesser, ThreadGuessLookup func, gpointer data);
 void thread_guesser_free (ThreadGuesser *guesser);
 void thread_guesser_know (ThreadGuesser *guesser, const char *message_id, gint64 id,
                           gint64 thread, const char *date, guint64 content);

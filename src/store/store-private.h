@@ -9,10 +9,6 @@
 
 G_BEGIN_DECLS
 
-/* What the thread guess knows of a canonical message (store-thread.c). */
-#define STORE_CANONICAL_COLUMNS \
-  "SELECT message_id, id, coalesce(thread_id, id), date," \
-  " coalesce(content_hash, deja_content_hash(from_addr, subject, body)) FROM messages"
 #define STORE_CACHE_KIB -65536   /* PRAGMA cache_size: 64 MiB */
 /* Files are committed together until they hold this much archive text:
  * each a savepoint of its own, so that one that fails is undone alone. */

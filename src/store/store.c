@@ -79,7 +79,9 @@ static const char *const stmt_sql[N_STMTS] = {
   [STMT_FTS_INSERT] =
     "INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?1, ?2, ?3)",
   /* The canonical message of a Message-ID (store_find_canonical_id()). */
-  [STMT_FIND_CANONICAL] = STORE_CANONICAL_COLUMNS
+  [STMT_FIND_CANONICAL] =
+    "SELECT message_id, id, coalesce(thread_id, id), date,"
+    " coalesce(content_hash, deja_content_hash(from_addr, subject, body)) FROM messages"
     " WHERE message_id = ?1 AND duplicate_of IS NULL ORDER BY id LIMIT 1",
   /* A new address's provisional author, until store_update_authors(). */
   [STMT_INSERT_AUTHOR] =
