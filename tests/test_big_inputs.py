@@ -8,7 +8,7 @@ import os
 import sqlite3
 
 import tap
-from cli_helpers import TMP, check_bad_input, deja, fresh_db, tmp
+from cli_helpers import SAMPLE, TMP, check_bad_input, deja, fresh_db, tmp
 
 @tap.test
 def fifty_megabyte_single_line():
@@ -29,7 +29,18 @@ def fifty_megabyte_single_line():
         length, span, flags = c.execute("SELECT length(body), byte_length, flags FROM messages").fetchone()
         assert 7 * 1024 * 1024 < length <= 8 * 1024 * 1024, length
         assert span == os.path.getsize(path) and "truncated" in flags
-
+        # A new database for 32 MiB of archives or more has 64 KiB pages
+        # (store.c, page_size_sql()); a small one 16 KiB.
+        assert c.execute("PRAGMA page_size").fetchone()[0] == 65536
+    small = fresh_db("small-then-long.db")
+    r = deja("ingest", "--db", small, SAMPLE)
+    assert r.returncode == 0, r.stderr
+    r = deja("ingest", "--db", small, path)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(small) as c:
+        # a database keeps the page size it was made with
+        assert c.execute("PRAGMA page_size").fetchone()[0] == 16384
+        assert c.execute("SELECT count(*) FROM messages").fetchone()[0] == 7
 
 
 @tap.test

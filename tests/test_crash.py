@@ -255,6 +255,84 @@ def database_uses_wal_and_is_one_file_at_rest():
     assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     c.close()
 
+def schema_indexes():
+    """The indexes schema/*.sql leaves, by name."""
+    import glob
+    import re
+    names = set()
+    for path in sorted(glob.glob(os.path.join(ROOT, "schema", "*.sql"))):
+        text = open(path, encoding="utf-8").read()
+        for verb, name in re.findall(r"^(CREATE INDEX|DROP INDEX)\s+(?:IF (?:NOT )?EXISTS\s+)?(\w+)",
+                                     text, re.M):
+            (names.add if verb == "CREATE INDEX" else names.discard)(name)
+    return names
+
+
+def indexes(db):
+    c = sqlite3.connect(db)
+    names = {r[0] for r in c.execute("SELECT name FROM sqlite_schema WHERE type = 'index'"
+                                      " AND name NOT LIKE 'sqlite_autoindex_%'")}
+    deferred = c.execute("SELECT count(*) FROM deja_state WHERE key = 'deferred_indexes'").fetchone()[0]
+    c.close()
+    return names, deferred
+
+
+@tap.test
+def a_first_ingest_ends_with_every_index_of_the_schema():
+    expected = schema_indexes()
+    assert {"messages_date", "messages_sender", "messages_message_id", "messages_file"} <= expected
+    db = fresh("indexes.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    assert indexes(db) == (expected, 0)
+    with sqlite3.connect(db) as c:
+        plan = " ".join(r[3] for r in c.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE date > '1997'"))
+        assert "messages_date" in plan, plan
+    # An ingest into a database that holds messages keeps its indexes
+    # all along (only a first ingest builds them at its end).
+    p = start("ingest", "--no-analysis", "--db", db, BIG)
+    polls = 0
+    while p.poll() is None:
+        with sqlite3.connect(db, timeout=0) as c:
+            names = {r[0] for r in c.execute("SELECT name FROM sqlite_schema WHERE type = 'index'")}
+        assert expected <= names, expected - names
+        polls += 1
+    assert p.returncode == 0, p.stderr.read()
+    assert polls > 0 and indexes(db) == (expected, 0)
+
+
+@tap.test
+def indexes_a_killed_first_ingest_left_undone_are_built_by_the_next_deja():
+    reference_db = fresh("indexes-reference.db")
+    assert deja("ingest", "--no-analysis", "--db", reference_db, BIG).returncode == 0
+    reference = rows(reference_db)
+    expected = schema_indexes()
+    db = fresh("indexes-killed.db")
+    p = start("ingest", "--no-analysis", "--db", db, BIG)
+    c = sqlite3.connect(db, timeout=5)
+    while p.poll() is None:
+        try:
+            if c.execute("SELECT count(*) FROM deja_state WHERE key = 'deferred_indexes'").fetchone()[0]:
+                time.sleep(INGEST_SECONDS * 0.3)
+                p.send_signal(signal.SIGKILL)
+                break
+        except sqlite3.OperationalError:    # the schema is being created
+            pass
+    c.close()
+    p.wait()
+    assert p.returncode == -signal.SIGKILL, "the ingest ended before the kill"
+    names, deferred = indexes(db)
+    assert deferred == 1 and "messages_date" not in names and "messages_message_id" in names, (names, deferred)
+    # Any deja that opens it builds them, a reader too.
+    r = deja("search", "--db", db, "sizeof")
+    assert r.returncode == 0, r.stderr
+    assert indexes(db) == (expected, 0)
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    r = deja("ingest", "--no-analysis", "--db", db, BIG)
+    assert r.returncode == 0, r.stderr
+    assert rows(db) == reference
+
 
 if __name__ == "__main__":
     tap.main(TMP, setup)

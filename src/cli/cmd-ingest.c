@@ -5,6 +5,7 @@
 #include "walk.h"
 
 #include <stdio.h>
+#include <glib/gstdio.h>
 
 static void
 report (const char *path, const IngestResult *r)
@@ -23,6 +24,24 @@ report (const char *path, const IngestResult *r)
                " again); after them, %s", path, r->appended_at / 1048576.0, counts);
   else
     deja_note ("ingested '%s': %s", path, counts);
+}
+
+/* The size of the files about to be read (compressed ones as they are on
+ * disk): a new database for large archives gets larger pages. */
+static gint64
+archive_bytes (GPtrArray *items)
+{
+  gint64 total = 0;
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      WalkItem *item = g_ptr_array_index (items, i);
+      GStatBuf st;
+
+      if (item->error == NULL && g_stat (item->path, &st) == 0)
+        total += st.st_size;
+    }
+  return total;
 }
 
 int
@@ -50,7 +69,7 @@ cmd_ingest (int argc, char **argv)
   g_autoptr (IngestSession) session = NULL;
   IngestOptions options = { 0 };
   guint failures = 0, stored = 0;
-  gboolean stale = FALSE;
+  gboolean stale = FALSE, deferred = FALSE;
   g_autoptr (GTimer) timer = NULL;
   guint64 messages = 0, bytes = 0;
 
@@ -76,10 +95,18 @@ cmd_ingest (int argc, char **argv)
   /* Ctrl-C: the file being read stops at once and is rolled back (to its
    * savepoint), the files stored before it stay (committed after the loop). */
   deja_catch_interrupt ("deja: stopping: the file being read is rolled back, the files before it stay\n");
-  store = store_open (db, &error);
+  items = walk_paths (paths);
+  store = store_open_sized (db, archive_bytes (items), &error);
   if (store == NULL)
     {
       deja_error ("cannot open database '%s': %s", db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  /* A first ingest builds its secondary indexes at its end
+   * (store-indexes.c). */
+  if (!store_defer_indexes (store, &deferred, &error))
+    {
+      deja_error ("cannot prepare '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
   options.force = force;
@@ -87,7 +114,6 @@ cmd_ingest (int argc, char **argv)
   options.analyse = !no_analysis;
   options.cancel = &deja_interrupted;
   session = ingest_session_new (store, &options);
-  items = walk_paths (paths);
   timer = g_timer_new ();
   /* The files after the first are split and decoded while it is written. */
   {
@@ -151,6 +177,12 @@ cmd_ingest (int argc, char **argv)
   if (!store_commit (store, &error))
     {
       deja_error ("cannot store in '%s': %s", db, error->message);
+      failures++;
+    }
+  g_clear_error (&error);
+  if (deferred && !store_build_deferred_indexes (store, NULL, &error))
+    {
+      deja_error ("cannot index '%s': %s", db, error->message);
       failures++;
     }
   /* Threads are also stale when an earlier ingest stopped after storing a

@@ -7,6 +7,7 @@
 #include "store.h"
 
 #include <stdio.h>
+#include <glib/gstdio.h>
 
 static void
 report (const char *shard, const StoreMergeCounts *c, double seconds)
@@ -51,7 +52,7 @@ cmd_merge (int argc, char **argv)
   g_autoptr (GTimer) timer = g_timer_new ();
   g_autoptr (GTimer) step = g_timer_new ();
   guint failures = 0, merged = 0;
-  gint64 messages = 0;
+  gint64 messages = 0, shard_bytes = 0;
   gboolean stale = FALSE;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -76,7 +77,16 @@ cmd_merge (int argc, char **argv)
   if (threads < 0)
     return deja_usage_error (context, "--threads must be positive");
   deja_catch_interrupt ("deja: stopping: the shard being merged is rolled back, the shards before it stay\n");
-  if ((store = store_open (db, &error)) == NULL)
+  /* The shards' size stands for the archives': a merge of large ones
+   * gets the pages one ingest of their files would have. */
+  for (int i = 1; i < argc; i++)
+    {
+      GStatBuf st;
+
+      if (g_stat (argv[i], &st) == 0)
+        shard_bytes += st.st_size;
+    }
+  if ((store = store_open_sized (db, shard_bytes, &error)) == NULL)
     {
       deja_error ("cannot open database '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;

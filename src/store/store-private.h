@@ -10,8 +10,12 @@
 G_BEGIN_DECLS
 
 #define STORE_CACHE_KIB -65536   /* PRAGMA cache_size: 64 MiB */
+/* How long a command waits for another deja's write lock (two ingests
+ * into one database take turns, file by file); readers never wait. */
+#define STORE_BUSY_TIMEOUT_MS 120000
 /* Files are committed together until they hold this much archive text:
- * each a savepoint of its own, so that one that fails is undone alone. */
+ * each after the first a savepoint of its own, so that one that fails is
+ * undone alone (the first one's failure rolls back the transaction). */
 #define STORE_COMMIT_BYTES (64 * 1024 * 1024)
 #define STORE_OWN_SPANS_MAX 16   /* the pieces messages.own_text puts together
                                   * (schema/011-own-spans.sql) */
@@ -53,6 +57,7 @@ struct _Store {
   gint64 file_bytes;       /* the size of the file being ingested */
   gint64 uncommitted;      /* archive bytes of the files finished since the last commit */
   guint uncommitted_files; /* and how many */
+  gboolean savepoint;       /* the file under way has one (deja_file): files before it are in its transaction */
   guint lost_files;        /* files finished, then rolled back with a failed one (SQLite
                               undid the whole transaction); told by store_commit() */
 };
@@ -103,6 +108,7 @@ gboolean _store_cannot_write_beside (const char *path);
 
 gboolean _store_filter_fill (Store *store, const StoreFilter *filter, GError **error);
 void _store_filter_bind (sqlite3_stmt *stmt, const StoreFilter *filter);
+gboolean _store_build_left_indexes (Store *store, GError **error);
 gboolean _store_query_int (Store *store, const char *sql, gint64 *value, gboolean *found,
                            GError **error);
 gboolean _store_query_text (Store *store, const char *sql, const char *param, gint64 number,

@@ -10,6 +10,10 @@
 
 G_BEGIN_DECLS
 
+/* Archives of this size or more get a new database with 64 KiB pages
+ * (store_open_sized()). */
+#define STORE_LARGE_ARCHIVE ((gint64) 32 * 1024 * 1024)
+
 #define STORE_ERROR (store_error_quark ())
 GQuark store_error_quark (void);
 
@@ -165,6 +169,7 @@ typedef RowValue StoreValue;
 typedef gboolean (*StoreRowFunc) (const StoreValue *values, guint n, gpointer user_data);
 
 Store *store_open (const char *path, GError **error);
+Store *store_open_sized (const char *path, gint64 archive_bytes, GError **error);
 Store *store_open_to_read (const char *path, GError **error);
 void store_close (Store *store);
 
@@ -183,6 +188,8 @@ gboolean store_add_log (Store *store, const StoreLogEntry *entry, GError **error
 gboolean store_find_canonical_id (Store *store, const char *message_id, StoreIdFunc func,
                                   gpointer user_data, GError **error);
 gboolean store_has_messages (Store *store, gboolean *any, GError **error);
+gboolean store_defer_indexes (Store *store, gboolean *deferred, GError **error);
+gboolean store_build_deferred_indexes (Store *store, gboolean *built, GError **error);
 gboolean store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lines,
                             GError **error);
 void store_abort_file (Store *store);
