@@ -401,8 +401,51 @@ TEXT_COLUMNS = ("lang", "lang_reliable", "words", "sentences", "code_lines", "no
                 "digit_share", "upper_share", "oov_share")
 
 
+def undo_compact_refs(c):
+    """Takes a database back to schema 11 (before 012-compact-refs.sql): refs a table with the
+    kinds' names, FTS5 leaves of its default size."""
+    c.execute("DROP VIEW refs")
+    c.execute("CREATE TABLE refs (message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,"
+              " kind TEXT NOT NULL CHECK (kind IN ('references', 'in-reply-to')),"
+              " position INTEGER NOT NULL, ref TEXT NOT NULL,"
+              " PRIMARY KEY (message_id, kind, position)) WITHOUT ROWID")
+    c.execute("INSERT INTO refs SELECT message_id, CASE kind WHEN 0 THEN 'references'"
+              " ELSE 'in-reply-to' END, position, ref FROM message_refs")
+    c.execute("DROP TABLE message_refs")
+    c.execute("DELETE FROM messages_fts_config WHERE k = 'pgsz'")
+    c.execute("PRAGMA user_version = 11")
+
+
+@tap.test
+def an_older_database_keeps_its_references_in_message_refs():
+    db = fresh_db("reading-v11.db")
+    r = deja("ingest", "--db", db, os.path.join(FIXTURES, "threads"))
+    assert r.returncode == 0, r.stderr
+    query = "SELECT message_id, kind, position, ref FROM refs ORDER BY 1, 2, 3"
+    with sqlite3.connect(db) as c:
+        before = c.execute(query).fetchall()
+        kinds = {k for _, k, _, _ in before}
+        assert kinds == {"references", "in-reply-to"} and len(before) > 10, before
+        threads = c.execute("SELECT id, thread_id, parent_id FROM messages ORDER BY id").fetchall()
+        undo_compact_refs(c)
+        assert c.execute(query).fetchall() == before
+    r = deja("show", "--db", db, "12")     # a reader upgrades it
+    assert r.returncode == 0 and "In-Reply-To: <xpost-1@example.com>" in r.stdout, r.stdout + r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] >= 12
+        assert c.execute(query).fetchall() == before
+        assert c.execute("SELECT count(*) FROM message_refs WHERE kind = 1").fetchone()[0] == \
+            sum(1 for _, k, _, _ in before if k == "in-reply-to")
+        assert c.execute("SELECT v FROM messages_fts_config WHERE k = 'pgsz'").fetchone()[0] == 16000
+    r = deja("thread", "--db", db)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT id, thread_id, parent_id FROM messages ORDER BY id").fetchall() == threads
+
+
 def undo_own_spans(c):
     """Takes a database back to schema 10 (before 011-own-spans.sql): own text stored whole."""
+    undo_compact_refs(c)
     c.execute("UPDATE messages SET own_text_stored = own_text")
     c.execute("ALTER TABLE messages DROP COLUMN own_text")
     c.execute("ALTER TABLE messages DROP COLUMN own_spans")

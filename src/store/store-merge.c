@@ -99,8 +99,8 @@ static const char *const authors_sql[] = {
 };
 
 static const char *const rows_sql[] = {
-  "INSERT INTO main.refs (message_id, kind, position, ref)"
-  " SELECT r.message_id + :base, r.kind, r.position, r.ref FROM shard.refs r"
+  "INSERT INTO main.message_refs (message_id, kind, position, ref)"
+  " SELECT r.message_id + :base, r.kind, r.position, r.ref FROM shard.message_refs r"
   " JOIN shard.messages m ON m.id = r.message_id JOIN temp.merge_files f ON f.shard_id = m.file_id",
   "INSERT INTO main.attachments (message_id, position, content_type, filename, size, encoding)"
   " SELECT a.message_id + :base, a.position, a.content_type, a.filename, a.size, a.encoding"

@@ -17,6 +17,11 @@ G_BEGIN_DECLS
  * each after the first a savepoint of its own, so that one that fails is
  * undone alone (the first one's failure rolls back the transaction). */
 #define STORE_COMMIT_BYTES (64 * 1024 * 1024)
+/* message_refs.kind (schema/012-compact-refs.sql) */
+typedef enum {
+  STORE_REF_REFERENCES = 0,
+  STORE_REF_IN_REPLY_TO = 1,
+} StoreRefKind;
 #define STORE_OWN_SPANS_MAX 16   /* the pieces messages.own_text puts together
                                   * (schema/011-own-spans.sql) */
 

@@ -220,10 +220,10 @@ static const struct {
   { "newsgroups", "(SELECT group_concat(name, ',') FROM (SELECT g.name FROM message_newsgroups mg"
                   " JOIN newsgroups g ON g.id = mg.newsgroup_id WHERE mg.message_id = m.id"
                   " ORDER BY g.name))" },
-  { "in_reply_to", "(SELECT ref FROM refs WHERE message_id = m.id AND kind = 'in-reply-to'"
+  { "in_reply_to", "(SELECT ref FROM message_refs WHERE message_id = m.id AND kind = 1"
                    " ORDER BY position LIMIT 1)" },
-  { "references", "(SELECT group_concat(ref, ' ') FROM (SELECT ref FROM refs"
-                  " WHERE message_id = m.id AND kind = 'references' ORDER BY position))" },
+  { "references", "(SELECT group_concat(ref, ' ') FROM (SELECT ref FROM message_refs"
+                  " WHERE message_id = m.id AND kind = 0 ORDER BY position))" },
   { "thread_id", "m.thread_id" },
   { "parent_id", "m.parent_id" },
   { "duplicate_of", "m.duplicate_of" },

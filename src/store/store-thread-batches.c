@@ -159,7 +159,7 @@ read_refs (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, GError **
 {
   sqlite3_stmt *stmt;
   gsize i = 0;
-  int rc = sqlite3_prepare_v2 (store->db, "SELECT message_id, ref FROM refs ORDER BY message_id",
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT message_id, ref FROM message_refs ORDER BY message_id",
                                -1, &stmt, NULL);
 
   if (rc != SQLITE_OK)
@@ -287,7 +287,7 @@ static const char plan_tables_sql[] =
   " THEN deja_content_hash('', id) ELSE deja_content_hash(message_id) END FROM messages;"
   "CREATE TEMP TABLE plan_edge (a INTEGER NOT NULL, b INTEGER NOT NULL);"
   "INSERT INTO temp.plan_edge SELECT p.node, deja_content_hash(r.ref)"
-  " FROM refs r JOIN temp.plan_node p ON p.id = r.message_id;"
+  " FROM message_refs r JOIN temp.plan_node p ON p.id = r.message_id;"
   "CREATE TEMP TABLE plan_label (node INTEGER PRIMARY KEY, label INTEGER NOT NULL);"
   "INSERT OR IGNORE INTO temp.plan_label SELECT node, node FROM temp.plan_node;"
   "INSERT OR IGNORE INTO temp.plan_label SELECT b, b FROM temp.plan_edge;"

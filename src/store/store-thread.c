@@ -127,18 +127,18 @@ static const char *const messages_sql[2] = {
  * message's Message-ID, is an address an old mailer bracketed into
  * References ("<elloyd@lancaster.lib.pa.us>", twisted-python 2002): it
  * would join unrelated threads through one placeholder, so threading
- * does not read it (the refs table keeps it, as written). */
+ * does not read it (message_refs keeps it, as written). */
 #define NOT_AN_ADDRESS(r) \
   " (" r " NOT IN (SELECT from_addr FROM messages WHERE from_addr IS NOT NULL)" \
   "  OR " r " IN (SELECT message_id FROM messages WHERE message_id IS NOT NULL))"
 
 static const char *const refs_sql[2] = {
-  "SELECT message_id, kind = 'references', ref FROM refs WHERE" NOT_AN_ADDRESS ("ref")
-  " ORDER BY message_id, kind DESC, position",
-  "SELECT r.message_id, r.kind = 'references', r.ref"
-  " FROM temp.thread_batch b JOIN refs r ON r.message_id = b.id"
+  "SELECT message_id, kind = 0, ref FROM message_refs WHERE" NOT_AN_ADDRESS ("ref")
+  " ORDER BY message_id, kind, position",
+  "SELECT r.message_id, r.kind = 0, r.ref"
+  " FROM temp.thread_batch b JOIN message_refs r ON r.message_id = b.id"
   " WHERE b.batch = ?1 AND" NOT_AN_ADDRESS ("r.ref")
-  " ORDER BY r.message_id, r.kind DESC, r.position",
+  " ORDER BY r.message_id, r.kind, r.position",
 };
 
 /* The messages of @batch, or all (-1). */

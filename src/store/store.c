@@ -53,7 +53,7 @@ static const char *const stmt_sql[N_STMTS] = {
     " code_lines = ?6, nonletter_share = ?7, digit_share = ?8, upper_share = ?9,"
     " oov_share = ?10 WHERE id = ?1",
   [STMT_INSERT_REF] =
-    "INSERT OR IGNORE INTO refs (message_id, kind, position, ref) VALUES (?1, ?2, ?3, ?4)",
+    "INSERT OR IGNORE INTO message_refs (message_id, kind, position, ref) VALUES (?1, ?2, ?3, ?4)",
   [STMT_INSERT_GROUP] = "INSERT OR IGNORE INTO newsgroups (name) VALUES (?1)",
   [STMT_SELECT_GROUP] = "SELECT id FROM newsgroups WHERE name = ?1",
   [STMT_INSERT_MESSAGE_GROUP] =
@@ -830,7 +830,7 @@ group_id (Store *store, const char *name, GError **error)
 }
 
 static gboolean
-add_refs (Store *store, gint64 id, const char *kind, const char *const *ids, guint n,
+add_refs (Store *store, gint64 id, StoreRefKind kind, const char *const *ids, guint n,
           GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_REF];
@@ -840,7 +840,7 @@ add_refs (Store *store, gint64 id, const char *kind, const char *const *ids, gui
       int rc;
 
       sqlite3_bind_int64 (stmt, 1, id);
-      sqlite3_bind_text (stmt, 2, kind, -1, SQLITE_STATIC);
+      sqlite3_bind_int (stmt, 2, kind);
       sqlite3_bind_int (stmt, 3, (int) i);
       sqlite3_bind_text (stmt, 4, ids[i], -1, SQLITE_STATIC);
       if ((rc = step_reset (stmt)) != SQLITE_DONE)
@@ -1086,8 +1086,8 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
     return _store_fail (store, rc, "cannot record message", error);
   return add_fts (store, m, error) &&
          add_attachments (store, m, error) &&
-         add_refs (store, m->id, "references", m->references, m->n_references, error) &&
-         add_refs (store, m->id, "in-reply-to", m->in_reply_to, m->n_in_reply_to, error) &&
+         add_refs (store, m->id, STORE_REF_REFERENCES, m->references, m->n_references, error) &&
+         add_refs (store, m->id, STORE_REF_IN_REPLY_TO, m->in_reply_to, m->n_in_reply_to, error) &&
          add_groups (store, m->id, m->newsgroups, m->n_newsgroups, error);
 }
 
