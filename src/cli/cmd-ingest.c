@@ -180,7 +180,7 @@ cmd_ingest (int argc, char **argv)
       failures++;
     }
   g_clear_error (&error);
-  if (deferred && !store_build_deferred_indexes (store, NULL, &error))
+  if (deferred && !store_build_deferred_indexes (store, &error))
     {
       deja_error ("cannot index '%s': %s", db, error->message);
       failures++;

@@ -64,14 +64,12 @@ index_sql (Store *store, GString *sql, GError **error)
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read the schema", error);
-  for (guint i = 0; i < G_N_ELEMENTS (deferrable) && rc != SQLITE_ERROR; i++)
+  for (guint i = 0; i < G_N_ELEMENTS (deferrable) && rc == SQLITE_OK; i++)
     {
       sqlite3_bind_text (stmt, 1, deferrable[i].name, -1, SQLITE_STATIC);
-      while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+      if ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
         g_string_append_printf (sql, "%s;\n", (const char *) sqlite3_column_text (stmt, 0));
-      rc = rc == SQLITE_DONE ? sqlite3_reset (stmt) : rc;
-      if (rc != SQLITE_OK)
-        break;
+      rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? sqlite3_reset (stmt) : rc;
     }
   sqlite3_finalize (stmt);
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot read the schema", error);
@@ -190,21 +188,16 @@ build (Store *store, gboolean wait, gboolean *built, GError **error)
 
 /**
  * store_build_deferred_indexes:
- * @built: (out) (optional): whether there were any to build
  *
  * Builds the indexes store_defer_indexes() dropped, in one transaction.
  */
 gboolean
-store_build_deferred_indexes (Store *store, gboolean *built, GError **error)
+store_build_deferred_indexes (Store *store, GError **error)
 {
-  gboolean any;
+  gboolean built;
 
   g_return_val_if_fail (sqlite3_get_autocommit (store->db), FALSE);
-  if (!build (store, TRUE, &any, error))
-    return FALSE;
-  if (built)
-    *built = any;
-  return TRUE;
+  return build (store, TRUE, &built, error);
 }
 
 /* store_open(): the indexes an ingest that did not finish left undone,

@@ -9,7 +9,8 @@
  * modifying it.
  *
  * Each archive file is stored all or nothing (store_begin_file() …
- * store_finish_file(), a savepoint); store_abort_file() leaves the
+ * store_finish_file(), a savepoint, or the transaction for the first
+ * file in it); store_abort_file() leaves the
  * database exactly as it was before the file.  Files are committed
  * together, up to STORE_COMMIT_BYTES of archive text (store_commit()).
  * The database is in WAL mode, so that readers (deja's read
@@ -678,7 +679,7 @@ rollback_file (Store *store)
 {
   if (sqlite3_get_autocommit (store->db))
     store->lost_files += store->uncommitted_files;
-  else if (store->uncommitted_files == 0)
+  else if (store->uncommitted_files == 0)   /* the first file: no savepoint of its own */
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
   else
     sqlite3_exec (store->db, "ROLLBACK TO deja_file; RELEASE deja_file", NULL, NULL, NULL);

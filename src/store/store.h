@@ -189,7 +189,7 @@ gboolean store_find_canonical_id (Store *store, const char *message_id, StoreIdF
                                   gpointer user_data, GError **error);
 gboolean store_has_messages (Store *store, gboolean *any, GError **error);
 gboolean store_defer_indexes (Store *store, gboolean *deferred, GError **error);
-gboolean store_build_deferred_indexes (Store *store, gboolean *built, GError **error);
+gboolean store_build_deferred_indexes (Store *store, GError **error);
 gboolean store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lines,
                             GError **error);
 void store_abort_file (Store *store);
