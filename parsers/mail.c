@@ -51,11 +51,9 @@ mail_init (void)
     }
 }
 
-void
-mail_record_free (MailRecord *r)
+static void
+record_clear (MailRecord *r)
 {
-  if (r == NULL)
-    return;
   g_free (r->message_id);
   g_free (r->subject);
   g_free (r->from_addr);
@@ -70,7 +68,28 @@ mail_record_free (MailRecord *r)
   g_clear_pointer (&r->references, g_ptr_array_unref);
   g_clear_pointer (&r->in_reply_to, g_ptr_array_unref);
   g_clear_pointer (&r->newsgroups, g_ptr_array_unref);
-  g_free (r);
+}
+
+/**
+ * mail_record_ref:
+ *
+ * A record is shared read-only by the copies of a message (the same
+ * bytes decode to the same record): each holder has a reference.
+ * Returns: @r
+ */
+MailRecord *
+mail_record_ref (MailRecord *r)
+{
+  return g_atomic_rc_box_acquire (r);
+}
+
+/* Drops a reference to @r; the last one frees it. */
+void
+mail_record_free (MailRecord *r)
+{
+  if (r == NULL)
+    return;
+  g_atomic_rc_box_release_full (r, (GDestroyNotify) record_clear);
 }
 
 char *
@@ -722,7 +741,7 @@ without_nul (const char *data, gsize len, MailRecord *r)
 MailRecord *
 mail_record_parse (const char *data, gsize len)
 {
-  MailRecord *r = g_new0 (MailRecord, 1);
+  MailRecord *r = g_atomic_rc_box_new0 (MailRecord);
   g_autofree char *copy = without_nul (data, len, r);
   g_autoptr (GMimeStream) stream = g_mime_stream_mem_new_with_buffer (copy ? copy : data, len);
   g_autoptr (GMimeParser) parser = g_mime_parser_new_with_stream (stream);

@@ -683,6 +683,41 @@ def quiet_and_verbose():
 
 
 @tap.test
+def copies_with_the_same_bytes_are_stored_alike_and_one_byte_apart_is_not():
+    # A copy whose bytes past the envelope equal a recent message's shares
+    # its decoding (decode-pool.c); the envelope is the copy's own, and a
+    # copy one byte apart is decoded for itself.
+    def message(body, subject="=?ISO-8859-1?Q?Caf=E9?= talk"):
+        return ("From: =?ISO-8859-1?Q?Ren=E9?= <rene@example.org>\nSubject: %s\n"
+                "Message-ID: <cafe@example.org>\nDate: Mon, 5 Jan 2004 10:00:00 +0100\n"
+                "MIME-Version: 1.0\nContent-Type: text/plain; charset=iso-8859-1\n"
+                "Content-Transfer-Encoding: quoted-printable\n\n%s\n" % (subject, body))
+    a = message("Le caf=E9 est bon.\n\n> quoted line\nThe cat sat on the mat.")
+    near = a.replace("The cat", "The bat")
+    other = ("From: Someone <someone@example.org>\nSubject: other\nMessage-ID: <other@example.org>\n"
+             "Date: Mon, 5 Jan 2004 11:00:00 +0000\n\nSomething else.\n")
+    path = tmp("copies.mbox")
+    with open(path, "w") as f:
+        for envelope, text in (("10:00:00", a), ("10:30:00", other), ("08:00:00", a),
+                               ("09:00:00", near), ("07:00:00", a)):
+            f.write("From rene@example.org Mon Jan  5 %s 2004\n%s\n" % (envelope, text))
+    db = fresh_db("copies.db")
+    assert deja("ingest", "--db", db, path).returncode == 0
+    columns = ("message_id, subject, from_addr, from_name, date, date_raw, body, own_text, charset,"
+               " flags, quoted_lines, own_lines, content_hash, text_damage, lang, words, own_spans")
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT envelope, %s FROM messages ORDER BY id" % columns).fetchall()
+    assert len(rows) == 5
+    envelopes = [r[0] for r in rows]
+    assert [e.split()[5] for e in envelopes] == ["10:00:00", "10:30:00", "08:00:00", "09:00:00", "07:00:00"]
+    first, copy, near_row, last = rows[0][1:], rows[2][1:], rows[3][1:], rows[4][1:]
+    assert first == copy == last, (first, copy)
+    assert first[1] == "Caf\u00e9 talk" and first[3] == "Ren\u00e9" and "caf\u00e9 est bon" in first[6]
+    assert near_row[0] == first[0] and near_row[6] != first[6] and "The bat sat" in near_row[6]
+    assert near_row[12] != first[12]   # content_hash
+
+
+@tap.test
 def usage_errors_exit_2():
     assert deja("ingest", SAMPLE).returncode == 2
     assert deja("frobnicate").returncode == 2

@@ -29,6 +29,24 @@
  * within 512 messages of the first).  Two generations of this many: the
  * last 1,024 to 2,048 texts. */
 #define RECENT_TEXTS 1024
+/* Decoded messages kept for the copies that follow.  mail_record_parse()
+ * reads nothing but a message's bytes (its envelope line is read apart),
+ * so a copy whose bytes equal a recent message's shares that message's
+ * record instead of being decoded again: 21,192 of twisted-python's
+ * 65,706 messages (its other copies differ in a header or in the notice
+ * of a scrubbed attachment, and are decoded).  Two generations of
+ * RECENT_RECORDS messages or RECENT_RECORD_BYTES of them, whichever
+ * comes first; a message larger than RECORD_MAX is not kept. */
+#define RECENT_RECORDS 512
+#define RECENT_RECORD_BYTES (4 * 1024 * 1024)
+#define RECORD_MAX (256 * 1024)
+
+typedef struct {
+  GHashTable *newer;       /* RecordKey -> MailRecord (a reference) */
+  GHashTable *older;
+  gsize newer_bytes;
+  GMutex lock;
+} RecentRecords;
 
 struct _DecodePool {
   GThreadPool *threads;
@@ -36,6 +54,7 @@ struct _DecodePool {
   GMutex recent_lock;
   GHashTable *recent;      /* own text -> TextAnalysis, the newer generation */
   GHashTable *older;
+  RecentRecords records;
   GMutex lock;
   GCond cond;
 };
@@ -103,6 +122,101 @@ recent_add (DecodePool *pool, const char *text, guint hash, const TextAnalysis *
   g_mutex_unlock (&pool->recent_lock);
 }
 
+/* A message's bytes, hashed once. */
+typedef struct {
+  guint hash;
+  GBytes *bytes;
+} RecordKey;
+
+/* Eight bytes a step (these are whole messages: g_bytes_hash() takes one
+ * a step). */
+static guint
+bytes_hash (const guint8 *p, gsize len)
+{
+  guint64 h = 0x9E3779B97F4A7C15u ^ len;
+  gsize i = 0;
+
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 w;
+
+      memcpy (&w, p + i, 8);
+      h = (h ^ w) * 0xFF51AFD7ED558CCDu;
+      h ^= h >> 32;
+    }
+  for (; i < len; i++)
+    h = (h ^ p[i]) * 0x100000001B3u;
+  h ^= h >> 29;
+  return (guint) h;
+}
+
+static guint
+record_key_hash (gconstpointer key)
+{
+  return ((const RecordKey *) key)->hash;
+}
+
+static gboolean
+record_key_equal (gconstpointer a, gconstpointer b)
+{
+  const RecordKey *x = a, *y = b;
+
+  return x->hash == y->hash && g_bytes_equal (x->bytes, y->bytes);
+}
+
+static void
+record_key_free (gpointer key)
+{
+  g_bytes_unref (((RecordKey *) key)->bytes);
+  g_free (key);
+}
+
+static GHashTable *
+records_new (void)
+{
+  return g_hash_table_new_full (record_key_hash, record_key_equal, record_key_free,
+                                (GDestroyNotify) mail_record_free);
+}
+
+/* Returns: (transfer full) (nullable): the record of a recent message
+ * whose bytes are @bytes */
+static MailRecord *
+records_find (RecentRecords *rr, GBytes *bytes, guint hash)
+{
+  const RecordKey key = { hash, bytes };
+  MailRecord *found;
+
+  g_mutex_lock (&rr->lock);
+  found = g_hash_table_lookup (rr->newer, &key);
+  if (found == NULL)
+    found = g_hash_table_lookup (rr->older, &key);
+  if (found)
+    mail_record_ref (found);
+  g_mutex_unlock (&rr->lock);
+  return found;
+}
+
+static void
+records_add (RecentRecords *rr, GBytes *bytes, guint hash, MailRecord *record)
+{
+  RecordKey *key = g_new (RecordKey, 1);
+
+  key->hash = hash;
+  key->bytes = g_bytes_ref (bytes);
+  g_mutex_lock (&rr->lock);
+  if (g_hash_table_size (rr->newer) >= RECENT_RECORDS || rr->newer_bytes >= RECENT_RECORD_BYTES)
+    {
+      g_hash_table_unref (rr->older);
+      rr->older = rr->newer;
+      rr->newer = records_new ();
+      rr->newer_bytes = 0;
+    }
+  if (!g_hash_table_contains (rr->newer, key))
+    rr->newer_bytes += g_bytes_get_size (bytes);
+  g_hash_table_replace (rr->newer, key, mail_record_ref (record));
+  g_mutex_unlock (&rr->lock);
+}
+
 #define BATCH_BYTES (1024 * 1024)
 #define BATCH_MESSAGES 512
 #define BATCH_MIN_BYTES (16 * 1024)
@@ -162,21 +276,32 @@ decode_batch_free (DecodeBatch *batch)
 #define DECODE_MAX ((goffset) 8 * 1024 * 1024)
 
 static MailRecord *
-decode_span (const char *buf, const MboxSpan *span)
+decode_span (DecodePool *pool, const char *buf, const MboxSpan *span)
 {
   MboxSpan cut = *span;
   g_autoptr (GBytes) bytes = NULL;
   MailRecord *record;
   gsize len;
   const char *text;
+  gboolean keep;
+  guint hash = 0;
 
   if (cut.length > DECODE_MAX && cut.body - cut.offset < DECODE_MAX)
     cut.length = DECODE_MAX;
   bytes = mbox_span_extract (buf, &cut);
   text = g_bytes_get_data (bytes, &len);
+  keep = cut.length == span->length && len <= RECORD_MAX;
+  if (keep)
+    {
+      hash = bytes_hash ((const guint8 *) text, len);
+      if ((record = records_find (&pool->records, bytes, hash)))
+        return record;
+    }
   record = mail_record_parse (text ? text : "", len);
   if (cut.length < span->length)
     record->flags |= MAIL_FLAG_TRUNCATED;
+  if (keep)
+    records_add (&pool->records, bytes, hash, record);
   return record;
 }
 
@@ -251,7 +376,7 @@ decode_worker (gpointer data, gpointer user_data)
     {
       DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
 
-      item->record = decode_span (batch->buf, &item->span);
+      item->record = decode_span (pool, batch->buf, &item->span);
       /* What the store writes as text is made here, off the writer. */
       item->flags = mail_flags_to_string (item->record->flags);
       item->attachments = attachment_rows (item->record);
@@ -286,6 +411,9 @@ decode_pool_new (guint n_threads, GAsyncQueue *analysers)
   g_mutex_init (&pool->recent_lock);
   pool->recent = recent_new ();
   pool->older = recent_new ();
+  g_mutex_init (&pool->records.lock);
+  pool->records.newer = records_new ();
+  pool->records.older = records_new ();
   g_mutex_init (&pool->lock);
   g_cond_init (&pool->cond);
   /* Threads of its own (exclusive), since they give up priority. */
@@ -305,6 +433,9 @@ decode_pool_free (DecodePool *pool)
   g_hash_table_unref (pool->recent);
   g_hash_table_unref (pool->older);
   g_mutex_clear (&pool->recent_lock);
+  g_hash_table_unref (pool->records.newer);
+  g_hash_table_unref (pool->records.older);
+  g_mutex_clear (&pool->records.lock);
   g_mutex_clear (&pool->lock);
   g_cond_clear (&pool->cond);
   g_free (pool);
