@@ -215,6 +215,58 @@ def one_sigint_stops_the_file_being_read_and_rolls_it_back():
         assert c.execute("SELECT count(*) FROM messages WHERE thread_id IS NULL").fetchone()[0] == 0
 
 
+def small_mbox(path, word, n):
+    """n messages, each with @word in its subject and text."""
+    with open(path, "w") as f:
+        for i in range(n):
+            f.write("From someone@example.org Mon Jan  5 10:%02d:00 2004\n"
+                    "From: Someone <someone@example.org>\nSubject: %s %d\n"
+                    "Message-ID: <%s.%d@example.org>\nDate: Mon, 5 Jan 2004 10:%02d:00 +0000\n\n"
+                    "A few words on %s, number %d.\n\n" % (i % 60, word, i, word, i, i % 60, word, i))
+
+
+def fts_integrity(db):
+    """FTS5's own check: every indexed row is the row in messages, and the reverse."""
+    with sqlite3.connect(db) as c:
+        c.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def matches(db, word):
+    with sqlite3.connect(db) as c:
+        return c.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?",
+                         (word,)).fetchone()[0]
+
+
+@tap.test
+def a_file_stopped_among_others_leaves_the_others_searchable_and_itself_nowhere():
+    # The files after the first of a transaction are indexed after their
+    # savepoint (store.c: fts_flush()): a file stopped after some of its
+    # messages were stored takes its waiting index rows with it, and the
+    # files before it keep theirs.
+    paths = [os.path.join(TMP, n) for n in ("one.mbox", "two.mbox", "three.mbox", "four.mbox")]
+    small_mbox(paths[0], "alderwood", 30)
+    small_mbox(paths[1], "birchwood", 30)
+    small_mbox(paths[2], "cedarwood", 30)
+    small_mbox(paths[3], "dogwood", 30)
+    with open(paths[2], "ab") as f, open(BIG, "rb") as big:
+        f.write(big.read())
+    db = fresh("stopped-among.db")
+    p = start("ingest", "--no-analysis", "--db", db, *paths)
+    time.sleep(INGEST_SECONDS * 0.4)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate()
+    assert p.returncode == 1, (p.returncode, err)
+    assert "interrupted: '%s' rolled back; 2 of 4 files not read" % paths[2] in err, err
+    assert table_count(db, "messages") == 60
+    assert (matches(db, "alderwood"), matches(db, "birchwood")) == (30, 30)
+    assert (matches(db, "cedarwood"), matches(db, "dogwood")) == (0, 0)
+    fts_integrity(db)
+    # the next ingest reads the other two
+    assert deja("ingest", "--no-analysis", "--db", db, *paths).returncode == 0
+    assert [matches(db, w) for w in ("alderwood", "birchwood", "cedarwood", "dogwood")] == [30] * 4
+    fts_integrity(db)
+
+
 @tap.test
 def readers_query_during_an_ingest():
     db = fresh("busy.db")

@@ -65,6 +65,10 @@ struct _Store {
   gboolean savepoint;       /* the file under way has one (deja_file): files before it are in its transaction */
   guint lost_files;        /* files finished, then rolled back with a failed one (SQLite
                               undid the whole transaction); told by store_commit() */
+  GArray *fts_rows;        /* of StoreFtsRow: rows of files with a savepoint, to be
+                              indexed after it (store.c: fts_flush()) */
+  gsize fts_bytes;         /* their text */
+  guint fts_mark;          /* fts_rows->len when the file under way began */
 };
 
 void _store_forget_authors (Store *store);
