@@ -208,6 +208,24 @@ tokens_of (TextWords *w, const char *text, gsize len)
   return g_string_free (out, FALSE);
 }
 
+static gboolean
+collect_raw (const TextToken *t, gpointer data)
+{
+  g_assert_null (t->term);
+  g_assert_null (t->folded);
+  return collect_exact (t, data);
+}
+
+/* text_words_each_raw(): the same tokens, unfolded */
+static char *
+raw_tokens_of (TextWords *w, const char *text, gsize len)
+{
+  GString *out = g_string_new (NULL);
+
+  text_words_each_raw (w, text, len, collect_raw, out);
+  return g_string_free (out, FALSE);
+}
+
 /* Text that is all ASCII is cut without ICU (words.c): the same words,
  * numbers and joins as ICU gives, on texts written to hit every rule and
  * on random strings of the characters that matter. */
@@ -233,8 +251,10 @@ test_words_ascii (void)
     {
       g_autofree char *a = tokens_of (fast, cases[i], strlen (cases[i]));
       g_autofree char *b = tokens_of (icu, cases[i], strlen (cases[i]));
+      g_autofree char *raw = raw_tokens_of (icu, cases[i], strlen (cases[i]));
 
       g_assert_cmpstr (a, ==, b);
+      g_assert_cmpstr (raw, ==, b);
     }
   for (int i = 0; i < 50000; i++)
     {
@@ -246,8 +266,12 @@ test_words_ascii (void)
                                                      : alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
       g_autofree char *a = tokens_of (fast, text, len);
       g_autofree char *b = tokens_of (icu, text, len);
+      g_autofree char *raw_fast = raw_tokens_of (fast, text, len);
+      g_autofree char *raw_icu = raw_tokens_of (icu, text, len);
       if (g_strcmp0 (a, b) != 0)
         g_error ("%.*s: ASCII path %s, ICU %s", (int) len, text, a, b);
+      if (g_strcmp0 (a, raw_fast) != 0 || g_strcmp0 (b, raw_icu) != 0)
+        g_error ("%.*s: folded %s, raw %s (ICU: %s, %s)", (int) len, text, a, raw_fast, b, raw_icu);
     }
   g_rand_free (rand);
 }

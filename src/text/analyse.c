@@ -404,7 +404,7 @@ text_analyse (TextAnalyser *a, const char *own_text, gsize len, TextAnalysis *ou
   text_lang_detect (a->prose->str, lang_prefix (a->prose->str, a->prose->len), &out->lang);
   if (strcmp (out->lang.code, "und") != 0)
     count.speller = speller_for (a, out->lang.code);
-  text_words_each (a->words, a->prose->str, a->prose->len, NULL, count_word, &count);
+  text_words_each_raw (a->words, a->prose->str, a->prose->len, count_word, &count);
   out->words = count.words;
   out->sentences = text_words_sentences (a->words, a->prose->str, a->prose->len);
   if (count.speller && count.checked > 0)

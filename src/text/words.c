@@ -11,6 +11,7 @@
 
 struct _TextWords {
   gboolean icu_only;        /* tests: no ASCII path */
+  gboolean raw;             /* text_words_each_raw(): no folding */
   UBreakIterator *word_bi;
   UBreakIterator *sentence_bi;
   UText *ut;
@@ -168,6 +169,13 @@ emit (TextWords *w, struct sb_stemmer *stemmer, const char *raw, gsize len, int3
   t.raw_len = len;
   t.kind = rule < UBRK_WORD_LETTER || numeric (t.raw, t.raw_len) ? TEXT_TOKEN_NUMBER : TEXT_TOKEN_WORD;
   t.joined = *joined;
+  if (w->raw)
+    {
+      t.term = t.folded = NULL;
+      t.len = 0;
+      *joined = TRUE;
+      return func (&t, user_data);
+    }
   t.term = t.folded = text_fold (w, t.raw, t.raw_len, &t.len);
   if (stemmer && t.kind == TEXT_TOKEN_WORD)
     {
@@ -341,6 +349,24 @@ text_words_each (TextWords *w, const char *prose, gsize len, const char *stem_la
         return FALSE;
     }
   return TRUE;
+}
+
+/**
+ * text_words_each_raw:
+ *
+ * text_words_each() for counting: the same words and numbers, as written
+ * only (@term and @folded are %NULL), without the cost of folding each.
+ */
+gboolean
+text_words_each_raw (TextWords *w, const char *prose, gsize len, TextTokenFunc func,
+                     gpointer user_data)
+{
+  gboolean ok;
+
+  w->raw = TRUE;
+  ok = text_words_each (w, prose, len, NULL, func, user_data);
+  w->raw = FALSE;
+  return ok;
 }
 
 /**

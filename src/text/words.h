@@ -38,6 +38,8 @@ TextWords *text_words_new (void);
 void text_words_free (TextWords *words);
 gboolean text_words_each (TextWords *words, const char *prose, gsize len, const char *stem_lang,
                           TextTokenFunc func, gpointer user_data);
+gboolean text_words_each_raw (TextWords *words, const char *prose, gsize len, TextTokenFunc func,
+                              gpointer user_data);
 guint text_words_sentences (TextWords *words, const char *prose, gsize len);
 void text_words_set_icu_only (TextWords *words, gboolean icu_only);
 const char *text_fold (TextWords *words, const char *word, gsize len, gsize *out_len);
