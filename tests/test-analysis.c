@@ -159,6 +159,73 @@ test_prose (void)
   g_assert_false (text_is_url_or_address ("/", 1));
 }
 
+/* The prose of one line, word by word, as text_prose() first made it: the
+ * reference its runs-at-once version is compared with. */
+static void
+reference_blanked (GString *out, const char *s, gsize len)
+{
+  gsize i = 0;
+
+  while (i < len)
+    {
+      gsize j = i;
+
+      if (g_ascii_isspace (s[i]) || g_ascii_iscntrl (s[i]))
+        {
+          g_string_append_c (out, ' ');
+          i++;
+          continue;
+        }
+      while (j < len && !g_ascii_isspace (s[j]) && !g_ascii_iscntrl (s[j]))
+        j++;
+      if (text_is_url_or_address (s + i, j - i))
+        g_string_append_c (out, ' ');
+      else
+        g_string_append_len (out, s + i, j - i);
+      i = j;
+    }
+}
+
+static void
+test_prose_random (void)
+{
+  static const char *const pieces[] = {
+    "www.", "http://", "a@b.c", "@x", "/", "\\", "~/", ":", "mailto:", "news:", "<", "(", "\"",
+    "'", " ", "  ", "\t", "\v", "\f", "\x01", "\x7f", "word", "and/or", ".", "caf\xc3\xa9",
+    "x", "www", "w.", "a/b/c", "C:",
+  };
+  GRand *rand = g_rand_new_with_seed (41);
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_autoptr (GString) want = g_string_new (NULL);
+  g_autoptr (GString) line = g_string_new (NULL);
+  guint compared = 0;
+
+  for (int i = 0; i < 100000; i++)
+    {
+      g_string_truncate (line, 0);
+      for (int k = g_rand_int_range (rand, 1, 12); k > 0; k--)
+        g_string_append (line, pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+      if (text_line_is_code (line->str, line->len))
+        continue;
+      {
+        gboolean blank = TRUE;
+
+        for (gsize k = 0; k < line->len && blank; k++)
+          blank = g_ascii_isspace (line->str[k]);
+        if (blank || line->str[line->len - 1] == '\r')
+          continue;
+      }
+      text_prose (line->str, line->len, out, NULL);
+      g_string_truncate (want, 0);
+      reference_blanked (want, line->str, line->len);
+      if (strcmp (out->str, want->str) != 0)
+        g_error ("'%s': prose '%s', word by word '%s'", line->str, out->str, want->str);
+      compared++;
+    }
+  g_assert_cmpuint (compared, >, 30000);
+  g_rand_free (rand);
+}
+
 typedef struct {
   GPtrArray *terms;
   GString *joined;
@@ -536,6 +603,7 @@ main (int argc, char **argv)
   g_test_add_func ("/text/lang-short", test_lang_short);
   g_test_add_func ("/text/code-lines", test_code_lines);
   g_test_add_func ("/text/prose", test_prose);
+  g_test_add_func ("/text/prose-random", test_prose_random);
   g_test_add_func ("/text/words", test_words);
   g_test_add_func ("/text/words-ascii", test_words_ascii);
   g_test_add_func ("/text/numbers", test_numbers);

@@ -149,31 +149,57 @@ text_is_url_or_address (const char *w, gsize len)
   return at != NULL && at > w && memchr (at, '.', len - (at - w)) != NULL;
 }
 
+/* Bytes that a URL, an address or a path has one of (text_is_url_or_address()):
+ * a word without them (and not "www.") is prose, without asking. */
+static const guint8 url_byte[256] = { [':'] = 1, ['/'] = 1, ['\\'] = 1, ['@'] = 1 };
+
+static gboolean
+may_be_url_or_address (const char *w, gsize len, gboolean has_url_byte)
+{
+  if (has_url_byte)
+    return TRUE;
+  while (len > 0 && strchr ("<([\"'", *w))
+    w++, len--;
+  return len >= 4 && memcmp (w, "www.", 4) == 0;
+}
+
+/* @s as prose: white space and control characters become a space (a
+ * vertical tab, a form feed: CLD2 refuses text with them), and a word
+ * that is a URL, an address or a path one space.  Runs that stay as they
+ * are go in whole (tests/test-analysis.c compares this with a word at a
+ * time on random lines). */
 static void
 append_blanked (GString *out, const char *s, gsize len)
 {
-  gsize i = 0;
+  gsize i = 0, kept = 0;   /* s[kept..i) is still to be appended as it is */
 
   while (i < len)
     {
       gsize j = i;
+      gboolean has_url_byte = FALSE;
 
-      /* white space and control characters (a vertical tab, a form feed:
-       * CLD2 refuses text with them) become one space */
       if (g_ascii_isspace (s[i]) || g_ascii_iscntrl (s[i]))
         {
-          g_string_append_c (out, ' ');
+          if (s[i] != ' ')
+            {
+              g_string_append_len (out, s + kept, i - kept);
+              g_string_append_c (out, ' ');
+              kept = i + 1;
+            }
           i++;
           continue;
         }
       while (j < len && !g_ascii_isspace (s[j]) && !g_ascii_iscntrl (s[j]))
-        j++;
-      if (text_is_url_or_address (s + i, j - i))
-        g_string_append_c (out, ' ');
-      else
-        g_string_append_len (out, s + i, j - i);
+        has_url_byte |= url_byte[(guchar) s[j++]];
+      if (may_be_url_or_address (s + i, j - i, has_url_byte) && text_is_url_or_address (s + i, j - i))
+        {
+          g_string_append_len (out, s + kept, i - kept);
+          g_string_append_c (out, ' ');
+          kept = j;
+        }
       i = j;
     }
+  g_string_append_len (out, s + kept, len - kept);
 }
 
 /* "-----", "_____", "=====", "*****": a rule between text and a footer. */
