@@ -271,6 +271,7 @@ typedef struct {
   gint64 id;
   char *subject;
   char *own_text;
+  gsize bytes;             /* of both */
 } StoreFtsRow;
 
 static void
@@ -704,16 +705,9 @@ static void
 fts_forget (Store *store, guint from)
 {
   for (guint i = from; i < store->fts_rows->len; i++)
-    {
-      const StoreFtsRow *row = &g_array_index (store->fts_rows, StoreFtsRow, i);
-
-      store->fts_bytes -= (row->subject ? strlen (row->subject) : 0) +
-                          (row->own_text ? strlen (row->own_text) : 0);
-    }
+    store->fts_bytes -= g_array_index (store->fts_rows, StoreFtsRow, i).bytes;
   if (from < store->fts_rows->len)
     g_array_set_size (store->fts_rows, from);
-  if (from == 0)
-    store->fts_bytes = 0;
 }
 
 static gboolean
@@ -745,6 +739,18 @@ fts_flush (Store *store, GError **error)
     }
   fts_forget (store, 0);
   return ok;
+}
+
+/* Rolls back the whole transaction: what was cached of it goes too. */
+static void
+drop_transaction (Store *store)
+{
+  sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  store->uncommitted = 0;
+  store->uncommitted_files = 0;
+  fts_forget (store, 0);
+  g_hash_table_remove_all (store->group_ids);
+  _store_forget_authors (store);
 }
 
 /* Whether @path has rows in the database (or in this transaction). */
@@ -838,13 +844,10 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
       (store->fts_bytes >= FTS_WAITING_BYTES || path_known (store, meta->path)) &&
       !fts_flush (store, error))
     {
-      /* the files finished in this transaction cannot be indexed */
-      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      /* the files finished in this transaction cannot be indexed: they
+       * are lost (store_commit() says so) */
       store->lost_files += store->uncommitted_files;
-      store->uncommitted = 0;
-      store->uncommitted_files = 0;
-      g_hash_table_remove_all (store->group_ids);
-      _store_forget_authors (store);
+      drop_transaction (store);
       return FALSE;
     }
   store->fts_mark = store->fts_rows->len;
@@ -983,8 +986,9 @@ add_fts (Store *store, const StoreMessage *m, GError **error)
 
   if (!store->savepoint)
     return fts_insert (store, m->id, m->subject, m->own_text, error);
-  row = (StoreFtsRow) { m->id, g_strdup (m->subject), g_strdup (m->own_text) };
-  store->fts_bytes += (m->subject ? strlen (m->subject) : 0) + (m->own_text ? strlen (m->own_text) : 0);
+  row = (StoreFtsRow) { m->id, g_strdup (m->subject), g_strdup (m->own_text), 0 };
+  row.bytes = (row.subject ? strlen (row.subject) : 0) + (row.own_text ? strlen (row.own_text) : 0);
+  store->fts_bytes += row.bytes;
   g_array_append_val (store->fts_rows, row);
   return TRUE;
 }
@@ -1386,9 +1390,7 @@ store_commit (Store *store, GError **error)
                                                  " commit", files, files == 1 ? "" : "s");
 
       _store_fail (store, rc, what, error);
-      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-      g_hash_table_remove_all (store->group_ids);
-      _store_forget_authors (store);
+      drop_transaction (store);
       return FALSE;
     }
   if (lost == 0)
