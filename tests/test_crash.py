@@ -351,6 +351,17 @@ def a_first_ingest_ends_with_every_index_of_the_schema():
         polls += 1
     assert p.returncode == 0, p.stderr.read()
     assert polls > 0 and indexes(db) == (expected, 0)
+    # The Message-ID index a first ingest keeps is built again at its end,
+    # sorted: fewer pages than the one that grew a message at a time, and
+    # no page left free in the file.
+    first = fresh("indexes-first.db")
+    assert deja("ingest", "--no-analysis", "--db", first, BIG).returncode == 0
+    def size(path):
+        with sqlite3.connect(path) as c:
+            return (c.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'messages_message_id'").fetchone()[0],
+                    c.execute("PRAGMA freelist_count").fetchone()[0])
+    (grown, _), (built, free) = size(db), size(first)
+    assert built < grown and free == 0, (built, grown, free)
 
 
 @tap.test

