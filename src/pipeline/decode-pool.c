@@ -33,93 +33,132 @@
  * reads nothing but a message's bytes (its envelope line is read apart),
  * so a copy whose bytes equal a recent message's shares that message's
  * record instead of being decoded again: 21,192 of twisted-python's
- * 65,706 messages (its other copies differ in a header or in the notice
- * of a scrubbed attachment, and are decoded).  Two generations of
+ * 65,706 messages are such copies, 15,888 of them within reach (its
+ * other copies differ in a header or in the notice of a scrubbed
+ * attachment, and are decoded).  Two generations of
  * RECENT_RECORDS messages or RECENT_RECORD_BYTES of them, whichever
  * comes first; a message larger than RECORD_MAX is not kept. */
 #define RECENT_RECORDS 512
 #define RECENT_RECORD_BYTES (4 * 1024 * 1024)
 #define RECORD_MAX (256 * 1024)
 
+/* What was made of recent inputs, for the copies that follow: two
+ * generations of a hash table, the older dropped when the newer holds
+ * max_entries or max_bytes.  Keys start with their hash (HashedKey). */
 typedef struct {
-  GHashTable *newer;       /* RecordKey -> MailRecord (a reference) */
+  GHashTable *newer;
   GHashTable *older;
   gsize newer_bytes;
+  guint max_entries;
+  gsize max_bytes;
+  GEqualFunc equal;
+  GDestroyNotify key_free;
+  GDestroyNotify value_free;
   GMutex lock;
-} RecentRecords;
+} Recent;
 
 struct _DecodePool {
   GThreadPool *threads;
   GAsyncQueue *analysers;  /* of TextAnalyser, or NULL: no analysis */
-  GMutex recent_lock;
-  GHashTable *recent;      /* own text -> TextAnalysis, the newer generation */
-  GHashTable *older;
-  RecentRecords records;
+  Recent texts;            /* TextKey -> TextAnalysis */
+  Recent records;          /* RecordKey -> MailRecord (a reference) */
   GMutex lock;
   GCond cond;
 };
 
-/* A recent own text, hashed once (it was hashed three times a message:
- * a lookup in each generation and an insert). */
+typedef struct {
+  guint hash;
+} HashedKey;
+
+static guint
+hashed_key_hash (gconstpointer key)
+{
+  return ((const HashedKey *) key)->hash;
+}
+
+static void
+recent_init (Recent *r, GEqualFunc equal, GDestroyNotify key_free, GDestroyNotify value_free,
+             guint max_entries, gsize max_bytes)
+{
+  *r = (Recent) { NULL, NULL, 0, max_entries, max_bytes, equal, key_free, value_free, { 0 } };
+  g_mutex_init (&r->lock);
+  r->newer = g_hash_table_new_full (hashed_key_hash, equal, key_free, value_free);
+  r->older = g_hash_table_new_full (hashed_key_hash, equal, key_free, value_free);
+}
+
+static void
+recent_clear (Recent *r)
+{
+  g_hash_table_unref (r->newer);
+  g_hash_table_unref (r->older);
+  g_mutex_clear (&r->lock);
+}
+
+/* Whether @key was seen lately; if so, @take gets its value, under the
+ * lock (to copy it, or to take a reference). */
+static gboolean
+recent_find (Recent *r, gconstpointer key, void (*take) (gpointer value, gpointer out), gpointer out)
+{
+  gpointer found;
+
+  g_mutex_lock (&r->lock);
+  found = g_hash_table_lookup (r->newer, key);
+  if (found == NULL)
+    found = g_hash_table_lookup (r->older, key);
+  if (found)
+    take (found, out);
+  g_mutex_unlock (&r->lock);
+  return found != NULL;
+}
+
+/* Keeps @value for @key (both owned by the cache from now on); @bytes
+ * counts against max_bytes. */
+static void
+recent_add (Recent *r, gpointer key, gpointer value, gsize bytes)
+{
+  g_mutex_lock (&r->lock);
+  if (g_hash_table_size (r->newer) >= r->max_entries || r->newer_bytes >= r->max_bytes)
+    {
+      g_hash_table_unref (r->older);
+      r->older = r->newer;
+      r->newer = g_hash_table_new_full (hashed_key_hash, r->equal, r->key_free, r->value_free);
+      r->newer_bytes = 0;
+    }
+  r->newer_bytes += bytes;
+  g_hash_table_replace (r->newer, key, value);
+  g_mutex_unlock (&r->lock);
+}
+
+/* A recent own text (it was hashed three times a message: a lookup in
+ * each generation and an insert). */
 typedef struct {
   guint hash;
   const char *text;        /* in the same allocation, after the key */
-} RecentKey;
-
-static guint
-recent_hash (gconstpointer key)
-{
-  return ((const RecentKey *) key)->hash;
-}
+} TextKey;
 
 static gboolean
-recent_equal (gconstpointer a, gconstpointer b)
+text_key_equal (gconstpointer a, gconstpointer b)
 {
-  const RecentKey *x = a, *y = b;
+  const TextKey *x = a, *y = b;
 
   return x->hash == y->hash && strcmp (x->text, y->text) == 0;
 }
 
-static GHashTable *
-recent_new (void)
-{
-  return g_hash_table_new_full (recent_hash, recent_equal, g_free, g_free);
-}
-
-/* The analysis of @text (whose g_str_hash() is @hash) if it was made lately. */
-static gboolean
-recent_find (DecodePool *pool, const char *text, guint hash, TextAnalysis *out)
-{
-  const RecentKey key = { hash, text };
-  const TextAnalysis *found;
-
-  g_mutex_lock (&pool->recent_lock);
-  found = g_hash_table_lookup (pool->recent, &key);
-  if (found == NULL)
-    found = g_hash_table_lookup (pool->older, &key);
-  if (found)
-    *out = *found;
-  g_mutex_unlock (&pool->recent_lock);
-  return found != NULL;
-}
-
-static void
-recent_add (DecodePool *pool, const char *text, guint hash, const TextAnalysis *analysis)
+static TextKey *
+text_key_new (const char *text, guint hash)
 {
   gsize len = strlen (text);
-  RecentKey *key = g_malloc (sizeof *key + len + 1);
+  TextKey *key = g_malloc (sizeof *key + len + 1);
 
   key->hash = hash;
   key->text = memcpy ((char *) (key + 1), text, len + 1);
-  g_mutex_lock (&pool->recent_lock);
-  if (g_hash_table_size (pool->recent) >= RECENT_TEXTS)
-    {
-      g_hash_table_unref (pool->older);
-      pool->older = pool->recent;
-      pool->recent = recent_new ();
-    }
-  g_hash_table_replace (pool->recent, key, g_memdup2 (analysis, sizeof *analysis));
-  g_mutex_unlock (&pool->recent_lock);
+  return key;
+}
+
+static void
+copy_analysis (gpointer value, gpointer out)
+{
+  *(TextAnalysis *) out = *(const TextAnalysis *) value;
 }
 
 /* A message's bytes, hashed once. */
@@ -150,12 +189,6 @@ bytes_hash (const guint8 *p, gsize len)
   return (guint) h;
 }
 
-static guint
-record_key_hash (gconstpointer key)
-{
-  return ((const RecordKey *) key)->hash;
-}
-
 static gboolean
 record_key_equal (gconstpointer a, gconstpointer b)
 {
@@ -171,50 +204,10 @@ record_key_free (gpointer key)
   g_free (key);
 }
 
-static GHashTable *
-records_new (void)
-{
-  return g_hash_table_new_full (record_key_hash, record_key_equal, record_key_free,
-                                (GDestroyNotify) mail_record_free);
-}
-
-/* Returns: (transfer full) (nullable): the record of a recent message
- * whose bytes are @bytes */
-static MailRecord *
-records_find (RecentRecords *rr, GBytes *bytes, guint hash)
-{
-  const RecordKey key = { hash, bytes };
-  MailRecord *found;
-
-  g_mutex_lock (&rr->lock);
-  found = g_hash_table_lookup (rr->newer, &key);
-  if (found == NULL)
-    found = g_hash_table_lookup (rr->older, &key);
-  if (found)
-    mail_record_ref (found);
-  g_mutex_unlock (&rr->lock);
-  return found;
-}
-
 static void
-records_add (RecentRecords *rr, GBytes *bytes, guint hash, MailRecord *record)
+ref_record (gpointer value, gpointer out)
 {
-  RecordKey *key = g_new (RecordKey, 1);
-
-  key->hash = hash;
-  key->bytes = g_bytes_ref (bytes);
-  g_mutex_lock (&rr->lock);
-  if (g_hash_table_size (rr->newer) >= RECENT_RECORDS || rr->newer_bytes >= RECENT_RECORD_BYTES)
-    {
-      g_hash_table_unref (rr->older);
-      rr->older = rr->newer;
-      rr->newer = records_new ();
-      rr->newer_bytes = 0;
-    }
-  if (!g_hash_table_contains (rr->newer, key))
-    rr->newer_bytes += g_bytes_get_size (bytes);
-  g_hash_table_replace (rr->newer, key, mail_record_ref (record));
-  g_mutex_unlock (&rr->lock);
+  *(MailRecord **) out = mail_record_ref (value);
 }
 
 #define BATCH_BYTES (1024 * 1024)
@@ -284,7 +277,7 @@ decode_span (DecodePool *pool, const char *buf, const MboxSpan *span)
   gsize len;
   const char *text;
   gboolean keep;
-  guint hash = 0;
+  RecordKey key = { 0, NULL };
 
   if (cut.length > DECODE_MAX && cut.body - cut.offset < DECODE_MAX)
     cut.length = DECODE_MAX;
@@ -293,15 +286,20 @@ decode_span (DecodePool *pool, const char *buf, const MboxSpan *span)
   keep = cut.length == span->length && len <= RECORD_MAX;
   if (keep)
     {
-      hash = bytes_hash ((const guint8 *) text, len);
-      if ((record = records_find (&pool->records, bytes, hash)))
+      key = (RecordKey) { bytes_hash ((const guint8 *) text, len), bytes };
+      if (recent_find (&pool->records, &key, ref_record, &record))
         return record;
     }
   record = mail_record_parse (text ? text : "", len);
   if (cut.length < span->length)
     record->flags |= MAIL_FLAG_TRUNCATED;
   if (keep)
-    records_add (&pool->records, bytes, hash, record);
+    {
+      RecordKey *kept = g_new (RecordKey, 1);
+
+      *kept = (RecordKey) { key.hash, g_bytes_ref (bytes) };
+      recent_add (&pool->records, kept, mail_record_ref (record), len);
+    }
   return record;
 }
 
@@ -353,12 +351,13 @@ analyse_batch (DecodePool *pool, DecodeBatch *batch)
     {
       DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
       const char *own = item->record->own_text ? item->record->own_text : "";
-      guint hash = g_str_hash (own);
+      const TextKey key = { g_str_hash (own), own };
 
-      if (!recent_find (pool, own, hash, &item->analysis))
+      if (!recent_find (&pool->texts, &key, copy_analysis, &item->analysis))
         {
           text_analyse (analyser, own, strlen (own), &item->analysis);
-          recent_add (pool, own, hash, &item->analysis);
+          recent_add (&pool->texts, text_key_new (own, key.hash),
+                      g_memdup2 (&item->analysis, sizeof item->analysis), 0);
         }
       item->analysed = TRUE;
     }
@@ -408,12 +407,9 @@ decode_pool_new (guint n_threads, GAsyncQueue *analysers)
 
   mail_init ();
   pool->analysers = analysers ? g_async_queue_ref (analysers) : NULL;
-  g_mutex_init (&pool->recent_lock);
-  pool->recent = recent_new ();
-  pool->older = recent_new ();
-  g_mutex_init (&pool->records.lock);
-  pool->records.newer = records_new ();
-  pool->records.older = records_new ();
+  recent_init (&pool->texts, text_key_equal, g_free, g_free, RECENT_TEXTS, G_MAXSIZE);
+  recent_init (&pool->records, record_key_equal, record_key_free, (GDestroyNotify) mail_record_free,
+               RECENT_RECORDS, RECENT_RECORD_BYTES);
   g_mutex_init (&pool->lock);
   g_cond_init (&pool->cond);
   /* Threads of its own (exclusive), since they give up priority. */
@@ -430,12 +426,8 @@ decode_pool_free (DecodePool *pool)
   g_thread_pool_free (pool->threads, FALSE, TRUE);
   if (pool->analysers)
     g_async_queue_unref (pool->analysers);
-  g_hash_table_unref (pool->recent);
-  g_hash_table_unref (pool->older);
-  g_mutex_clear (&pool->recent_lock);
-  g_hash_table_unref (pool->records.newer);
-  g_hash_table_unref (pool->records.older);
-  g_mutex_clear (&pool->records.lock);
+  recent_clear (&pool->texts);
+  recent_clear (&pool->records);
   g_mutex_clear (&pool->lock);
   g_cond_clear (&pool->cond);
   g_free (pool);
