@@ -150,6 +150,96 @@ test_files_are_committed_together_and_undone_alone (Fixture *f, gconstpointer da
   g_assert_cmpint (count (f, "SELECT count(*) FROM messages"), ==, 2);
 }
 
+static gboolean
+count_row (const StoreValue *values, guint n, gpointer user_data)
+{
+  *(gint64 *) user_data = g_ascii_strtoll (values[0].text, NULL, 10);
+  return TRUE;
+}
+
+/* Messages matching @match, through the store's own connection (inside
+ * its transaction). */
+static gint64
+search_count (Fixture *f, const char *match)
+{
+  g_autoptr (GError) error = NULL;
+  StoreFilter filter = { .match = match };
+  gint64 n = -1;
+
+  g_assert_true (store_search (f->store, &filter, STORE_SEARCH_COUNT, NULL, NULL, count_row, &n, &error));
+  g_assert_no_error (error);
+  return n;
+}
+
+/* Stores @n messages of 64 KiB of own text each, "zebra" in every one. */
+static void
+add_large_messages (Fixture *f, guint n)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  while (text->len < 64 * 1024)
+    g_string_append (text, "zebra crossing words enough to fill a line of text\n");
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *msgid = g_strdup_printf ("large%u@example.com", i);
+      StoreMessage m = { 0 };
+
+      m.byte_offset = (gint64) i * 70000;
+      m.byte_length = 70000;
+      m.id = store_message_id (f->store, m.byte_offset, i + 1);
+      m.line_no = 1 + i * 1400;
+      m.message_id = msgid;
+      m.subject = "large";
+      m.from_addr = "a@example.com";
+      m.body = m.own_text = text->str;
+      m.content_hash = i + 1;
+      m.guess = (StoreThreadGuess) { m.id, 0, 0, NULL, "root" };
+      g_assert_true (store_add_message (f->store, &m, &error));
+      g_assert_no_error (error);
+    }
+}
+
+/* A file after the first of a transaction keeps its full-text rows for
+ * after its savepoint, but no more than 4 MiB of text: past that it
+ * indexes them as they come (memory stays bounded whatever the file's
+ * size), inside its savepoint, so that rolling it back still takes them
+ * all.  FTS5's own check holds after each. */
+static void
+test_a_large_file_is_indexed_as_it_goes (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  StoreFileMeta meta = { "/large.mbox", 80 * 70000, 80 * 70000, 0, NULL };
+
+  begin_one_file (f, "/a.mbox", NULL);
+  g_assert_true (store_finish_file (f->store, "abc", 1, 10, &error));
+  /* 40 messages, 2.5 MiB: they wait */
+  g_assert_true (store_begin_file (f->store, &meta, NULL, &error));
+  add_large_messages (f, 40);
+  g_assert_cmpint (search_count (f, "zebra"), ==, 0);
+  store_abort_file (f->store);
+  /* 80 messages, 5 MiB: past 4 MiB they are indexed as they come */
+  g_assert_true (store_begin_file (f->store, &meta, NULL, &error));
+  add_large_messages (f, 80);
+  g_assert_cmpint (search_count (f, "zebra"), >, 0);
+  store_abort_file (f->store);
+  g_assert_true (store_commit (f->store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages"), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zebra'"), ==, 0);
+  break_with (f, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)");
+  /* and kept: all of them, once */
+  begin_one_file (f, "/b.mbox", NULL);
+  g_assert_true (store_finish_file (f->store, "def", 1, 10, &error));
+  g_assert_true (store_begin_file (f->store, &meta, NULL, &error));
+  add_large_messages (f, 80);
+  g_assert_true (store_finish_file (f->store, "ghi", 80, 80 * 1400, &error));
+  g_assert_true (store_commit (f->store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zebra'"), ==, 80);
+  break_with (f, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)");
+}
+
 static void
 test_never_ingested_is_not_a_failure (Fixture *f, gconstpointer data)
 {
@@ -276,6 +366,7 @@ main (int argc, char **argv)
   ADD ("a-file-round-trip", test_a_file_round_trip);
   ADD ("a-path-stored-again-replaces-its-rows", test_a_path_stored_again_replaces_its_rows);
   ADD ("files-are-committed-together-and-undone-alone", test_files_are_committed_together_and_undone_alone);
+  ADD ("a-large-file-is-indexed-as-it-goes", test_a_large_file_is_indexed_as_it_goes);
   ADD ("decisions", test_decisions);
   ADD ("failure-is-not-none", test_failure_is_not_none);
 #undef ADD

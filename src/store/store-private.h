@@ -69,6 +69,8 @@ struct _Store {
                               indexed after it (store.c: fts_flush()) */
   gsize fts_bytes;         /* their text */
   guint fts_mark;          /* fts_rows->len when the file under way began */
+  gsize fts_mark_bytes;    /* and fts_bytes */
+  gboolean fts_direct;     /* the file under way indexes its rows as they come */
 };
 
 void _store_forget_authors (Store *store);

@@ -697,8 +697,9 @@ load_previous (Store *store, const char *path, GError **error)
  * again (twisted-python: 248 segments, flushes and merges 0.9 s of the
  * writer's 3.7 s).  They are indexed before a savepoint is opened once
  * FTS_WAITING_BYTES of text wait (FTS5 itself writes a segment per
- * megabyte it holds), before a file is replaced (its old rows leave the
- * index) and before the commit. */
+ * `hashsize` it holds, 4 MiB: schema 13), before a file is replaced (its
+ * old rows leave the index) and before the commit; a file whose own rows
+ * reach FTS_WAITING_BYTES indexes them as they come (add_fts()). */
 #define FTS_WAITING_BYTES (4 * 1024 * 1024)
 
 static void
@@ -724,21 +725,28 @@ fts_insert (Store *store, gint64 id, const char *subject, const char *own_text, 
   return TRUE;
 }
 
-/* Indexes the rows that wait (outside any savepoint).  A failure leaves
- * the transaction to be rolled back. */
+/* Indexes the rows that wait from the @from'th on.  A failure leaves the
+ * transaction to be rolled back. */
 static gboolean
-fts_flush (Store *store, GError **error)
+fts_flush_from (Store *store, guint from, GError **error)
 {
   gboolean ok = TRUE;
 
-  for (guint i = 0; ok && i < store->fts_rows->len; i++)
+  for (guint i = from; ok && i < store->fts_rows->len; i++)
     {
       const StoreFtsRow *row = &g_array_index (store->fts_rows, StoreFtsRow, i);
 
       ok = fts_insert (store, row->id, row->subject, row->own_text, error);
     }
-  fts_forget (store, 0);
+  fts_forget (store, from);
   return ok;
+}
+
+/* Indexes every row that waits (outside any savepoint). */
+static gboolean
+fts_flush (Store *store, GError **error)
+{
+  return fts_flush_from (store, 0, error);
 }
 
 /* Rolls back the whole transaction: what was cached of it goes too. */
@@ -851,6 +859,8 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
       return FALSE;
     }
   store->fts_mark = store->fts_rows->len;
+  store->fts_mark_bytes = store->fts_bytes;
+  store->fts_direct = FALSE;
   if (store->savepoint && !exec (store, "SAVEPOINT deja_file", error))
     {
       rollback_file (store);
@@ -978,19 +988,26 @@ add_groups (Store *store, gint64 id, const char *const *groups, guint n, GError 
 }
 
 /* A file with a savepoint has its full-text rows indexed after it
- * (fts_flush()); the first of a transaction, as they come. */
+ * (fts_flush()); the first of a transaction, as they come.  So does a
+ * file with a savepoint once its own rows hold FTS_WAITING_BYTES of text:
+ * memory stays bounded whatever its size, and a file that large is worth
+ * a segment of its own anyway. */
 static gboolean
 add_fts (Store *store, const StoreMessage *m, GError **error)
 {
   StoreFtsRow row;
 
-  if (!store->savepoint)
+  if (!store->savepoint || store->fts_direct)
     return fts_insert (store, m->id, m->subject, m->own_text, error);
   row = (StoreFtsRow) { m->id, g_strdup (m->subject), g_strdup (m->own_text), 0 };
   row.bytes = (row.subject ? strlen (row.subject) : 0) + (row.own_text ? strlen (row.own_text) : 0);
   store->fts_bytes += row.bytes;
   g_array_append_val (store->fts_rows, row);
-  return TRUE;
+  if (store->fts_bytes - store->fts_mark_bytes < FTS_WAITING_BYTES)
+    return TRUE;
+  /* inside the file's savepoint: rolled back with it */
+  store->fts_direct = TRUE;
+  return fts_flush_from (store, store->fts_mark, error);
 }
 
 static gboolean
