@@ -240,6 +240,32 @@ test_a_large_file_is_indexed_as_it_goes (Fixture *f, gconstpointer data)
   break_with (f, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)");
 }
 
+/* What threads read beside the writer rely on (pipeline/threads.c): a
+ * reader sees what was committed, and PRAGMA data_version tells the
+ * writer when another connection committed, not when it did itself. */
+static void
+test_a_reader_beside_the_writer (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Store) reader = NULL;
+  gint64 before = 0, after = 0, n = -1;
+
+  store_one_file (f, "/a.mbox", "abc", NULL);
+  reader = store_open_reader (f->path, &error);
+  g_assert_no_error (error);
+  g_assert_true (store_count_messages (reader, &n, &error));
+  g_assert_cmpint (n, ==, 1);
+  g_assert_true (store_data_version (f->store, &before, &error));
+  store_one_file (f, "/b.mbox", "def", NULL);
+  g_assert_true (store_count_messages (reader, &n, &error));
+  g_assert_cmpint (n, ==, 2);
+  g_assert_true (store_data_version (f->store, &after, &error));
+  g_assert_cmpint (after, ==, before);
+  break_with (f, "INSERT INTO deja_state (key, value) VALUES ('elsewhere', '1')");
+  g_assert_true (store_data_version (f->store, &after, &error));
+  g_assert_cmpint (after, !=, before);
+}
+
 static void
 test_never_ingested_is_not_a_failure (Fixture *f, gconstpointer data)
 {
@@ -367,6 +393,7 @@ main (int argc, char **argv)
   ADD ("a-path-stored-again-replaces-its-rows", test_a_path_stored_again_replaces_its_rows);
   ADD ("files-are-committed-together-and-undone-alone", test_files_are_committed_together_and_undone_alone);
   ADD ("a-large-file-is-indexed-as-it-goes", test_a_large_file_is_indexed_as_it_goes);
+  ADD ("a-reader-beside-the-writer", test_a_reader_beside_the_writer);
   ADD ("decisions", test_decisions);
   ADD ("failure-is-not-none", test_failure_is_not_none);
 #undef ADD

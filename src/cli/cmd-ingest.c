@@ -69,7 +69,7 @@ cmd_ingest (int argc, char **argv)
   g_autoptr (IngestSession) session = NULL;
   IngestOptions options = { 0 };
   guint failures = 0, stored = 0;
-  gboolean stale = FALSE, deferred = FALSE;
+  gboolean stale = FALSE, deferred = FALSE, rethread = FALSE;
   g_autoptr (GTimer) timer = NULL;
   guint64 messages = 0, bytes = 0;
 
@@ -179,12 +179,6 @@ cmd_ingest (int argc, char **argv)
       deja_error ("cannot store in '%s': %s", db, error->message);
       failures++;
     }
-  g_clear_error (&error);
-  if (deferred && !store_build_deferred_indexes (store, &error))
-    {
-      deja_error ("cannot index '%s': %s", db, error->message);
-      failures++;
-    }
   /* Threads are also stale when an earlier ingest stopped after storing a
    * file and before threading. */
   g_clear_error (&error);
@@ -195,8 +189,23 @@ cmd_ingest (int argc, char **argv)
     }
   else if (deja_interrupted && (stored > 0 || stale))
     deja_note ("threads not computed: the next 'deja ingest' or 'deja thread' computes them");
-  else if ((stored > 0 || stale) && !deja_rethread (store, db))
-    failures++;
+  else if (stored > 0 || stale)
+    rethread = TRUE;
+  /* A first ingest builds the indexes it left for its end, and the
+   * threads are read beside it. */
+  g_clear_error (&error);
+  if (deferred && rethread)
+    failures += deja_rethread_and_index (store, db) ? 0 : 1;
+  else
+    {
+      if (deferred && !store_build_deferred_indexes (store, &error))
+        {
+          deja_error ("cannot index '%s': %s", db, error->message);
+          failures++;
+        }
+      if (rethread && !deja_rethread (store, db))
+        failures++;
+    }
   /* Authors, when a file was stored since they were last computed. */
   if (!deja_interrupted && !deja_update_authors (store, db))
     failures++;

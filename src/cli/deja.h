@@ -44,6 +44,7 @@ typedef struct _Store Store;
 extern volatile int deja_interrupted;
 void deja_catch_interrupt (const char *message);
 gboolean deja_rethread (Store *store, const char *db);
+gboolean deja_rethread_and_index (Store *store, const char *db);
 gboolean deja_update_authors (Store *store, const char *db);
 
 gboolean deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads,

@@ -68,6 +68,41 @@ deja_rethread (Store *store, const char *db)
   return TRUE;
 }
 
+static gboolean
+build_indexes (Store *store, gpointer db)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (store_build_deferred_indexes (store, &error))
+    return TRUE;
+  deja_error ("cannot index '%s': %s", (const char *) db, error->message);
+  return FALSE;
+}
+
+/* deja_rethread() after a first ingest: the indexes it left for its end
+ * are built while the threads are read beside (pipeline/threads.c).
+ * Returns FALSE when either failed (each said so). */
+gboolean
+deja_rethread_and_index (Store *store, const char *db)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *summary = NULL;
+  ThreadCounts counts;
+  gboolean indexed = FALSE;
+
+#ifdef __GLIBC__
+  malloc_trim (0);
+#endif
+  if (!threads_rebuild_beside (store, db, build_indexes, (gpointer) db, &indexed, &counts, &error))
+    {
+      deja_error ("cannot thread '%s': %s", db, error->message);
+      return FALSE;
+    }
+  summary = threads_describe (&counts);
+  deja_note ("threaded '%s': %s", db, summary);
+  return indexed;
+}
+
 /* Authors, when rows changed since they were last computed
  * (docs/people.md). */
 gboolean

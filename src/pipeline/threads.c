@@ -95,6 +95,107 @@ threads_rebuild_as_before (Store *store, ThreadCounts *counts, GError **error)
          threads_rebuild (store, by_subject, counts, error);
 }
 
+/* Threads read and computed on a connection of their own (a thread of
+ * its own too), while the writer's connection does something else. */
+typedef struct {
+  char *path;
+  gboolean by_subject;
+  StoreThreadData data;
+  ThreadResult result;
+  gboolean done;           /* data and result hold the whole database */
+} ThreadsBeside;
+
+static gpointer
+read_beside (gpointer p)
+{
+  ThreadsBeside *b = p;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Store) reader = store_open_reader (b->path, &error);
+  gint64 n = 0;
+
+  if (reader == NULL ||
+      !store_count_messages (reader, &n, &error) || n > (gint64) store_thread_batch_messages () ||
+      !store_load_thread_data (reader, b->by_subject, -1, &b->data, &error))
+    {
+      if (error)
+        g_debug ("threads not read beside the writer: %s", error->message);
+      return NULL;
+    }
+  thread_compute ((const ThreadInput *) b->data.inputs->data, b->data.inputs->len, b->by_subject,
+                  &b->result);
+  b->done = TRUE;
+  return NULL;
+}
+
+/**
+ * threads_rebuild_beside:
+ * @path: the database file of @store
+ * @meanwhile: work on @store while the threads are read and computed on
+ *   a connection of their own (an ingest's first index build: both read
+ *   the whole table, on two cores instead of one after the other); its
+ *   result goes to @meanwhile_ok
+ * @counts: (out) (optional): what threading found
+ *
+ * threads_rebuild_as_before(), with @meanwhile run first.  The threads
+ * read beside are written only when no other connection committed since
+ * they were read (PRAGMA data_version) and the database is one batch;
+ * otherwise they are read again, after @meanwhile, as always.
+ */
+gboolean
+threads_rebuild_beside (Store *store, const char *path, gboolean (*meanwhile) (Store *store, gpointer data),
+                        gpointer data, gboolean *meanwhile_ok, ThreadCounts *counts, GError **error)
+{
+  ThreadsBeside b = { g_strdup (path), FALSE, { 0 }, { 0 }, FALSE };
+  gint64 before = 0, after = -1;
+  guint batches = 1;
+  GThread *reader;
+  gboolean ok;
+
+  if (!store_threads_by_subject (store, &b.by_subject, error) ||
+      !store_data_version (store, &before, error))
+    {
+      g_free (b.path);
+      *meanwhile_ok = meanwhile (store, data);
+      return FALSE;
+    }
+  reader = g_thread_new ("deja-threads", read_beside, &b);
+  *meanwhile_ok = meanwhile (store, data);
+  g_thread_join (reader);
+  g_free (b.path);
+  if (b.done)
+    {
+      ok = store_begin_threads (store, error) && store_data_version (store, &after, error);
+      if (ok && after == before)
+        {
+          ThreadCounts sum = { 0 };
+
+          g_debug ("threads read beside the writer");
+          ok = store_plan_threads (store, G_MAXUINT, &batches, error) &&
+               store_save_threads (store, &b.data, &b.result, error);
+          add_counts (&sum, &b.result.counts);
+          thread_result_clear (&b.result);
+          store_thread_data_clear (&b.data);
+          if (!ok)
+            {
+              store_abort_threads (store);
+              return FALSE;
+            }
+          if (!store_finish_threads (store, b.by_subject, error))
+            return FALSE;
+          if (counts)
+            *counts = sum;
+          return TRUE;
+        }
+      store_abort_threads (store);
+      thread_result_clear (&b.result);
+      store_thread_data_clear (&b.data);
+      if (!ok)
+        return FALSE;
+      g_debug ("threads read again: the database changed while they were read");
+    }
+  return threads_rebuild (store, b.by_subject, counts, error);
+}
+
 char *
 threads_describe (const ThreadCounts *c)
 {

@@ -261,6 +261,14 @@ count_messages (Store *store)
   return n;
 }
 
+/* How many messages the database holds. */
+gboolean
+store_count_messages (Store *store, gint64 *n, GError **error)
+{
+  *n = count_messages (store);
+  return *n >= 0 || _store_fail (store, sqlite3_errcode (store->db), "cannot count messages", error);
+}
+
 /* Past this many messages (about 8 GiB of mbox) the plan is made on disk:
  * in memory it adds about 10 bytes a message to threading's peak (107 MiB
  * over 470,404 messages, 121 MiB over 1,881,210), on disk it keeps the

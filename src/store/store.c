@@ -493,6 +493,47 @@ store_open_to_read (const char *path, GError **error)
   return open_immutable (path, error);
 }
 
+/**
+ * store_open_reader:
+ *
+ * A read-only connection to a database of the current schema that
+ * another connection of this process is writing: nothing is migrated,
+ * built or checkpointed, and it sees what was committed when each of its
+ * reads began.  For reading beside the writer (threads.c).
+ *
+ * Returns: (transfer full) (nullable): the store, or %NULL with @error set
+ */
+Store *
+store_open_reader (const char *path, GError **error)
+{
+  g_autoptr (Store) store = store_new (path);
+  gint64 version = 0;
+
+  if (!open_db (store, path, SQLITE_OPEN_READONLY, error) || !check_identity (store, error) ||
+      !_store_query_int (store, "PRAGMA user_version", &version, NULL, error) ||
+      !_store_register_functions (store, error))
+    return NULL;
+  if (version != SCHEMA_VERSION)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+                   "database has schema version %" G_GINT64_FORMAT ", not %d", version,
+                   SCHEMA_VERSION);
+      return NULL;
+    }
+  return g_steal_pointer (&store);
+}
+
+/**
+ * store_data_version:
+ *
+ * PRAGMA data_version: it changes when another connection commits.
+ */
+gboolean
+store_data_version (Store *store, gint64 *version, GError **error)
+{
+  return _store_query_int (store, "PRAGMA data_version", version, NULL, error);
+}
+
 void
 store_close (Store *store)
 {

@@ -171,6 +171,8 @@ typedef gboolean (*StoreRowFunc) (const StoreValue *values, guint n, gpointer us
 Store *store_open (const char *path, GError **error);
 Store *store_open_sized (const char *path, gint64 archive_bytes, GError **error);
 Store *store_open_to_read (const char *path, GError **error);
+Store *store_open_reader (const char *path, GError **error);
+gboolean store_data_version (Store *store, gint64 *version, GError **error);
 void store_close (Store *store);
 
 gboolean store_file_sha256 (Store *store, const char *path, char **sha256, GError **error);
@@ -242,6 +244,7 @@ typedef struct {
 
 gboolean store_threads_stale (Store *store, gboolean *stale, GError **error);
 guint store_thread_batch_messages (void);
+gboolean store_count_messages (Store *store, gint64 *n, GError **error);
 gboolean store_plan_threads (Store *store, guint max, guint *batches, GError **error);
 gboolean store_load_thread_data (Store *store, gboolean subjects, gint batch, StoreThreadData *data,
                                  GError **error);
