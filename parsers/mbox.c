@@ -566,8 +566,11 @@ judge (MboxSplitter *s, goffset p, goffset end, guint64 line_no,
       return FALSE;
     }
   read_header_block (s, next_line (s, end), &hb);
-  h = hb.block && (shape == MBOX_SHAPE_R || hb.n_standard >= 1);
   strong = hb.block && hb.n_standard >= 2;
+  /* After a full R envelope any block; after P one standard field; after
+   * G two: Google Groups exports write a dozen, and prose can put a year
+   * alone on a line before "to: Someone <…>" (docs/splitter.md). */
+  h = hb.block && (shape == MBOX_SHAPE_R || (shape == MBOX_SHAPE_G ? strong : hb.n_standard >= 1));
   length = length_agrees (s, p, line_no);
 
   if (!h)
