@@ -23,22 +23,98 @@ add_counts (ThreadCounts *sum, const ThreadCounts *c)
   sum->subject_joins += c->subject_joins;
 }
 
-/* Threads batch @batch (-1: every message) and writes its rows. */
+/* A batch's threading data and what threading found in it. */
+typedef struct {
+  StoreThreadData data;
+  ThreadResult result;
+  gboolean done;           /* data and result are filled */
+} Computed;
+
+static void
+computed_clear (Computed *c)
+{
+  if (!c->done)
+    return;
+  thread_result_clear (&c->result);
+  store_thread_data_clear (&c->data);
+  c->done = FALSE;
+}
+
+/* Reads batch @batch (-1: every message) and threads it. */
+static gboolean
+compute_batch (Store *store, gboolean by_subject, gint batch, Computed *c, GError **error)
+{
+  if (!store_load_thread_data (store, by_subject, batch, &c->data, error))
+    return FALSE;
+  thread_compute ((const ThreadInput *) c->data.inputs->data, c->data.inputs->len, by_subject,
+                  &c->result);
+  c->done = TRUE;
+  return TRUE;
+}
+
+/* Writes @c's rows, and clears it. */
+static gboolean
+save_computed (Store *store, Computed *c, ThreadCounts *sum, GError **error)
+{
+  gboolean ok = store_save_threads (store, &c->data, &c->result, error);
+
+  add_counts (sum, &c->result.counts);
+  computed_clear (c);
+  return ok;
+}
+
 static gboolean
 thread_batch (Store *store, gboolean by_subject, gint batch, ThreadCounts *sum, GError **error)
 {
-  StoreThreadData data;
-  ThreadResult result;
+  Computed c = { .done = FALSE };
+
+  return compute_batch (store, by_subject, batch, &c, error) && save_computed (store, &c, sum, error);
+}
+
+/* threads_rebuild(); @ahead: (nullable): the whole database read and
+ * threaded on another connection when the writer's PRAGMA data_version
+ * was @version, written instead of reading again if nothing was committed
+ * by another connection since and the database is one batch. */
+static gboolean
+rebuild (Store *store, gboolean by_subject, Computed *ahead, gint64 version, ThreadCounts *counts,
+         GError **error)
+{
+  ThreadCounts sum = { 0 };
+  guint batches = 1;
+  gint64 now = -1;
   gboolean ok;
 
-  if (!store_load_thread_data (store, by_subject, batch, &data, error))
+  ok = store_begin_threads (store, error) &&
+       store_plan_threads (store, by_subject ? G_MAXUINT : store_thread_batch_messages (), &batches,
+                           error);
+  if (ok && ahead && ahead->done &&
+      !(batches == 1 && (ok = store_data_version (store, &now, error)) && now == version))
+    {
+      g_debug ("threads read again: the database changed while they were read");
+      computed_clear (ahead);
+    }
+  if (ok && ahead && ahead->done)
+    g_debug ("threads read beside the writer");
+  else if (ok)
+    g_debug ("threading in %u batch%s of whole connected components", batches,
+             batches == 1 ? "" : "es");
+  if (ok && batches == 1)
+    ok = ahead && ahead->done ? save_computed (store, ahead, &sum, error)
+                              : thread_batch (store, by_subject, -1, &sum, error);
+  for (guint b = 0; ok && batches > 1 && b < batches; b++)
+    ok = thread_batch (store, by_subject, (gint) b, &sum, error);
+  if (ahead)
+    computed_clear (ahead);
+  if (!ok)
+    {
+      store_abort_threads (store);
+      return FALSE;
+    }
+  if (!store_finish_threads (store, by_subject, error))
     return FALSE;
-  thread_compute ((const ThreadInput *) data.inputs->data, data.inputs->len, by_subject, &result);
-  ok = store_save_threads (store, &data, &result, error);
-  add_counts (sum, &result.counts);
-  thread_result_clear (&result);
-  store_thread_data_clear (&data);
-  return ok;
+  if (counts)
+    *counts = sum;
+  return TRUE;
 }
 
 /**
@@ -53,30 +129,7 @@ thread_batch (Store *store, gboolean by_subject, gint batch, ThreadCounts *sum, 
 gboolean
 threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError **error)
 {
-  ThreadCounts sum = { 0 };
-  guint batches = 1;
-  gboolean ok;
-
-  ok = store_begin_threads (store, error) &&
-       store_plan_threads (store, by_subject ? G_MAXUINT : store_thread_batch_messages (), &batches,
-                           error);
-  if (ok)
-    g_debug ("threading in %u batch%s of whole connected components", batches,
-             batches == 1 ? "" : "es");
-  if (ok && batches == 1)
-    ok = thread_batch (store, by_subject, -1, &sum, error);
-  for (guint b = 0; ok && batches > 1 && b < batches; b++)
-    ok = thread_batch (store, by_subject, (gint) b, &sum, error);
-  if (!ok)
-    {
-      store_abort_threads (store);
-      return FALSE;
-    }
-  if (!store_finish_threads (store, by_subject, error))
-    return FALSE;
-  if (counts)
-    *counts = sum;
-  return TRUE;
+  return rebuild (store, by_subject, NULL, 0, counts, error);
 }
 
 /**
@@ -102,33 +155,25 @@ threads_rebuild_as_before (Store *store, ThreadCounts *counts, GError **error)
  * went from 222 to 256 MiB.  So only databases of up to BESIDE_MAX
  * messages are read beside (30 MiB at most); larger ones after. */
 #define BESIDE_MAX MIN (100000u, store_thread_batch_messages ())
+
 typedef struct {
-  char *path;
+  const char *path;
   gboolean by_subject;
-  StoreThreadData data;
-  ThreadResult result;
-  gboolean done;           /* data and result hold the whole database */
-} ThreadsBeside;
+  Computed computed;
+} Beside;
 
 static gpointer
 read_beside (gpointer p)
 {
-  ThreadsBeside *b = p;
+  Beside *b = p;
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) reader = store_open_reader (b->path, &error);
   gint64 n = 0;
 
-  if (reader == NULL ||
-      !store_count_messages (reader, &n, &error) || n > (gint64) BESIDE_MAX ||
-      !store_load_thread_data (reader, b->by_subject, -1, &b->data, &error))
-    {
-      if (error)
-        g_debug ("threads not read beside the writer: %s", error->message);
-      return NULL;
-    }
-  thread_compute ((const ThreadInput *) b->data.inputs->data, b->data.inputs->len, b->by_subject,
-                  &b->result);
-  b->done = TRUE;
+  if (reader && store_count_messages (reader, &n, &error) && n <= (gint64) BESIDE_MAX)
+    compute_batch (reader, b->by_subject, -1, &b->computed, &error);
+  if (error)
+    g_debug ("threads not read beside the writer: %s", error->message);
   return NULL;
 }
 
@@ -150,55 +195,20 @@ gboolean
 threads_rebuild_beside (Store *store, const char *path, gboolean (*meanwhile) (Store *store, gpointer data),
                         gpointer data, gboolean *meanwhile_ok, ThreadCounts *counts, GError **error)
 {
-  ThreadsBeside b = { g_strdup (path), FALSE, { 0 }, { 0 }, FALSE };
-  gint64 before = 0, after = -1;
-  guint batches = 1;
+  Beside b = { path, FALSE, { .done = FALSE } };
+  gint64 version = 0;
   GThread *reader;
-  gboolean ok;
 
   if (!store_threads_by_subject (store, &b.by_subject, error) ||
-      !store_data_version (store, &before, error))
+      !store_data_version (store, &version, error))
     {
-      g_free (b.path);
       *meanwhile_ok = meanwhile (store, data);
       return FALSE;
     }
   reader = g_thread_new ("deja-threads", read_beside, &b);
   *meanwhile_ok = meanwhile (store, data);
   g_thread_join (reader);
-  g_free (b.path);
-  if (b.done)
-    {
-      ok = store_begin_threads (store, error) && store_data_version (store, &after, error);
-      if (ok && after == before)
-        {
-          ThreadCounts sum = { 0 };
-
-          g_debug ("threads read beside the writer");
-          ok = store_plan_threads (store, G_MAXUINT, &batches, error) &&
-               store_save_threads (store, &b.data, &b.result, error);
-          add_counts (&sum, &b.result.counts);
-          thread_result_clear (&b.result);
-          store_thread_data_clear (&b.data);
-          if (!ok)
-            {
-              store_abort_threads (store);
-              return FALSE;
-            }
-          if (!store_finish_threads (store, b.by_subject, error))
-            return FALSE;
-          if (counts)
-            *counts = sum;
-          return TRUE;
-        }
-      store_abort_threads (store);
-      thread_result_clear (&b.result);
-      store_thread_data_clear (&b.data);
-      if (!ok)
-        return FALSE;
-      g_debug ("threads read again: the database changed while they were read");
-    }
-  return threads_rebuild (store, b.by_subject, counts, error);
+  return rebuild (store, b.by_subject, &b.computed, version, counts, error);
 }
 
 char *
