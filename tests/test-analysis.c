@@ -88,6 +88,120 @@ test_lang_short (void)
   g_assert_cmpuint (text_lang_letters ("ab 12 çé", 11, 100), ==, 4);
 }
 
+/* Sentences of a long post, each said once (CLD2 discounts repeated
+ * words), in English and in German. */
+static const char *const english[] = {
+  "The reactor was started twice in my test suite, and the second start hung until the timeout.",
+  "After reading the documentation again I noticed that the examples never stop the event loop.",
+  "Our build machine runs the old release, while my laptop has whatever the distribution ships.",
+  "Somebody on the list suggested a deferred that fires when the connection is finally closed.",
+  "That worked for the simple client, but the proxy still leaves sockets open after each request.",
+  "I tried to reproduce the problem with a smaller program and failed, which is rather annoying.",
+  "Perhaps the difference is in how the configuration file is read when the service restarts.",
+  "If anybody has seen this behaviour before, I would be grateful for a pointer or a workaround.",
+  "The logs show nothing unusual, only the usual warnings about deprecated modules and settings.",
+  "Next week I will try the development branch and report back here with whatever I can find.",
+  "Meanwhile the workaround is a cron job that restarts the daemon every night at three o'clock.",
+  "It is not pretty, but the users have stopped complaining, and that buys us some quiet time.",
+  "Thanks to everyone who answered my earlier questions; the mailing list has been very helpful.",
+  "For the record, the machine has four gigabytes of memory and plenty of free space on its disk.",
+  "The kernel is the one from the stable release, patched only for the network card we bought.",
+  "I will write up what we learn on the wiki so that the next person does not have to ask again.",
+  "One more detail: the failures started after we moved the database to the other server room.",
+  "Before that move everything ran for months without a single restart, so timing may matter.",
+  "Our administrator thinks the firewall drops idle connections after a few minutes of silence.",
+  "That would explain why the long requests fail while the short ones always seem to succeed.",
+  "We could lower the keepalive interval, but nobody knows which component should send it.",
+  "My colleague prefers to rewrite the client so that it reconnects whenever a call is lost.",
+  "I am not convinced, because hiding the failure makes the next problem harder to diagnose.",
+  "In any case, we agreed to collect better measurements before anyone changes the design.",
+  "The plan is to record every connection for a week and compare the failures with the load.",
+  "I hope to have the numbers by the end of the month, and I will share them with the list.",
+  NULL
+};
+static const char *const german[] = {
+  "Der Reaktor wurde in meiner Testumgebung zweimal gestartet, und der zweite Start blieb hängen.",
+  "Nachdem ich die Dokumentation noch einmal gelesen hatte, fiel mir auf, dass nichts beendet wird.",
+  "Unser Rechner im Keller läuft mit der alten Version, mein Laptop mit der aus der Distribution.",
+  "Jemand auf der Liste schlug vor, auf das Schließen der Verbindung zu warten, bevor man beendet.",
+  "Für den einfachen Klienten hat das funktioniert, aber der Vermittler lässt Verbindungen offen.",
+  "Ich habe versucht, das Problem mit einem kleineren Programm nachzustellen, leider ohne Erfolg.",
+  "Vielleicht liegt der Unterschied darin, wie die Konfigurationsdatei beim Neustart gelesen wird.",
+  "Wenn jemand dieses Verhalten schon einmal gesehen hat, wäre ich für einen Hinweis sehr dankbar.",
+  "Die Protokolle zeigen nichts Ungewöhnliches, nur die üblichen Warnungen über veraltete Module.",
+  "Nächste Woche probiere ich den Entwicklungszweig aus und berichte hier, was ich finden konnte.",
+  "Bis dahin startet ein nächtlicher Auftrag den Dienst jede Nacht um drei Uhr einfach neu.",
+  "Schön ist das nicht, aber die Benutzer beschweren sich nicht mehr, und wir haben etwas Ruhe.",
+  "Danke an alle, die meine früheren Fragen beantwortet haben; die Liste ist wirklich hilfreich.",
+  "Der Vollständigkeit halber: die Maschine hat vier Gigabyte Speicher und genug freien Platz.",
+  "Der Kern stammt aus der stabilen Ausgabe und ist nur für unsere neue Netzwerkkarte angepasst.",
+  "Ich schreibe unsere Erkenntnisse ins Wiki, damit die nächste Person nicht noch einmal fragt.",
+  "Noch eine Einzelheit: die Fehler begannen, nachdem die Datenbank umgezogen war.",
+  "Vor dem Umzug lief alles monatelang ohne einen einzigen Neustart, also zählt wohl die Zeit.",
+  "Unser Verwalter glaubt, dass die Brandmauer ruhende Verbindungen nach wenigen Minuten trennt.",
+  "Das würde erklären, warum lange Anfragen scheitern, während kurze immer gelingen.",
+  "Wir könnten das Intervall verkürzen, aber niemand weiß, welcher Teil es senden sollte.",
+  "Ich hoffe, die Zahlen bis zum Monatsende zu haben, und teile sie dann mit der Liste.",
+  NULL
+};
+
+/* @n bytes or more of @a, and of @b in turn when there is one, each
+ * sentence once, joined by spaces; *@ia and *@ib: the next to take */
+static void
+append_sentences (GString *s, gsize n, const char *const *a, guint *ia, const char *const *b,
+                  guint *ib)
+{
+  for (gboolean from_a = TRUE; s->len < n; from_a = b ? !from_a : TRUE)
+    {
+      const char *sentence = from_a ? a[(*ia)++] : b[(*ib)++];
+
+      g_assert_nonnull (sentence);
+      if (s->len)
+        g_string_append_c (s, ' ');
+      g_string_append (s, sentence);
+    }
+}
+
+/* A long text is judged on its first KiB when that is plainly one
+ * language, else on its first 3 KiB. */
+static void
+test_lang_long (void)
+{
+  g_autoptr (TextAnalyser) a = text_analyser_new ();
+  g_autoptr (GString) plain = g_string_new (NULL), mixed = g_string_new (NULL);
+  guint ie = 0, ig = 0;
+  TextAnalysis r;
+  TextLang first, max;
+
+  /* English for its first KiB, German for most of its first 3 KiB:
+   * English, as the first KiB says */
+  append_sentences (plain, 1100, english, &ie, NULL, NULL);
+  append_sentences (plain, 2500, german, &ig, NULL, NULL);
+  text_lang_detect (plain->str, 1024, &first);
+  text_lang_detect (plain->str, 3072, &max);
+  g_assert_cmpstr (first.code, ==, "en");
+  g_assert_cmpstr (max.code, ==, "de");
+  text_analyse (a, plain->str, plain->len, &r);
+  g_assert_cmpstr (r.lang.code, ==, "en");
+  g_assert_true (r.lang.reliable);
+  g_assert_cmpint (r.lang.percent, ==, first.percent);
+
+  /* English and German in its first KiB, English after: judged on its
+   * first 3 KiB, English */
+  ie = ig = 0;
+  append_sentences (mixed, 1100, german, &ig, english, &ie);
+  append_sentences (mixed, 2700, english, &ie, NULL, NULL);
+  text_lang_detect (mixed->str, 1024, &first);
+  text_lang_detect (mixed->str, 3072, &max);
+  g_test_message ("first KiB: %s %d%%, first 3 KiB: %s %d%%", first.code, first.percent, max.code,
+                  max.percent);
+  g_assert_cmpint (first.percent, <, 90);
+  g_assert_cmpstr (max.code, ==, "en");
+  text_analyse (a, mixed->str, mixed->len, &r);
+  g_assert_cmpstr (r.lang.code, ==, "en");
+  g_assert_cmpint (r.lang.percent, ==, max.percent);
+}
+
 static void
 test_code_lines (void)
 {
@@ -601,6 +715,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/text/lang", test_lang);
   g_test_add_func ("/text/lang-short", test_lang_short);
+  g_test_add_func ("/text/lang-long", test_lang_long);
   g_test_add_func ("/text/code-lines", test_code_lines);
   g_test_add_func ("/text/prose", test_prose);
   g_test_add_func ("/text/prose-random", test_prose_random);
