@@ -619,9 +619,10 @@ test_spelling_cache (void)
       g_assert_cmpint (r.words, ==, 29);
       g_assert_cmpfloat_with_epsilon (r.oov_share, 3.0 / 29, 1e-9);
     }
-  /* 120,000 distinct made-up words after 3 KiB of English (what the
-   * language is judged on) fill the cache past its size: it starts over,
-   * and answers the same afterwards */
+  /* 120,000 distinct made-up words after 3 KiB of English (its first
+   * KiB is what the language is judged on) fill the analyser's table and
+   * the dictionary's past their size: they start over, and answer the
+   * same afterwards */
   g_string_truncate (text, 0);
   for (int i = 0; i < 50; i++)
     g_string_append (text, prose);
@@ -640,6 +641,51 @@ test_spelling_cache (void)
   g_assert_cmpfloat_with_epsilon (r.oov_share, 120000.0 / (13 * 50 + 120000), 1e-9);
   text_analyse (a, prose, strlen (prose), &r);
   g_assert_cmpfloat_with_epsilon (r.oov_share, 0.0, 1e-9);
+}
+
+/* Analysers on four threads at once share one dictionary and its
+ * answers: each answers as one analyser alone does. */
+static gpointer
+spell_on_a_thread (gpointer data)
+{
+  g_autoptr (TextAnalyser) a = text_analyser_new ();
+  const char *prose = "The reactor should not be started twice on the same machine this week. ";
+  guint seed = GPOINTER_TO_UINT (data);
+  guint wrong = 0;
+
+  for (guint round = 0; round < 200; round++)
+    {
+      g_autoptr (GString) text = g_string_new (prose);
+      TextAnalysis r;
+
+      /* 13 words of English, and 5 made-up ones: some of this thread
+       * only, some every thread has */
+      for (guint k = 0; k < 5; k++)
+        g_string_append_printf (text, "qz%c%cxw ", 'a' + (round + k) % 26,
+                                'a' + (k % 2 ? seed : 0) + k);
+      g_string_append (text, prose);
+      text_analyse (a, text->str, text->len, &r);
+      if (r.words != 31 || fabs (r.oov_share - 5.0 / 31) > 1e-9)
+        wrong++;
+    }
+  return GUINT_TO_POINTER (wrong);
+}
+
+static void
+test_spelling_shared (void)
+{
+  g_autofree char *dictionary = text_spell_dictionary_for ("en");
+  GThread *threads[4];
+
+  if (dictionary == NULL)
+    {
+      g_test_skip ("no English Hunspell dictionary (hunspell-en-us)");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("speller", spell_on_a_thread, GUINT_TO_POINTER (i + 1));
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_assert_cmpuint (GPOINTER_TO_UINT (g_thread_join (threads[i])), ==, 0);
 }
 
 static void
@@ -726,6 +772,7 @@ main (int argc, char **argv)
   g_test_add_func ("/text/signals", test_signals);
   g_test_add_func ("/text/spelling", test_spelling);
   g_test_add_func ("/text/spelling-cache", test_spelling_cache);
+  g_test_add_func ("/text/spelling-shared", test_spelling_shared);
   g_test_add_func ("/text/measures", test_measures);
   g_test_add_func ("/text/minhash", test_minhash);
   return g_test_run ();
