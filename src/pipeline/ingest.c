@@ -185,18 +185,23 @@ look_up_id (const char *message_id, ThreadGuesser *guesser, gpointer store)
  * over stored messages it looks up, one Message-ID at a time, those it
  * has not been told of.  (It was filled with every canonical message
  * first: a read of the whole table, 0.3 s of the 0.7 s an append of one
- * message to 64 MiB took.) */
+ * message to 64 MiB took.)  While a first ingest has the Message-ID
+ * index deferred (a file of it rolled back or replaced), a look-up would
+ * be a scan of the table: it guesses without the stored messages. */
 static gboolean
 load_guesser (IngestSession *s, GError **error)
 {
   g_autoptr (ThreadGuesser) g = thread_guesser_new (store_thread_batch_messages () / 2);
-  gboolean any = FALSE;
+  gboolean any = FALSE, can = FALSE;
 
-  if (!store_has_messages (s->store, &any, error))
+  if (!store_has_messages (s->store, &any, error) ||
+      (any && !store_can_find_message_ids (s->store, &can, error)))
     return FALSE;
-  if (any)
+  if (any && can)
     thread_guesser_set_lookup (g, look_up_id, s->store);
-  g_debug ("thread guess %s", any ? "looks up the messages already stored" : "starts empty");
+  g_debug ("thread guess %s", !any ? "starts empty"
+                              : can ? "looks up the messages already stored"
+                                    : "starts empty (the Message-ID index is deferred)");
   s->guesser = g_steal_pointer (&g);
   return TRUE;
 }

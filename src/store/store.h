@@ -191,6 +191,7 @@ gboolean store_find_canonical_id (Store *store, const char *message_id, StoreIdF
                                   gpointer user_data, GError **error);
 gboolean store_has_messages (Store *store, gboolean *any, GError **error);
 gboolean store_defer_indexes (Store *store, gboolean *deferred, GError **error);
+gboolean store_can_find_message_ids (Store *store, gboolean *can, GError **error);
 gboolean store_build_deferred_indexes (Store *store, GError **error);
 gboolean store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lines,
                             GError **error);
