@@ -162,8 +162,8 @@ append_sentences (GString *s, gsize n, const char *const *a, guint *ia, const ch
     }
 }
 
-/* A long text is judged on its first KiB when that is plainly one
- * language, else on its first 3 KiB. */
+/* A long text is judged on its first 512 bytes when they are plainly
+ * one language, else on its first 3 KiB. */
 static void
 test_lang_long (void)
 {
@@ -174,10 +174,10 @@ test_lang_long (void)
   TextLang first, max;
 
   /* English for its first KiB, German for most of its first 3 KiB:
-   * English, as the first KiB says */
+   * English, as its first 512 bytes say */
   append_sentences (plain, 1100, english, &ie, NULL, NULL);
   append_sentences (plain, 2500, german, &ig, NULL, NULL);
-  text_lang_detect (plain->str, 1024, &first);
+  text_lang_detect (plain->str, 512, &first);
   text_lang_detect (plain->str, 3072, &max);
   g_assert_cmpstr (first.code, ==, "en");
   g_assert_cmpstr (max.code, ==, "de");
@@ -186,14 +186,14 @@ test_lang_long (void)
   g_assert_true (r.lang.reliable);
   g_assert_cmpint (r.lang.percent, ==, first.percent);
 
-  /* English and German in its first KiB, English after: judged on its
-   * first 3 KiB, English */
+  /* English and German in its first 512 bytes, English after: judged
+   * on its first 3 KiB, English */
   ie = ig = 0;
   append_sentences (mixed, 1100, german, &ig, english, &ie);
   append_sentences (mixed, 2700, english, &ie, NULL, NULL);
-  text_lang_detect (mixed->str, 1024, &first);
+  text_lang_detect (mixed->str, 512, &first);
   text_lang_detect (mixed->str, 3072, &max);
-  g_test_message ("first KiB: %s %d%%, first 3 KiB: %s %d%%", first.code, first.percent, max.code,
+  g_test_message ("first 512 bytes: %s %d%%, first 3 KiB: %s %d%%", first.code, first.percent, max.code,
                   max.percent);
   g_assert_cmpint (first.percent, <, 90);
   g_assert_cmpstr (max.code, ==, "en");
