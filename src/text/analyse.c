@@ -357,9 +357,31 @@ count_word (const TextToken *t, gpointer user_data)
   return TRUE;
 }
 
+/* What char_shares() counts of an ASCII character, one table for all. */
+enum { SHARE_NONSPACE = 1, SHARE_LETTER = 2, SHARE_UPPER = 4, SHARE_DIGIT = 8 };
+
+static const guint8 *
+share_classes (void)
+{
+  static guint8 table[128];
+  static gsize done;
+
+  if (g_once_init_enter (&done))
+    {
+      for (guint c = 0; c < 128; c++)
+        table[c] = g_ascii_isspace (c) ? 0
+                   : SHARE_NONSPACE | (g_ascii_isalpha (c) ? SHARE_LETTER : 0) |
+                       (g_ascii_isupper (c) ? SHARE_UPPER : 0) |
+                       (g_ascii_isdigit (c) ? SHARE_DIGIT : 0);
+      g_once_init_leave (&done, 1);
+    }
+  return table;
+}
+
 static void
 char_shares (const char *text, gsize len, TextAnalysis *out)
 {
+  const guint8 *classes = share_classes ();
   const char *p = text, *end = text + len;
   gint64 nonspace = 0, letters = 0, digits = 0, upper = 0;
 
@@ -369,19 +391,13 @@ char_shares (const char *text, gsize len, TextAnalysis *out)
 
       if ((guchar) *p < 0x80)
         {
-          char a = *p++;
-
           /* ASCII by table: most text is */
-          if (g_ascii_isspace (a))
-            continue;
-          nonspace++;
-          if (g_ascii_isalpha (a))
-            {
-              letters++;
-              upper += g_ascii_isupper (a) ? 1 : 0;
-            }
-          else if (g_ascii_isdigit (a))
-            digits++;
+          guint k = classes[(guchar) *p++];
+
+          nonspace += k & SHARE_NONSPACE;
+          letters += (k & SHARE_LETTER) >> 1;
+          upper += (k & SHARE_UPPER) >> 2;
+          digits += (k & SHARE_DIGIT) >> 3;
           continue;
         }
       else
