@@ -174,9 +174,11 @@ static gboolean
 contains_ci (const char *p, gsize len, const char *word)
 {
   gsize n = strlen (word);
+  char first = g_ascii_tolower (word[0]);
 
+  /* the first byte before the call: most positions are not a match */
   for (gsize i = 0; i + n <= len; i++)
-    if (g_ascii_strncasecmp (p + i, word, n) == 0)
+    if (g_ascii_tolower (p[i]) == first && g_ascii_strncasecmp (p + i, word, n) == 0)
       return TRUE;
   return FALSE;
 }
