@@ -171,6 +171,12 @@ cmd_ingest (int argc, char **argv)
           break;
         }
     }
+  /* What reading the files held (the decode workers, their analysers with
+   * the Hunspell dictionaries and the speller tables, the thread guess:
+   * 25 MiB and more) is not needed for what comes next, and the peak of
+   * a large ingest comes next: threading 1.88 million messages took the
+   * 4 GiB realistic corpus to 252-260 MiB. */
+  g_clear_pointer (&session, ingest_session_free);
   /* The files read since the last commit (which the loop makes every
    * 64 MiB of archive text). */
   g_clear_error (&error);
