@@ -25,7 +25,7 @@
 /* GMime 3.2 declares no autoptr cleanups. */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GMimeStream, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GMimeParser, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (GMimeMessage, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GMimeObject, g_object_unref)
 
 static GMimeParserOptions *parser_options;
 
@@ -327,7 +327,7 @@ decode_from (MailRecord *r, const char *raw, const char *fallback)
 /* Is @message from a mailing list or Google Group (whose software may
  * rewrite From:)? */
 static gboolean
-from_a_list (GMimeMessage *message, const char *from_addr)
+from_a_list (GMimeObject *message, const char *from_addr)
 {
   static const char *const headers[] = {
     "List-Id", "List-Post", "Mailing-List", "X-Mailman-Version", "X-Google-Group-Id",
@@ -337,7 +337,7 @@ from_a_list (GMimeMessage *message, const char *from_addr)
   if (from_addr != NULL && g_str_has_suffix (from_addr, "@googlegroups.com"))
     return TRUE;
   for (gsize i = 0; i < G_N_ELEMENTS (headers); i++)
-    if (text_raw_header (GMIME_OBJECT (message), headers[i]) != NULL)
+    if (text_raw_header (message, headers[i]) != NULL)
       return TRUE;
   return FALSE;
 }
@@ -398,9 +398,9 @@ person_in (const char *raw, const char *person, const char *list_addr, const cha
  * When the author's address is nowhere, the name is still the person's
  * (without " via List") and the address stays the list's. */
 static void
-undo_list_rewrite (MailRecord *r, GMimeMessage *message, const char *fallback)
+undo_list_rewrite (MailRecord *r, GMimeObject *message, const char *fallback)
 {
-  GMimeObject *m = GMIME_OBJECT (message);
+  GMimeObject *m = message;
   const char *original = text_raw_header (m, "X-Original-From");
   g_autofree char *person = NULL;
   gsize person_len;
@@ -567,12 +567,12 @@ asks_not_to_be_archived (const char *header, const char *body)
 }
 
 static void
-decode_body (MailRecord *r, GMimeMessage *message)
+decode_body (MailRecord *r, GMimeObject *root)
 {
   MailText text;
   OwnText own;
 
-  mail_text_extract (message, &text);
+  mail_text_extract (root, &text);
   quote_own_text (text.own->str, &own);
   /* Quoting was read in the message's own parts: where they are the
    * whole body, the spans are the body's too. */
@@ -593,49 +593,63 @@ decode_body (MailRecord *r, GMimeMessage *message)
   mail_text_clear (&text);
 }
 
-static void
-decode_headers (MailRecord *r, GMimeMessage *message, const char *fallback)
+/* A header of the message itself: GMime gives a GMimeMessage all its
+ * headers but the Content-* ones, which go to its top MIME part.  The
+ * message is parsed as a MIME entity (mail_record_parse()), which keeps
+ * them all: the flags and the charset guess read the message's own, as
+ * they did. */
+static gboolean
+is_message_header (GMimeHeader *h)
 {
-  GMimeHeaderList *headers = g_mime_object_get_header_list (GMIME_OBJECT (message));
-  const char *raw;
-  int n = g_mime_header_list_get_count (headers);
+  return g_ascii_strncasecmp (g_mime_header_get_name (h), "Content-", 8) != 0;
+}
 
-  if (n == 0)
-    r->flags |= MAIL_FLAG_NO_HEADERS;
+static void
+decode_headers (MailRecord *r, GMimeObject *message, const char *fallback)
+{
+  GMimeHeaderList *headers = g_mime_object_get_header_list (message);
+  const char *raw;
+  int n = g_mime_header_list_get_count (headers), own = 0;
+
   for (int i = 0; i < n; i++)
     {
       GMimeHeader *h = g_mime_header_list_get_header_at (headers, i);
+
+      if (!is_message_header (h))
+        continue;
+      own++;
       if (has_8bit (g_mime_header_get_raw_value (h)))
         r->flags |= MAIL_FLAG_RAW_8BIT_HEADERS;
     }
+  if (own == 0)
+    r->flags |= MAIL_FLAG_NO_HEADERS;
 
-  raw = text_raw_header (GMIME_OBJECT (message), "Message-ID");
+  raw = text_raw_header (message, "Message-ID");
   r->message_id = raw ? msgid_normalize (raw, strlen (raw)) : NULL;
   if (r->message_id && !g_utf8_validate (r->message_id, -1, NULL))
     r->message_id = charset_sanitize_utf8 (r->message_id);
   if (r->message_id == NULL)
     r->flags |= MAIL_FLAG_NO_MESSAGE_ID;
 
-  raw = text_raw_header (GMIME_OBJECT (message), "Subject");
+  raw = text_raw_header (message, "Subject");
   r->subject = raw ? rfc2047_decode (raw, strlen (raw), fallback) : NULL;
 
-  decode_from (r, text_raw_header (GMIME_OBJECT (message), "From"), fallback);
+  decode_from (r, text_raw_header (message, "From"), fallback);
   undo_list_rewrite (r, message, fallback);
-  decode_date (r, text_raw_header (GMIME_OBJECT (message), "Date"));
+  decode_date (r, text_raw_header (message, "Date"));
 
-  raw = text_raw_header (GMIME_OBJECT (message), "References");
+  raw = text_raw_header (message, "References");
   r->references = raw ? msgid_parse_list (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
-  raw = text_raw_header (GMIME_OBJECT (message), "In-Reply-To");
+  raw = text_raw_header (message, "In-Reply-To");
   r->in_reply_to = raw ? msgid_parse_in_reply_to (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
-  r->newsgroups = split_newsgroups (text_raw_header (GMIME_OBJECT (message), "Newsgroups"));
+  r->newsgroups = split_newsgroups (text_raw_header (message, "Newsgroups"));
 }
 
 /* A header charset hint: the body's declared charset, which is what a
  * mailer that wrote raw 8-bit headers most likely used for them too. */
 static const char *
-header_fallback_charset (GMimeMessage *message)
+header_fallback_charset (GMimeObject *message, GMimeObject *root)
 {
-  GMimeObject *root = g_mime_message_get_mime_part (message);
   GMimePart *part = root ? find_text_part (root, FALSE) : NULL;
   const char *declared =
     part ? g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset") : NULL;
@@ -648,13 +662,14 @@ header_fallback_charset (GMimeMessage *message)
   /* No 8-bit charset declared: what the raw 8-bit bytes of all the
    * headers together read as.  A name alone ("葉均季" in Big5, 6 bytes)
    * is too little for uchardet; with the Subject it is enough. */
-  headers = g_mime_object_get_header_list (GMIME_OBJECT (message));
+  headers = g_mime_object_get_header_list (message);
   n = g_mime_header_list_get_count (headers);
   for (int i = 0; i < n; i++)
     {
-      const char *v = g_mime_header_get_raw_value (g_mime_header_list_get_header_at (headers, i));
+      GMimeHeader *h = g_mime_header_list_get_header_at (headers, i);
+      const char *v = g_mime_header_get_raw_value (h);
 
-      if (v != NULL && has_8bit (v))
+      if (v != NULL && is_message_header (h) && has_8bit (v))
         {
           if (raw == NULL)
             raw = g_string_new (NULL);
@@ -745,12 +760,29 @@ mail_record_parse (const char *data, gsize len)
   g_autofree char *copy = without_nul (data, len, r);
   g_autoptr (GMimeStream) stream = g_mime_stream_mem_new_with_buffer (copy ? copy : data, len);
   g_autoptr (GMimeParser) parser = g_mime_parser_new_with_stream (stream);
-  g_autoptr (GMimeMessage) message = NULL;
+  g_autoptr (GMimeObject) message = NULL;
+  GMimeObject *root;
   const char *fallback;
 
   g_return_val_if_fail (parser_options != NULL, NULL);
   g_mime_parser_set_format (parser, GMIME_FORMAT_MESSAGE);
-  message = g_mime_parser_construct_message (parser, parser_options);
+  /* A MIME entity, not a GMimeMessage: the same headers (and the Content-*
+   * ones, is_message_header()) and parts, without the message's own
+   * reading of its addresses, date and subject, which deja does itself
+   * (a third of GMime's parsing).  GMime fails such an entity where a
+   * message is only more lenient (a From-line before its headers is
+   * skipped): then it is read as a message. */
+  message = g_mime_parser_construct_part (parser, parser_options);
+  root = message;
+  if (message == NULL)
+    {
+      g_mime_stream_reset (stream);
+      g_clear_object (&parser);
+      parser = g_mime_parser_new_with_stream (stream);
+      g_mime_parser_set_format (parser, GMIME_FORMAT_MESSAGE);
+      message = (GMimeObject *) g_mime_parser_construct_message (parser, parser_options);
+      root = message ? g_mime_message_get_mime_part (GMIME_MESSAGE (message)) : NULL;
+    }
   if (message == NULL)
     {
       r->flags |= MAIL_FLAG_NO_HEADERS | MAIL_FLAG_NO_MESSAGE_ID | MAIL_FLAG_NO_DATE |
@@ -765,10 +797,10 @@ mail_record_parse (const char *data, gsize len)
       set_damage (r);
       return r;
     }
-  fallback = header_fallback_charset (message);
+  fallback = header_fallback_charset (message, root);
   decode_headers (r, message, fallback);
-  decode_body (r, message);
-  if (asks_not_to_be_archived (text_raw_header (GMIME_OBJECT (message), "X-No-Archive"), r->body))
+  decode_body (r, root);
+  if (asks_not_to_be_archived (text_raw_header (message, "X-No-Archive"), r->body))
     r->flags |= MAIL_FLAG_NO_ARCHIVE;
   set_content_hash (r);
   set_damage (r);

@@ -332,15 +332,14 @@ walk (Walk *w, GMimeObject *object)
 
 /**
  * mail_text_extract:
- * @message: a parsed message
+ * @root: (nullable): a parsed message's top MIME entity
  * @text: (out caller-allocates): its text; free with mail_text_clear()
  *
- * Walks @message's MIME tree (see the file comment).
+ * Walks the message's MIME tree from @root (see the file comment).
  */
 void
-mail_text_extract (GMimeMessage *message, MailText *text)
+mail_text_extract (GMimeObject *root, MailText *text)
 {
-  GMimeObject *root = g_mime_message_get_mime_part (message);
   Walk w = { text, FALSE, 0 };
 
   text->body = g_string_new (NULL);

@@ -324,6 +324,36 @@ test_broken_message (void)
   g_assert_nonnull (strstr (flags, "charset-guessed"));
 }
 
+/* A message is read as a MIME entity (GMime's message object also reads
+ * addresses and dates, which deja does itself), with what GMime's
+ * message gave: its own headers are those that are not Content-*, and a
+ * From-line before the headers is skipped. */
+static void
+test_entity_headers (void)
+{
+  static const char content_only[] = "Content-Type: text/plain; charset=utf-8\n\nhello\n";
+  static const char content_8bit[] =
+    "Subject: plain\nFrom: a@example.com\nContent-Description: caf\xe9\n\nbody\n";
+  static const char from_line[] =
+    "From old@example.com Mon Jan  1 00:00:00 2001\nSubject: after a From-line\n"
+    "From: a@example.com\n\nbody\n";
+  g_autoptr (MailRecord) a = NULL, b = NULL, c = NULL;
+
+  mail_init ();
+  a = mail_record_parse (content_only, sizeof content_only - 1);
+  g_assert_true (a->flags & MAIL_FLAG_NO_HEADERS);
+  g_assert_cmpstr (a->body, ==, "hello\n");
+  b = mail_record_parse (content_8bit, sizeof content_8bit - 1);
+  g_assert_false (b->flags & MAIL_FLAG_NO_HEADERS);
+  g_assert_false (b->flags & MAIL_FLAG_RAW_8BIT_HEADERS);
+  g_assert_cmpstr (b->subject, ==, "plain");
+  c = mail_record_parse (from_line, sizeof from_line - 1);
+  g_assert_false (c->flags & MAIL_FLAG_NO_HEADERS);
+  g_assert_cmpstr (c->subject, ==, "after a From-line");
+  g_assert_cmpstr (c->from_addr, ==, "a@example.com");
+  g_assert_cmpstr (c->body, ==, "body\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -338,5 +368,6 @@ main (int argc, char **argv)
   g_test_add_func ("/decode/charset-reuse", test_charset_reuse);
   g_test_add_func ("/decode/message", test_message);
   g_test_add_func ("/decode/broken-message", test_broken_message);
+  g_test_add_func ("/decode/entity-headers", test_entity_headers);
   return g_test_run ();
 }
