@@ -264,12 +264,16 @@ text_raw_header (GMimeObject *object, const char *name)
 {
   GMimeHeaderList *list = g_mime_object_get_header_list (object);
   int n = list ? g_mime_header_list_get_count (list) : 0;
+  char first = g_ascii_tolower (name[0]);
 
+  /* a message's fields are looked up a dozen times: the first letter
+   * before the whole name */
   for (int i = 0; i < n; i++)
     {
       GMimeHeader *h = g_mime_header_list_get_header_at (list, i);
+      const char *hname = g_mime_header_get_name (h);
 
-      if (g_ascii_strcasecmp (g_mime_header_get_name (h), name) == 0)
+      if (g_ascii_tolower (hname[0]) == first && g_ascii_strcasecmp (hname, name) == 0)
         return g_mime_header_get_raw_value (h);
     }
   return NULL;
