@@ -357,31 +357,24 @@ count_word (const TextToken *t, gpointer user_data)
   return TRUE;
 }
 
-/* What char_shares() counts of an ASCII character, one table for all. */
+/* What char_shares() counts of an ASCII character, one table for all
+ * (text_byte_classes()). */
 enum { SHARE_NONSPACE = 1, SHARE_LETTER = 2, SHARE_UPPER = 4, SHARE_DIGIT = 8 };
 
-static const guint8 *
-share_classes (void)
+static guint8
+share_class (guint c)
 {
-  static guint8 table[128];
-  static gsize done;
-
-  if (g_once_init_enter (&done))
-    {
-      for (guint c = 0; c < 128; c++)
-        table[c] = g_ascii_isspace (c) ? 0
-                   : SHARE_NONSPACE | (g_ascii_isalpha (c) ? SHARE_LETTER : 0) |
-                       (g_ascii_isupper (c) ? SHARE_UPPER : 0) |
-                       (g_ascii_isdigit (c) ? SHARE_DIGIT : 0);
-      g_once_init_leave (&done, 1);
-    }
-  return table;
+  return c >= 0x80 || g_ascii_isspace (c) ? 0
+         : SHARE_NONSPACE | (g_ascii_isalpha (c) ? SHARE_LETTER : 0) |
+             (g_ascii_isupper (c) ? SHARE_UPPER : 0) | (g_ascii_isdigit (c) ? SHARE_DIGIT : 0);
 }
 
 static void
 char_shares (const char *text, gsize len, TextAnalysis *out)
 {
-  const guint8 *classes = share_classes ();
+  static guint8 table[256];
+  static gsize made;
+  const guint8 *classes = text_byte_classes (table, &made, share_class);
   const char *p = text, *end = text + len;
   gint64 nonspace = 0, letters = 0, digits = 0, upper = 0;
 

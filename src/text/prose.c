@@ -50,6 +50,45 @@ static const char *const code_keywords[] = {
 };
 
 /**
+ * text_byte_classes:
+ * @table: a static table of 256 classes, made here once
+ * @made: its g_once_init_enter() guard
+ * @class_of: the class of a byte
+ *
+ * Scanning code counts several classes of each byte with one lookup in a
+ * table made once (one lookup where there were two to five: 4 % of an
+ * ingest's CPU).  Returns: @table
+ */
+const guint8 *
+text_byte_classes (guint8 table[256], gsize *made, guint8 (*class_of) (guint byte))
+{
+  if (g_once_init_enter (made))
+    {
+      for (guint c = 0; c < 256; c++)
+        table[c] = class_of (c);
+      g_once_init_leave (made, 1);
+    }
+  return table;
+}
+
+/* What text_line_is_code() counts of a byte: a digit, a letter (ASCII or
+ * any byte of a UTF-8 sequence), not white space, a character of code (not
+ * a letter or space).  strchr() for each character was 1 % of an ingest. */
+enum { CODE_DIGIT = 1, CODE_LETTER = 2, CODE_NONSPACE = 4, CODE_SYMBOL = 8 };
+
+static guint8
+code_class (guint c)
+{
+  static const char symbols[] = "{}[]()<>=;_$#\\/*|&^~@%+`";
+  gboolean letter = c >= 0x80 || g_ascii_isalpha (c), space = g_ascii_isspace (c);
+
+  return (g_ascii_isdigit (c) ? CODE_DIGIT : 0) | (letter ? CODE_LETTER : 0) |
+         (space ? 0 : CODE_NONSPACE) |
+         /* a NUL too, as strchr() found it (its terminator) */
+         (!letter && !space && (c == 0 || strchr (symbols, c)) ? CODE_SYMBOL : 0);
+}
+
+/**
  * text_line_is_code:
  *
  * Whether a line of own text looks like program text, a prompt or a
@@ -60,40 +99,12 @@ static const char *const code_keywords[] = {
  * keyword; a line that is a third or more symbols, or two fifths or more
  * symbols and digits.
  */
-/* What text_line_is_code() counts of a byte, one table for all: a digit,
- * a letter (ASCII or any byte of a UTF-8 sequence), white space, a
- * character of code (not a letter or space).  Classes by strchr() for
- * each character were 1 % of an ingest, five table lookups 2 %. */
-enum { CODE_DIGIT = 1, CODE_LETTER = 2, CODE_NONSPACE = 4, CODE_SYMBOL = 8 };
-
-static const guint8 *
-code_classes (void)
-{
-  static guint8 table[256];
-  static gsize done;
-
-  if (g_once_init_enter (&done))
-    {
-      static const char symbols[] = "{}[]()<>=;_$#\\/*|&^~@%+`";
-
-      for (guint c = 0; c < 256; c++)
-        {
-          gboolean letter = c >= 0x80 || g_ascii_isalpha (c), space = g_ascii_isspace (c);
-
-          table[c] = (g_ascii_isdigit (c) ? CODE_DIGIT : 0) | (letter ? CODE_LETTER : 0) |
-                     (space ? 0 : CODE_NONSPACE) |
-                     /* a NUL too, as strchr() found it (its terminator) */
-                     (!letter && !space && (c == 0 || strchr (symbols, c)) ? CODE_SYMBOL : 0);
-        }
-      g_once_init_leave (&done, 1);
-    }
-  return table;
-}
-
 gboolean
 text_line_is_code (const char *line, gsize len)
 {
-  const guint8 *classes = code_classes ();
+  static guint8 table[256];
+  static gsize made;
+  const guint8 *classes = text_byte_classes (table, &made, code_class);
   gsize indent = 0, nonspace = 0, symbols = 0, letters = 0, digits = 0;
   const char *s;
   gsize n;
@@ -174,20 +185,11 @@ text_is_url_or_address (const char *w, gsize len)
  * them, and not "www.", is prose without asking). */
 enum { BLANK_SPACE = 1, BLANK_URL = 2 };
 
-static const guint8 *
-blank_classes (void)
+static guint8
+blank_class (guint c)
 {
-  static guint8 table[256];
-  static gsize done;
-
-  if (g_once_init_enter (&done))
-    {
-      for (guint c = 0; c < 256; c++)
-        table[c] = (g_ascii_isspace (c) || g_ascii_iscntrl (c) ? BLANK_SPACE : 0) |
-                   (c == ':' || c == '/' || c == '\\' || c == '@' ? BLANK_URL : 0);
-      g_once_init_leave (&done, 1);
-    }
-  return table;
+  return (g_ascii_isspace (c) || g_ascii_iscntrl (c) ? BLANK_SPACE : 0) |
+         (c == ':' || c == '/' || c == '\\' || c == '@' ? BLANK_URL : 0);
 }
 
 static gboolean
@@ -208,7 +210,9 @@ may_be_url_or_address (const char *w, gsize len, gboolean has_url_byte)
 static void
 append_blanked (GString *out, const char *s, gsize len)
 {
-  const guint8 *classes = blank_classes ();
+  static guint8 table[256];
+  static gsize made;
+  const guint8 *classes = text_byte_classes (table, &made, blank_class);
   gsize i = 0, kept = 0;   /* s[kept..i) is still to be appended as it is */
 
   while (i < len)
