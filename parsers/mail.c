@@ -1,6 +1,8 @@
 /* mail.c — decoding one message into the fields deja stores.
  *
- * GMime parses the message (header list, MIME tree, transfer encodings);
+ * GMime parses the message (header list, MIME tree, transfer encodings),
+ * but for a plain text one, which headers.c reads where GMime would read
+ * it the same;
  * header values are then taken raw and decoded by rfc2047.c, dates by
  * date.c and identifiers by msgid.c, because GMime 3.2.13 mis-decodes
  * adjacent encoded words and drops raw 8-bit bytes (see rfc2047.c).
@@ -13,6 +15,7 @@
 #include "date.h"
 #include "flags.h"
 #include "fnv.h"
+#include "headers.h"
 #include "msgid.h"
 #include "quote.h"
 #include "rfc2047.h"
@@ -327,17 +330,17 @@ decode_from (MailRecord *r, const char *raw, const char *fallback)
 /* Is @message from a mailing list or Google Group (whose software may
  * rewrite From:)? */
 static gboolean
-from_a_list (GMimeObject *message, const char *from_addr)
+from_a_list (const MailHeaders *headers, const char *from_addr)
 {
-  static const char *const headers[] = {
+  static const char *const names[] = {
     "List-Id", "List-Post", "Mailing-List", "X-Mailman-Version", "X-Google-Group-Id",
     "X-Original-From",
   };
 
   if (from_addr != NULL && g_str_has_suffix (from_addr, "@googlegroups.com"))
     return TRUE;
-  for (gsize i = 0; i < G_N_ELEMENTS (headers); i++)
-    if (text_raw_header (message, headers[i]) != NULL)
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    if (mail_headers_get (headers, names[i]) != NULL)
       return TRUE;
   return FALSE;
 }
@@ -398,10 +401,9 @@ person_in (const char *raw, const char *person, const char *list_addr, const cha
  * When the author's address is nowhere, the name is still the person's
  * (without " via List") and the address stays the list's. */
 static void
-undo_list_rewrite (MailRecord *r, GMimeObject *message, const char *fallback)
+undo_list_rewrite (MailRecord *r, const MailHeaders *headers, const char *fallback)
 {
-  GMimeObject *m = message;
-  const char *original = text_raw_header (m, "X-Original-From");
+  const char *original = mail_headers_get (headers, "X-Original-From");
   g_autofree char *person = NULL;
   gsize person_len;
 
@@ -426,17 +428,17 @@ undo_list_rewrite (MailRecord *r, GMimeObject *message, const char *fallback)
     }
   if (r->from_name == NULL || r->from_addr == NULL ||
       !sender_is_list_rewrite (r->from_name, strlen (r->from_name), &person_len) ||
-      !from_a_list (message, r->from_addr))
+      !from_a_list (headers, r->from_addr))
     return;
   person = g_strndup (r->from_name, person_len);
   g_strstrip (g_strdelimit (person, "'", ' '));
   if (*person == '\0')
     return;
   {
-    char *addr = person_in (text_raw_header (m, "Reply-To"), person, r->from_addr, fallback);
+    char *addr = person_in (mail_headers_get (headers, "Reply-To"), person, r->from_addr, fallback);
 
     if (addr == NULL)
-      addr = person_in (text_raw_header (m, "Cc"), person, r->from_addr, fallback);
+      addr = person_in (mail_headers_get (headers, "Cc"), person, r->from_addr, fallback);
     if (addr != NULL)
       {
         g_free (r->from_addr);
@@ -566,20 +568,19 @@ asks_not_to_be_archived (const char *header, const char *body)
   return body && g_ascii_strncasecmp (body, name, sizeof name - 1) == 0 && is_yes (body + sizeof name - 1);
 }
 
+/* The body's fields from its extracted text (taken). */
 static void
-decode_body (MailRecord *r, GMimeObject *root)
+set_body (MailRecord *r, MailText *text)
 {
-  MailText text;
   OwnText own;
 
-  mail_text_extract (root, &text);
-  quote_own_text (text.own->str, &own);
+  quote_own_text (text->own->str, &own);
   /* Quoting was read in the message's own parts: where they are the
    * whole body, the spans are the body's too. */
-  if (text.own->len == text.body->len && memcmp (text.own->str, text.body->str, text.body->len) == 0)
+  if (text->own->len == text->body->len && memcmp (text->own->str, text->body->str, text->body->len) == 0)
     r->own_spans = g_steal_pointer (&own.spans);
   g_clear_pointer (&own.spans, g_array_unref);
-  r->body = g_string_free (g_steal_pointer (&text.body), FALSE);
+  r->body = g_string_free (g_steal_pointer (&text->body), FALSE);
   r->own_text = g_steal_pointer (&own.text);
   r->quoted_lines = own.quoted_lines;
   r->own_lines = own.own_lines;
@@ -587,10 +588,10 @@ decode_body (MailRecord *r, GMimeObject *root)
    * plain-text alternative beside the notice loses nothing). */
   if (own.html_scrubbed && own.own_lines == 0)
     r->flags |= MAIL_FLAG_HTML_SCRUBBED;
-  r->charset = g_strdup (text.charset);
-  r->attachments = g_steal_pointer (&text.attachments);
-  r->flags |= text_flags (text.flags);
-  mail_text_clear (&text);
+  r->charset = g_strdup (text->charset);
+  r->attachments = g_steal_pointer (&text->attachments);
+  r->flags |= text_flags (text->flags);
+  mail_text_clear (text);
 }
 
 /* A header of the message itself: GMime gives a GMimeMessage all its
@@ -599,77 +600,67 @@ decode_body (MailRecord *r, GMimeObject *root)
  * them all: the flags and the charset guess read the message's own, as
  * they did. */
 static gboolean
-is_message_header (GMimeHeader *h)
+is_message_header (const MailHeader *h)
 {
-  return g_ascii_strncasecmp (g_mime_header_get_name (h), "Content-", 8) != 0;
+  return g_ascii_strncasecmp (h->name, "Content-", 8) != 0;
 }
 
 static void
-decode_headers (MailRecord *r, GMimeObject *message, const char *fallback)
+decode_headers (MailRecord *r, const MailHeaders *headers, const char *fallback)
 {
-  GMimeHeaderList *headers = g_mime_object_get_header_list (message);
   const char *raw;
-  int n = g_mime_header_list_get_count (headers), own = 0;
+  int own = 0;
 
-  for (int i = 0; i < n; i++)
+  for (guint i = 0; i < headers->n; i++)
     {
-      GMimeHeader *h = g_mime_header_list_get_header_at (headers, i);
-
-      if (!is_message_header (h))
+      if (!is_message_header (&headers->v[i]))
         continue;
       own++;
-      if (has_8bit (g_mime_header_get_raw_value (h)))
+      if (has_8bit (headers->v[i].value))
         r->flags |= MAIL_FLAG_RAW_8BIT_HEADERS;
     }
   if (own == 0)
     r->flags |= MAIL_FLAG_NO_HEADERS;
 
-  raw = text_raw_header (message, "Message-ID");
+  raw = mail_headers_get (headers, "Message-ID");
   r->message_id = raw ? msgid_normalize (raw, strlen (raw)) : NULL;
   if (r->message_id && !g_utf8_validate (r->message_id, -1, NULL))
     r->message_id = charset_sanitize_utf8 (r->message_id);
   if (r->message_id == NULL)
     r->flags |= MAIL_FLAG_NO_MESSAGE_ID;
 
-  raw = text_raw_header (message, "Subject");
+  raw = mail_headers_get (headers, "Subject");
   r->subject = raw ? rfc2047_decode (raw, strlen (raw), fallback) : NULL;
 
-  decode_from (r, text_raw_header (message, "From"), fallback);
-  undo_list_rewrite (r, message, fallback);
-  decode_date (r, text_raw_header (message, "Date"));
+  decode_from (r, mail_headers_get (headers, "From"), fallback);
+  undo_list_rewrite (r, headers, fallback);
+  decode_date (r, mail_headers_get (headers, "Date"));
 
-  raw = text_raw_header (message, "References");
+  raw = mail_headers_get (headers, "References");
   r->references = raw ? msgid_parse_list (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
-  raw = text_raw_header (message, "In-Reply-To");
+  raw = mail_headers_get (headers, "In-Reply-To");
   r->in_reply_to = raw ? msgid_parse_in_reply_to (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
-  r->newsgroups = split_newsgroups (text_raw_header (message, "Newsgroups"));
+  r->newsgroups = split_newsgroups (mail_headers_get (headers, "Newsgroups"));
 }
 
-/* A header charset hint: the body's declared charset, which is what a
- * mailer that wrote raw 8-bit headers most likely used for them too. */
+/* A header charset hint: @declared, the first text part's charset, which
+ * is what a mailer that wrote raw 8-bit headers most likely used for them
+ * too. */
 static const char *
-header_fallback_charset (GMimeObject *message, GMimeObject *root)
+header_fallback_charset (const MailHeaders *headers, const char *declared)
 {
-  GMimePart *part = root ? find_text_part (root, FALSE) : NULL;
-  const char *declared =
-    part ? g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset") : NULL;
-  GMimeHeaderList *headers;
   g_autoptr (GString) raw = NULL;
-  int n;
 
   if (declared != NULL && g_ascii_strcasecmp (declared, "us-ascii") != 0)
     return declared;
   /* No 8-bit charset declared: what the raw 8-bit bytes of all the
    * headers together read as.  A name alone ("葉均季" in Big5, 6 bytes)
    * is too little for uchardet; with the Subject it is enough. */
-  headers = g_mime_object_get_header_list (message);
-  n = g_mime_header_list_get_count (headers);
-  for (int i = 0; i < n; i++)
+  for (guint i = 0; i < headers->n; i++)
     {
-      GMimeHeader *h = g_mime_header_list_get_header_at (headers, i);
-      const char *v = g_mime_header_get_raw_value (h);
+      const char *v = headers->v[i].value;
 
-      if (v != NULL && is_message_header (h) && has_8bit (v))
+      if (v != NULL && is_message_header (&headers->v[i]) && has_8bit (v))
         {
           if (raw == NULL)
             raw = g_string_new (NULL);
@@ -742,29 +733,55 @@ without_nul (const char *data, gsize len, MailRecord *r)
   return copy;
 }
 
-/**
- * mail_record_parse:
- * @data: (array length=len): one message as RFC 5322 text, without an mbox
- *   envelope and with mbox quoting removed (see mbox_span_extract())
- * @len: its length
- *
- * Decodes the fields deja stores.  Never fails: missing or unreadable
- * fields are %NULL and flagged.  mail_init() must have been called.
- *
- * Returns: (transfer full): the record
- */
-MailRecord *
-mail_record_parse (const char *data, gsize len)
+/* The fields of a message from its @headers, the @declared charset of
+ * its first text part and its extracted @text (taken). */
+static void
+decode_message (MailRecord *r, const MailHeaders *headers, const char *declared, MailText *text)
 {
-  MailRecord *r = g_atomic_rc_box_new0 (MailRecord);
-  g_autofree char *copy = without_nul (data, len, r);
-  g_autoptr (GMimeStream) stream = g_mime_stream_mem_new_with_buffer (copy ? copy : data, len);
+  decode_headers (r, headers, header_fallback_charset (headers, declared));
+  set_body (r, text);
+  if (asks_not_to_be_archived (mail_headers_get (headers, "X-No-Archive"), r->body))
+    r->flags |= MAIL_FLAG_NO_ARCHIVE;
+}
+
+/* A plain text message read without GMime (headers.c): FALSE, with
+ * nothing done, when it is not one. */
+static gboolean
+parse_plain (MailRecord *r, const char *data, gsize len)
+{
+  MailHeaders headers;
+  MailPlainType type;
+  MailText text;
+  gsize body;
+
+  if (!mail_headers_read (data, len, &headers, &body))
+    return FALSE;
+  if (!mail_headers_plain_text (&headers, &type))
+    {
+      mail_headers_clear (&headers);
+      return FALSE;
+    }
+  mail_text_extract_plain (data + body, len - body, type.charset, &text);
+  decode_message (r, &headers, type.charset, &text);
+  g_free (type.charset);
+  mail_headers_clear (&headers);
+  return TRUE;
+}
+
+/* GMime's reading of a message: FALSE, with nothing done, when it finds
+ * no header block. */
+static gboolean
+parse_gmime (MailRecord *r, const char *data, gsize len)
+{
+  g_autoptr (GMimeStream) stream = g_mime_stream_mem_new_with_buffer (data, len);
   g_autoptr (GMimeParser) parser = g_mime_parser_new_with_stream (stream);
   g_autoptr (GMimeObject) message = NULL;
   GMimeObject *root;
-  const char *fallback;
+  GMimePart *part;
+  MailHeaders headers;
+  MailText text;
 
-  g_return_val_if_fail (parser_options != NULL, NULL);
+  g_return_val_if_fail (parser_options != NULL, FALSE);
   g_mime_parser_set_format (parser, GMIME_FORMAT_MESSAGE);
   /* A MIME entity, not a GMimeMessage: the same headers (and the Content-*
    * ones, is_message_header()) and parts, without the message's own
@@ -784,6 +801,25 @@ mail_record_parse (const char *data, gsize len)
       root = message ? g_mime_message_get_mime_part (GMIME_MESSAGE (message)) : NULL;
     }
   if (message == NULL)
+    return FALSE;
+  part = root ? find_text_part (root, FALSE) : NULL;
+  mail_headers_from_gmime (message, &headers);
+  mail_text_extract (root, &text);
+  decode_message (r, &headers,
+                  part ? g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset") : NULL,
+                  &text);
+  mail_headers_clear (&headers);
+  return TRUE;
+}
+
+static MailRecord *
+record_parse (const char *data, gsize len, gboolean plain)
+{
+  MailRecord *r = g_atomic_rc_box_new0 (MailRecord);
+  g_autofree char *copy = without_nul (data, len, r);
+  const char *bytes = copy ? copy : data;
+
+  if (!(plain && parse_plain (r, bytes, len)) && !parse_gmime (r, bytes, len))
     {
       r->flags |= MAIL_FLAG_NO_HEADERS | MAIL_FLAG_NO_MESSAGE_ID | MAIL_FLAG_NO_DATE |
                   MAIL_FLAG_NO_FROM;
@@ -793,16 +829,121 @@ mail_record_parse (const char *data, gsize len)
       r->references = g_ptr_array_new_with_free_func (g_free);
       r->in_reply_to = g_ptr_array_new_with_free_func (g_free);
       r->newsgroups = g_ptr_array_new_with_free_func (g_free);
-      set_content_hash (r);
-      set_damage (r);
-      return r;
     }
-  fallback = header_fallback_charset (message, root);
-  decode_headers (r, message, fallback);
-  decode_body (r, root);
-  if (asks_not_to_be_archived (text_raw_header (message, "X-No-Archive"), r->body))
-    r->flags |= MAIL_FLAG_NO_ARCHIVE;
   set_content_hash (r);
   set_damage (r);
   return r;
+}
+
+static gboolean
+same_strings (const GPtrArray *a, const GPtrArray *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++)
+    if (g_strcmp0 (a->pdata[i], b->pdata[i]) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+same_spans (const GArray *a, const GArray *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  return a->len == b->len &&
+         (a->len == 0 || memcmp (a->data, b->data, a->len * sizeof (OwnSpan)) == 0);
+}
+
+static gboolean
+same_attachments (const GPtrArray *a, const GPtrArray *b)
+{
+  if (a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++)
+    {
+      const TextAttachment *x = a->pdata[i], *y = b->pdata[i];
+
+      if (g_strcmp0 (x->content_type, y->content_type) != 0 || g_strcmp0 (x->filename, y->filename) != 0 ||
+          x->size != y->size || g_strcmp0 (x->encoding, y->encoding) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * mail_record_difference:
+ *
+ * Returns: (nullable): the name of the first field in which @a and @b
+ *   differ, or %NULL when they are the same (tests compare the plain
+ *   reader with GMime's reading by it)
+ */
+const char *
+mail_record_difference (const MailRecord *a, const MailRecord *b)
+{
+#define STR(f) if (g_strcmp0 (a->f, b->f) != 0) return #f
+  STR (message_id);
+  STR (subject);
+  STR (from_addr);
+  STR (from_name);
+  STR (date);
+  STR (date_raw);
+  STR (body);
+  STR (own_text);
+  STR (charset);
+#undef STR
+  if (!same_spans (a->own_spans, b->own_spans))
+    return "own_spans";
+  if (a->quoted_lines != b->quoted_lines || a->own_lines != b->own_lines)
+    return "lines";
+  if (!same_attachments (a->attachments, b->attachments))
+    return "attachments";
+  if (a->content_hash != b->content_hash)
+    return "content_hash";
+  if (a->damage != b->damage)
+    return "damage";
+  if (!same_strings (a->references, b->references))
+    return "references";
+  if (!same_strings (a->in_reply_to, b->in_reply_to))
+    return "in_reply_to";
+  if (!same_strings (a->newsgroups, b->newsgroups))
+    return "newsgroups";
+  if (a->flags != b->flags)
+    return "flags";
+  return NULL;
+}
+
+/**
+ * mail_record_parse:
+ * @data: (array length=len): one message as RFC 5322 text, without an mbox
+ *   envelope and with mbox quoting removed (see mbox_span_extract())
+ * @len: its length
+ *
+ * Decodes the fields deja stores.  Never fails: missing or unreadable
+ * fields are %NULL and flagged.  mail_init() must have been called.
+ * A plain text message (headers.c) is read without GMime, with the same
+ * result (tests/test-reader.c).
+ *
+ * Returns: (transfer full): the record
+ */
+MailRecord *
+mail_record_parse (const char *data, gsize len)
+{
+  return record_parse (data, len, TRUE);
+}
+
+/**
+ * mail_record_parse_gmime:
+ *
+ * mail_record_parse() with GMime reading every message, plain ones too:
+ * what the plain reader is tested against.
+ *
+ * Returns: (transfer full): the record
+ */
+MailRecord *
+mail_record_parse_gmime (const char *data, gsize len)
+{
+  return record_parse (data, len, FALSE);
 }

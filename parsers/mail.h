@@ -61,6 +61,8 @@ typedef struct {
 
 void mail_init (void);
 MailRecord *mail_record_parse (const char *data, gsize len);
+MailRecord *mail_record_parse_gmime (const char *data, gsize len);
+const char *mail_record_difference (const MailRecord *a, const MailRecord *b);
 MailRecord *mail_record_ref (MailRecord *record);
 void mail_record_free (MailRecord *record);
 char *mail_flags_to_string (MailFlags flags);

@@ -13,6 +13,7 @@
  */
 #include "text.h"
 #include "charset.h"
+#include "headers.h"
 #include "html.h"
 #include "rfc2047.h"
 
@@ -167,18 +168,14 @@ append_text (Walk *w, const char *s)
     }
 }
 
+/* Adds a text part's bytes @raw (transfer encoding undone, CRLF made
+ * LF; taken), declared in @declared (nullable). */
 static void
-add_text_part (Walk *w, GMimePart *part)
+add_text (Walk *w, GString *raw, const char *declared, gboolean html)
 {
-  GMimeObject *object = GMIME_OBJECT (part);
-  GByteArray *bytes = part_bytes (part);
-  const char *declared = g_mime_object_get_content_type_parameter (object, "charset");
-  gboolean html = is_type (object, "text", "html");
-  GString *raw = g_string_new_len ((const char *) bytes->data, bytes->len);
   g_autofree char *utf8 = NULL;
   CharsetResult cs;
 
-  g_byte_array_unref (bytes);
   /* Binaries go before charset detection, which they would mislead. */
   if (!html)
     w->text->flags |= binary_strip (raw, w->text->attachments);
@@ -197,6 +194,18 @@ add_text_part (Walk *w, GMimePart *part)
   else
     append_text (w, utf8);
   w->text->flags &= ~TEXT_FLAG_NO_TEXT;
+}
+
+static void
+add_text_part (Walk *w, GMimePart *part)
+{
+  GMimeObject *object = GMIME_OBJECT (part);
+  GByteArray *bytes = part_bytes (part);
+  GString *raw = g_string_new_len ((const char *) bytes->data, bytes->len);
+
+  g_byte_array_unref (bytes);
+  add_text (w, raw, g_mime_object_get_content_type_parameter (object, "charset"),
+            is_type (object, "text", "html"));
 }
 
 static void walk (Walk *w, GMimeObject *object);
@@ -251,38 +260,11 @@ walk_multipart (Walk *w, GMimeMultipart *mp)
     walk (w, g_mime_multipart_get_part (mp, i));
 }
 
-/**
- * text_raw_header:
- * @object: a message or part
- * @name: a header name
- *
- * Returns: (transfer none) (nullable): the raw (undecoded, unfolded as
- *   written) value of the first header called @name
- */
-const char *
-text_raw_header (GMimeObject *object, const char *name)
-{
-  GMimeHeaderList *list = g_mime_object_get_header_list (object);
-  int n = list ? g_mime_header_list_get_count (list) : 0;
-  char first = g_ascii_tolower (name[0]);
-
-  /* a message's fields are looked up a dozen times: the first letter
-   * before the whole name */
-  for (int i = 0; i < n; i++)
-    {
-      GMimeHeader *h = g_mime_header_list_get_header_at (list, i);
-      const char *hname = g_mime_header_get_name (h);
-
-      if (g_ascii_tolower (hname[0]) == first && g_ascii_strcasecmp (hname, name) == 0)
-        return g_mime_header_get_raw_value (h);
-    }
-  return NULL;
-}
-
+/* The decoded value of @headers' first field called @name. */
 static char *
-header_text (GMimeObject *object, const char *name)
+header_text (const MailHeaders *headers, const char *name)
 {
-  const char *raw = text_raw_header (object, name);
+  const char *raw = mail_headers_get (headers, name);
 
   return raw ? rfc2047_decode (raw, strlen (raw), NULL) : NULL;
 }
@@ -295,6 +277,7 @@ walk_message_part (Walk *w, GMimeMessagePart *mp)
   static const char *const shown[] = { "From", "Date", "Subject" };
   GString *intro = g_string_new ("----- Embedded message -----\n");
   gboolean embedded = w->embedded;
+  MailHeaders headers;
 
   w->text->flags |= TEXT_FLAG_EMBEDDED;
   if (message == NULL)
@@ -302,12 +285,14 @@ walk_message_part (Walk *w, GMimeMessagePart *mp)
       g_string_free (intro, TRUE);
       return;
     }
+  mail_headers_from_gmime (GMIME_OBJECT (message), &headers);
   for (gsize i = 0; i < G_N_ELEMENTS (shown); i++)
     {
-      g_autofree char *value = header_text (GMIME_OBJECT (message), shown[i]);
+      g_autofree char *value = header_text (&headers, shown[i]);
       if (value)
         g_string_append_printf (intro, "%s: %s\n", shown[i], g_strstrip (value));
     }
+  mail_headers_clear (&headers);
   w->embedded = TRUE;
   append_text (w, intro->str);
   g_string_free (intro, TRUE);
@@ -341,16 +326,55 @@ walk (Walk *w, GMimeObject *object)
  *
  * Walks the message's MIME tree from @root (see the file comment).
  */
-void
-mail_text_extract (GMimeObject *root, MailText *text)
+static void
+text_start (MailText *text)
 {
-  Walk w = { text, FALSE, 0 };
-
   text->body = g_string_new (NULL);
   text->own = g_string_new (NULL);
   text->attachments = g_ptr_array_new_with_free_func ((GDestroyNotify) text_attachment_free);
   text->charset = NULL;
   text->flags = TEXT_FLAG_NO_TEXT;
+}
+
+void
+mail_text_extract (GMimeObject *root, MailText *text)
+{
+  Walk w = { text, FALSE, 0 };
+
+  text_start (text);
   if (root != NULL)
     walk (&w, root);
+}
+
+/**
+ * mail_text_extract_plain:
+ * @content: (array length=len): the content of a text/plain entity whose
+ *   transfer encoding is the identity (headers.c)
+ * @declared: (nullable): its declared charset
+ * @text: (out caller-allocates): its text; free with mail_text_clear()
+ *
+ * What mail_text_extract() gives for such an entity, without GMime.
+ */
+void
+mail_text_extract_plain (const char *content, gsize len, const char *declared, MailText *text)
+{
+  Walk w = { text, FALSE, 0 };
+  GString *raw = g_string_sized_new (len);
+  const char *p = content, *end = content + len;
+
+  text_start (text);
+  /* CRLF made LF, as part_bytes() does */
+  while (p < end)
+    {
+      const char *cr = memchr (p, '\r', end - p);
+
+      if (cr == NULL || cr + 1 == end)
+        {
+          g_string_append_len (raw, p, end - p);
+          break;
+        }
+      g_string_append_len (raw, p, cr - p + (cr[1] == '\n' ? 0 : 1));
+      p = cr + 1;
+    }
+  add_text (&w, raw, declared, FALSE);
 }

@@ -34,12 +34,12 @@ typedef struct {
 
 void text_init (void);
 void mail_text_extract (GMimeObject *root, MailText *text);
+void mail_text_extract_plain (const char *content, gsize len, const char *declared,
+                              MailText *text);
 void mail_text_clear (MailText *text);
 void text_attachment_free (TextAttachment *attachment);
 TextAttachment *text_attachment_new (const char *content_type, const char *filename,
                                      gint64 size, const char *encoding);
-
-const char *text_raw_header (GMimeObject *object, const char *name);
 
 /* binary.c: uuencoded and yEnc data inside text. */
 TextFlags binary_strip (GString *text, GPtrArray *attachments);
