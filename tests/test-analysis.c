@@ -479,6 +479,12 @@ test_words (void)
   g_assert_cmpstr (text_fold (w, "ÉCOLE", strlen ("ÉCOLE"), &n), ==, "école");
   g_assert_cmpuint (text_words_sentences (w, "Mr. Smith went. He came back! Did he?\n\nYes", 43), ==, 4);
   g_assert_cmpuint (text_words_sentences (w, "", 0), ==, 0);
+  /* read as UTF-16: non-ASCII characters are words' characters; a
+   * sentence of only punctuation is none */
+  g_assert_cmpuint (text_words_sentences (w, "Ça va? Très bien. «Oui». ... !", 34), ==, 3);
+  /* not valid UTF-8: read through ICU's UTF-8 UText, the same sentences */
+  g_assert_cmpuint (text_words_sentences (w, "Mr. Smith went. He came b\xff" "ck! Did he?\n\nYes", 43), ==, 4);
+  g_assert_cmpuint (text_words_sentences (w, "\xff\xfe. Ok.", 7), ==, 2);
 }
 
 static gboolean
