@@ -167,6 +167,24 @@ mbox_splitter_new (const char *buf, gsize len, MboxSplitFlags flags)
   return s;
 }
 
+/**
+ * mbox_splitter_start_at:
+ * @offset: the offset of a line of the buffer
+ * @line_no: its line number (1-based)
+ *
+ * Splits from @offset on, as if the buffer began there (an append resumes
+ * at a separator it judged before).  Before the first
+ * mbox_splitter_next() only.
+ */
+void
+mbox_splitter_start_at (MboxSplitter *s, goffset offset, guint64 line_no)
+{
+  g_return_if_fail (!s->started && offset >= 0 && (gsize) offset <= s->len);
+  g_return_if_fail (offset == 0 || s->buf[offset - 1] == '\n');
+  s->pos = offset;
+  s->line_no = line_no;
+}
+
 void
 mbox_splitter_free (MboxSplitter *s)
 {
@@ -672,10 +690,10 @@ start_without_headers (MboxSplitter *s, goffset p, goffset end, gsize tlen)
 static gboolean
 start (MboxSplitter *s, GError **error)
 {
-  goffset p = 0, end;
+  goffset p = s->pos, end;
   gsize tlen;
 
-  if (s->len >= 3 && memcmp (s->buf, "\xEF\xBB\xBF", 3) == 0)
+  if (p == 0 && s->len >= 3 && memcmp (s->buf, "\xEF\xBB\xBF", 3) == 0)
     p = 3;
   for (;;)
     {

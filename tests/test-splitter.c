@@ -84,6 +84,82 @@ read_expect (const char *path)
   return g_string_free (out, FALSE);
 }
 
+typedef struct {
+  MboxSpan span;
+  GString *log;   /* the log entries read with it, after its first line */
+} Split;
+
+static void
+split_clear (gpointer p)
+{
+  g_string_free (((Split *) p)->log, TRUE);
+}
+
+/* Every span of @data from @offset (line @line_no) on. */
+static GArray *
+split_from (const char *data, gsize len, goffset offset, guint64 line_no)
+{
+  g_autoptr (MboxSplitter) s = mbox_splitter_new (data, len, MBOX_SPLIT_NONE);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Split));
+  Split one;
+
+  g_array_set_clear_func (out, split_clear);
+  if (offset > 0)
+    mbox_splitter_start_at (s, offset, line_no);
+  while (mbox_splitter_next (s, &one.span, NULL))
+    {
+      gsize n_log;
+      const MboxLogEntry *e = mbox_splitter_peek_log (s, &n_log);
+
+      one.log = g_string_new (NULL);
+      for (gsize i = 0; i < n_log; i++)
+        if (e[i].offset > one.span.offset)
+          g_string_append_printf (one.log, "%" G_GUINT64_FORMAT " %d %d\n", e[i].line_no, e[i].verdict,
+                                  e[i].reasons);
+      mbox_splitter_clear_log (s);
+      g_array_append_val (out, one);
+    }
+  return out;
+}
+
+/* An append resumes splitting at the old last message: from any
+ * message on, the spans (and what is logged after its first line) are
+ * those of the whole file. */
+static void
+check_resume (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len;
+  g_autoptr (GArray) whole = NULL;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  whole = split_from (data, len, 0, 1);
+  for (guint k = 1; k < whole->len; k++)
+    {
+      const Split *at = &g_array_index (whole, Split, k);
+      g_autoptr (GArray) part = split_from (data, len, at->span.offset, at->span.line_no);
+
+      g_assert_cmpuint (part->len, ==, whole->len - k);
+      for (guint i = 0; i < part->len; i++)
+        {
+          const Split *a = &g_array_index (part, Split, i), *b = &g_array_index (whole, Split, k + i);
+
+          g_assert_cmpint (a->span.offset, ==, b->span.offset);
+          g_assert_cmpuint (a->span.length, ==, b->span.length);
+          g_assert_cmpint (a->span.headers, ==, b->span.headers);
+          g_assert_cmpint (a->span.body, ==, b->span.body);
+          g_assert_cmpuint (a->span.line_no, ==, b->span.line_no);
+          g_assert_cmpuint (a->span.envelope_length, ==, b->span.envelope_length);
+          if (i > 0)
+            {
+              g_assert_cmpint (a->span.reasons, ==, b->span.reasons);
+              g_assert_cmpint (a->span.adjacent, ==, b->span.adjacent);
+            }
+          g_assert_cmpstr (a->log->str, ==, b->log->str);
+        }
+    }
+}
+
 static void
 test_fixture (gconstpointer data)
 {
@@ -95,6 +171,7 @@ test_fixture (gconstpointer data)
 
   split_file (mbox, actual);
   g_assert_cmpstr (actual->str, ==, expected);
+  check_resume (mbox);
 }
 
 int

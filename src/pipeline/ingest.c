@@ -464,7 +464,11 @@ check_unchanged (Store *store, Input *input, const char *abs, IngestResult *resu
       g_clear_pointer (known, g_free);
     }
   else if (start && strcmp (start, record.sha256) == 0 && input->data[record.size - 1] == '\n')
-    result->appended_at = record.size;
+    {
+      result->appended_at = record.size;
+      result->resume_at = record.last_offset;
+      result->resume_line_no = record.last_line_no;
+    }
   store_file_record_clear (&record);
   return TRUE;
 }
@@ -490,6 +494,26 @@ first_message (MboxSplitter *splitter, MboxSpan *span, IngestResult *result, GEr
     g_propagate_error (error, g_steal_pointer (&split_error));
   else
     result->empty = TRUE;
+  return FALSE;
+}
+
+/* Appending: splitting starts again at the old last message, whose
+ * separator was judged before (a separator's verdict rests on its line,
+ * the line before and the header block after; a message's MIME and
+ * Content-Length state starts at its separator): the old part is not read
+ * again (twisted-python's 64 MiB month: 35 ms of an append's 210).
+ * Anything else than that message first reads the file whole. */
+static gboolean
+resume (MboxSplitter *splitter, const IngestResult *result, MboxSpan *span, GError **error)
+{
+  if (result->resume_at >= 0 && result->resume_at < result->appended_at && result->resume_line_no > 0)
+    {
+      mbox_splitter_start_at (splitter, result->resume_at, (guint64) result->resume_line_no);
+      if (mbox_splitter_next (splitter, span, NULL) && span->offset == result->resume_at)
+        return TRUE;
+    }
+  g_set_error (error, INGEST_ERROR, INGEST_ERROR_DIVERGED,
+               "the old last message is not where splitting starts again: read whole");
   return FALSE;
 }
 
@@ -549,7 +573,9 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
     return FALSE;
   meta = (StoreFileMeta) { abs, input->len, input->stored_size, input->mtime,
                            input->compression, result->appended_at > 0 };
-  if (ahead == NULL && !first_message (splitter, &span, result, error))
+  if (ahead == NULL && result->appended_at > 0 && !resume (splitter, result, &span, error))
+    return FALSE;
+  if (ahead == NULL && result->appended_at == 0 && !first_message (splitter, &span, result, error))
     {
       /* A file that became empty replaces its old rows with none. */
       if (!result->empty || !recorded)

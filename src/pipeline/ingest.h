@@ -33,6 +33,8 @@ typedef struct {
   char *duplicate_of;      /* same content already ingested under this path */
   gint64 appended_at;      /* the file grew at its end: only what follows this offset was
                               read (its start verified by hash); 0: read whole */
+  gint64 resume_at;        /* appending: the old last message, where splitting starts again */
+  gint64 resume_line_no;   /* its line */
 } IngestResult;
 
 /* One command's ingest: the files it stores, one after the other, share

@@ -613,8 +613,14 @@ store_file_record (Store *store, const char *path, StoreFileRecord *record, gboo
   int rc;
 
   memset (record, 0, sizeof *record);
+  record->last_offset = -1;
   *found = FALSE;
-  if ((rc = sqlite3_prepare_v2 (store->db, "SELECT sha256, size, messages, lines FROM files WHERE path = ?1",
+  if ((rc = sqlite3_prepare_v2 (store->db,
+                                "SELECT f.sha256, f.size, f.messages, f.lines, m.byte_offset, m.line_no"
+                                " FROM files f LEFT JOIN messages m ON m.id ="
+                                "  (SELECT id FROM messages WHERE file_id = f.id"
+                                "   ORDER BY byte_offset DESC LIMIT 1)"
+                                " WHERE f.path = ?1",
                                 -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot read database", error);
   sqlite3_bind_text (stmt, 1, path, -1, SQLITE_STATIC);
@@ -625,6 +631,11 @@ store_file_record (Store *store, const char *path, StoreFileRecord *record, gboo
       record->size = sqlite3_column_int64 (stmt, 1);
       record->messages = sqlite3_column_int64 (stmt, 2);
       record->lines = sqlite3_column_int64 (stmt, 3);
+      if (sqlite3_column_type (stmt, 4) != SQLITE_NULL)
+        {
+          record->last_offset = sqlite3_column_int64 (stmt, 4);
+          record->last_line_no = sqlite3_column_int64 (stmt, 5);
+        }
     }
   sqlite3_finalize (stmt);
   return rc == SQLITE_ROW || rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read database", error);

@@ -41,6 +41,8 @@ typedef struct {
   char *sha256;
   gint64 size;           /* mbox text */
   gint64 messages, lines;
+  gint64 last_offset;    /* its last message's byte_offset, or -1 when none */
+  gint64 last_line_no;   /* and line_no */
 } StoreFileRecord;
 
 /* A part that is not text, or a uuencoded/yEnc file found in text. */
