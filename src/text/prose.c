@@ -166,7 +166,7 @@ text_is_url_or_address (const char *w, gsize len)
   const char *at;
   gsize slashes = 0;
 
-  while (len > 0 && strchr ("<([\"'", *w))
+  while (len > 0 && (*w == '<' || *w == '(' || *w == '[' || *w == '"' || *w == '\''))
     w++, len--;
   if (has_text (w, len, "://") || starts_with (w, len, "www.") || starts_with (w, len, "mailto:")
       || starts_with (w, len, "news:"))
@@ -197,7 +197,7 @@ may_be_url_or_address (const char *w, gsize len, gboolean has_url_byte)
 {
   if (has_url_byte)
     return TRUE;
-  while (len > 0 && strchr ("<([\"'", *w))
+  while (len > 0 && (*w == '<' || *w == '(' || *w == '[' || *w == '"' || *w == '\''))
     w++, len--;
   return len >= 4 && memcmp (w, "www.", 4) == 0;
 }
