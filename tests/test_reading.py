@@ -485,6 +485,47 @@ def an_older_database_keeps_its_own_text_and_stores_new_text_as_spans():
                          (len(before),)).fetchone()[0] > 0
 
 
+def schema_expression(version_file):
+    """The own_text expression a schema file declares."""
+    text = open(os.path.join(os.environ["SOURCE_ROOT"], "schema", version_file)).read()
+    return text[text.index("GENERATED ALWAYS AS (") + len("GENERATED ALWAYS AS ("):text.rindex(") VIRTUAL;")]
+
+
+@tap.test
+def own_text_reads_as_schema_11_wrote_it():
+    """014-own-text-case.sql reads the spans' length once; for every value
+    of own_spans, own_text is what 011-own-spans.sql's expression gave,
+    and a database of version 13 is upgraded without a row rewritten."""
+    db = fresh_db("reading-own-text-case.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    old = schema_expression("011-own-spans.sql")
+    values = [None, "[]", "[0]", "[0,5]", "[0,5,9]", "[0,5,10,3]", "[2,1,0,4,6,2]",
+              json.dumps([j for i in range(16) for j in (i, 1)]),          # 16 pairs
+              json.dumps([j for i in range(17) for j in (i, 1)]),          # 17: the first 16
+              json.dumps([j for i in range(16) for j in (i, 1)] + [40]),   # 33 numbers
+              json.dumps([j for i in range(15) for j in (i, 2)] + [3])]    # 31 numbers
+    with sqlite3.connect(db) as c:
+        mid, body = c.execute("SELECT id, body FROM messages WHERE length(body) > 60 LIMIT 1").fetchone()
+        for v in values:
+            c.execute("UPDATE messages SET own_spans = ?, own_text_stored = 'stored' WHERE id = ?", (v, mid))
+            new_text, old_text = c.execute("SELECT own_text, %s FROM messages WHERE id = ?" % old,
+                                           (mid,)).fetchone()
+            assert new_text == old_text, (v, new_text, old_text)
+        c.execute("UPDATE messages SET own_spans = '[0,5]', own_text_stored = NULL WHERE id = ?", (mid,))
+        before = c.execute("SELECT id, own_text FROM messages ORDER BY id").fetchall()
+        # back to version 13: the old expression
+        c.execute("ALTER TABLE messages DROP COLUMN own_text")
+        c.execute("ALTER TABLE messages ADD COLUMN own_text TEXT GENERATED ALWAYS AS (%s) VIRTUAL" % old)
+        c.execute("PRAGMA user_version = 13")
+    assert deja("stats", "--db", db).returncode == 0
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] >= 14
+        sql = c.execute("SELECT sql FROM sqlite_schema WHERE name = 'messages'").fetchone()[0]
+        assert "CASE json_array_length(own_spans)" in sql
+        assert c.execute("SELECT id, own_text FROM messages ORDER BY id").fetchall() == before
+        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
 def spans_text(body, spans):
     """What messages.own_spans says own_text is: pieces of body's UTF-8 bytes."""
     b = body.encode("utf-8", "surrogateescape")
