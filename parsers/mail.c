@@ -581,7 +581,9 @@ set_body (MailRecord *r, MailText *text)
     r->own_spans = g_steal_pointer (&own.spans);
   g_clear_pointer (&own.spans, g_array_unref);
   r->body = g_string_free (g_steal_pointer (&text->body), FALSE);
+  r->body_len = strlen (r->body);           /* as a C string, as it is stored */
   r->own_text = g_steal_pointer (&own.text);
+  r->own_text_len = strlen (r->own_text);
   r->quoted_lines = own.quoted_lines;
   r->own_lines = own.own_lines;
   /* Flagged where it matters: the HTML was all the author's text (a
@@ -677,14 +679,13 @@ header_fallback_charset (const MailHeaders *headers, const char *declared)
  * measures the rest of the string each time: a message of 8 MiB of NULs
  * took minutes). */
 static guint
-count_bytes (const char *s, const char *needle)
+count_bytes_len (const char *s, gsize left, const char *needle)
 {
-  gsize len = strlen (needle), left;
+  gsize len = strlen (needle);
   guint n = 0;
 
   if (s == NULL)
     return 0;
-  left = strlen (s);
   for (const char *p; left >= len && (p = memchr (s, needle[0], left - len + 1)) != NULL;)
     {
       gsize at = p - s;
@@ -702,6 +703,12 @@ count_bytes (const char *s, const char *needle)
   return n;
 }
 
+static guint
+count_bytes (const char *s, const char *needle)
+{
+  return s ? count_bytes_len (s, strlen (s), needle) : 0;
+}
+
 /* How much of the text a lossy conversion replaced ("J?rgen", U+FFFD):
  * threading keeps the least damaged of several copies. */
 static void
@@ -710,7 +717,7 @@ set_damage (MailRecord *r)
   static const char fffd[] = "\xef\xbf\xbd";
 
   r->damage = count_bytes (r->subject, fffd) + count_bytes (r->from_name, fffd) +
-              count_bytes (r->body, fffd) + count_bytes (r->subject, "?") +
+              count_bytes_len (r->body, r->body_len, fffd) + count_bytes (r->subject, "?") +
               count_bytes (r->from_name, "?");
 }
 
@@ -721,7 +728,7 @@ set_content_hash (MailRecord *r)
 
   h = fnv_field (h, r->from_addr, r->from_addr ? strlen (r->from_addr) : 0);
   h = fnv_field (h, r->subject, r->subject ? strlen (r->subject) : 0);
-  r->content_hash = fnv_field (h, r->body, strlen (r->body));
+  r->content_hash = fnv_field (h, r->body, r->body_len);
 }
 
 /* GMime keeps header values as C strings, so a NUL byte in a header cuts
@@ -834,7 +841,9 @@ record_parse (const char *data, gsize len, gboolean plain)
       r->flags |= MAIL_FLAG_NO_HEADERS | MAIL_FLAG_NO_MESSAGE_ID | MAIL_FLAG_NO_DATE |
                   MAIL_FLAG_NO_FROM;
       r->body = charset_to_utf8 (data, len, NULL, NULL);
+      r->body_len = strlen (r->body);
       r->own_text = g_strdup ("");
+      r->own_text_len = 0;
       r->attachments = g_ptr_array_new_with_free_func ((GDestroyNotify) text_attachment_free);
       r->references = g_ptr_array_new_with_free_func (g_free);
       r->in_reply_to = g_ptr_array_new_with_free_func (g_free);

@@ -43,6 +43,7 @@ typedef struct {
   char *date_raw;        /* the Date header as written (UTF-8) */
   char *body;            /* decoded text, UTF-8 */
   char *own_text;        /* body without quotes, attributions, signature */
+  gsize body_len, own_text_len;   /* their strlen() */
   GArray *own_spans;     /* (element-type OwnSpan) (nullable): the byte ranges of
                           * body that make own_text (quote.h); NULL when they
                           * cannot (own text taken from the message's own parts

@@ -265,6 +265,8 @@ message_row (Pipeline *p, DecodeItem *item, StoreMessage *m)
     strv_of (r->in_reply_to), r->in_reply_to ? r->in_reply_to->len : 0,
     strv_of (r->newsgroups), r->newsgroups ? r->newsgroups->len : 0,
   };
+  m->body_len = r->body_len;
+  m->own_text_len = r->own_text_len;
   if (item->analysed)
     analyse_signals_of (&item->analysis, &m->text);
   thread_guesser_guess (p->guesser, m->id, r, &m->guess);

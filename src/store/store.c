@@ -271,6 +271,7 @@ typedef struct {
   gint64 id;
   char *subject;
   char *own_text;
+  gsize own_text_len;
   gsize bytes;             /* of both */
 } StoreFtsRow;
 
@@ -661,6 +662,16 @@ store_path_with_sha256 (Store *store, const char *sha256, char **path, GError **
                             sha256, store->file_id, path, error);
 }
 
+/* @text of @len bytes (0: measured), or NULL. */
+static void
+bind_text_len (sqlite3_stmt *stmt, int i, const char *text, gsize len)
+{
+  if (text)
+    sqlite3_bind_text (stmt, i, text, len ? (int) MIN (len, (gsize) G_MAXINT) : -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (stmt, i);
+}
+
 void
 _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text)
 {
@@ -764,14 +775,15 @@ fts_forget (Store *store, guint from)
 }
 
 static gboolean
-fts_insert (Store *store, gint64 id, const char *subject, const char *own_text, GError **error)
+fts_insert (Store *store, gint64 id, const char *subject, const char *own_text, gsize own_text_len,
+            GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_FTS_INSERT];
   int rc;
 
   sqlite3_bind_int64 (stmt, 1, id);
   _store_bind_text_or_null (stmt, 2, subject);
-  _store_bind_text_or_null (stmt, 3, own_text);
+  bind_text_len (stmt, 3, own_text, own_text_len);
   if ((rc = step_reset (stmt)) != SQLITE_DONE)
     return _store_fail (store, rc, "cannot index message", error);
   return TRUE;
@@ -788,7 +800,7 @@ fts_flush_from (Store *store, guint from, GError **error)
     {
       const StoreFtsRow *row = &g_array_index (store->fts_rows, StoreFtsRow, i);
 
-      ok = fts_insert (store, row->id, row->subject, row->own_text, error);
+      ok = fts_insert (store, row->id, row->subject, row->own_text, row->own_text_len, error);
     }
   fts_forget (store, from);
   return ok;
@@ -1050,9 +1062,14 @@ add_fts (Store *store, const StoreMessage *m, GError **error)
   StoreFtsRow row;
 
   if (!store->savepoint || store->fts_direct)
-    return fts_insert (store, m->id, m->subject, m->own_text, error);
-  row = (StoreFtsRow) { m->id, g_strdup (m->subject), g_strdup (m->own_text), 0 };
-  row.bytes = (row.subject ? strlen (row.subject) : 0) + (row.own_text ? strlen (row.own_text) : 0);
+    return fts_insert (store, m->id, m->subject, m->own_text, m->own_text_len, error);
+  row = (StoreFtsRow) { m->id, g_strdup (m->subject), NULL, 0, 0 };
+  if (m->own_text != NULL)
+    {
+      row.own_text_len = m->own_text_len ? m->own_text_len : strlen (m->own_text);
+      row.own_text = g_memdup2 (m->own_text, row.own_text_len + 1);
+    }
+  row.bytes = (row.subject ? strlen (row.subject) : 0) + row.own_text_len;
   store->fts_bytes += row.bytes;
   g_array_append_val (store->fts_rows, row);
   if (store->fts_bytes - store->fts_mark_bytes < FTS_WAITING_BYTES)
@@ -1209,7 +1226,7 @@ bind_own_text (Store *store, sqlite3_stmt *stmt, int text_at, int spans_at, cons
 
   if (m->own_spans == NULL || m->n_own_spans == 0 || m->n_own_spans > STORE_OWN_SPANS_MAX)
     {
-      _store_bind_text_or_null (stmt, text_at, m->own_text);
+      bind_text_len (stmt, text_at, m->own_text, m->own_text_len);
       sqlite3_bind_null (stmt, spans_at);
       return;
     }
@@ -1243,7 +1260,7 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   _store_bind_text_or_null (stmt, 9, m->from_name);
   _store_bind_text_or_null (stmt, 10, m->date);
   _store_bind_text_or_null (stmt, 11, m->date_raw);
-  _store_bind_text_or_null (stmt, 12, m->body ? m->body : "");
+  bind_text_len (stmt, 12, m->body ? m->body : "", m->body ? m->body_len : 0);
   _store_bind_text_or_null (stmt, 13, m->charset);
   _store_bind_text_or_null (stmt, 14, m->flags);
   bind_own_text (store, stmt, 15, 28, m);

@@ -110,6 +110,7 @@ typedef struct {
   guint n_newsgroups;
   StoreThreadGuess guess;
   StoreTextSignals text;     /* lang NULL: not analysed (left to deja analyse) */
+  gsize body_len, own_text_len;  /* when known, else 0 (then measured) */
 } StoreMessage;
 
 /* One separator-log row (docs/splitter.md), as text. */
