@@ -58,16 +58,9 @@ typedef struct {
 static GMutex dictionaries_lock;
 static GHashTable *dictionaries;   /* language → Dictionary*, while any is held */
 
-/* An analyser's most recent answers, a slot a hash: the few hundred
- * words that make half of any text stay in the cache, where a lookup in
- * the 4 MiB table was a cache miss each (94 % of its samples on the
- * slot's first load, twice the time of the rest of the word count). */
-#define SPELL_FRONT 1024                 /* a power of two: 32 KiB */
-
 typedef struct {
   Dictionary *dict;
   SpellTable table;        /* when there is a dictionary */
-  SpellSlot *front;        /* SPELL_FRONT of them, with the table */
 } Speller;
 
 G_STATIC_ASSERT (sizeof (SpellSlot) == 32);
@@ -141,7 +134,6 @@ speller_free (gpointer p)
 
   dictionary_unref (s->dict);
   g_free (s->table.slots);
-  g_free (s->front);
   g_free (s);
 }
 
@@ -225,10 +217,7 @@ speller_for (TextAnalyser *a, const char *lang)
       s = g_new0 (Speller, 1);
       s->dict = dictionary_ref (lang);
       if (s->dict->handle)
-        {
-          s->table.slots = g_new0 (SpellSlot, SPELL_SLOTS);
-          s->front = g_new0 (SpellSlot, SPELL_FRONT);
-        }
+        s->table.slots = g_new0 (SpellSlot, SPELL_SLOTS);
       g_hash_table_insert (a->spellers, g_strdup (lang), s);
     }
   return s->dict->handle ? s : NULL;
@@ -324,22 +313,15 @@ static gboolean
 speller_knows (Speller *s, const char *word, gsize len)
 {
   guint32 h;
-  SpellSlot *slot, *front;
-  gboolean known;
+  SpellSlot *slot;
 
   if (len > SPELL_WORD_MAX)
     return dictionary_knows (s->dict, word, len, 0);
   h = spell_hash (word, len);
-  front = &s->front[(h >> 17) & (SPELL_FRONT - 1)];
-  if (front->hash == h && front->len == len && memcmp (front->word, word, len) == 0)
-    return front->known;
   slot = spell_table_slot (&s->table, h, word, len);
-  known = slot->hash == h ? slot->known
-                          : spell_table_put (&s->table, slot, h, word, len,
-                                             dictionary_knows (s->dict, word, len, h));
-  *front = (SpellSlot) { h, (guint8) len, (guint8) known, { 0 } };
-  memcpy (front->word, word, len);
-  return known;
+  if (slot->hash == h)
+    return slot->known;
+  return spell_table_put (&s->table, slot, h, word, len, dictionary_knows (s->dict, word, len, h));
 }
 
 typedef struct {
