@@ -385,7 +385,8 @@ text_words_set_icu_only (TextWords *w, gboolean icu_only)
   w->icu_only = icu_only;
 }
 
-/* @prose (valid UTF-8) in UTF-16, in w->u16: its length, or -1. */
+/* @prose in UTF-16, in w->u16: its length, or -1 when it is not valid
+ * UTF-8 (u_strFromUTF8() refuses ill-formed text). */
 static int32_t
 to_utf16 (TextWords *w, const char *prose, gsize len)
 {
@@ -416,8 +417,7 @@ text_words_sentences (TextWords *w, const char *prose, gsize len)
 
   if (len == 0 || len > G_MAXINT32)
     return 0;
-  if (g_utf8_validate_len (prose, len, NULL))
-    n16 = to_utf16 (w, prose, len);
+  n16 = to_utf16 (w, prose, len);   /* -1 for text that is not valid UTF-8 */
   if (n16 >= 0)
     ubrk_setText (w->sentence_bi, w->u16, n16, &status);
   if (U_FAILURE (status) || (n16 < 0 && !set_text (w, w->sentence_bi, prose, len)))
