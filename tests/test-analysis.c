@@ -491,6 +491,17 @@ test_words (void)
   /* not valid UTF-8: read through ICU's UTF-8 UText, the same sentences */
   g_assert_cmpuint (text_words_sentences (w, "Mr. Smith went. He came b\xff" "ck! Did he?\n\nYes", 43), ==, 4);
   g_assert_cmpuint (text_words_sentences (w, "\xff\xfe. Ok.", 7), ==, 2);
+  {
+    /* longer than the UTF-16 copy takes: read as UTF-8, the same count */
+    g_autoptr (GString) many = g_string_new (NULL);
+
+    while (many->len <= 70 * 1024)
+      g_string_append (many, "Mr. Smith went. He came back! Did he?\n\n");
+    g_assert_cmpuint (text_words_sentences (w, many->str, many->len), ==,
+                      3 * (many->len / strlen ("Mr. Smith went. He came back! Did he?\n\n")));
+    g_assert_cmpuint (text_words_sentences (w, many->str, 64 * 1024 - 64 * 1024 % 39), ==,
+                      3 * ((64 * 1024 - 64 * 1024 % 39) / 39));
+  }
 }
 
 static gboolean

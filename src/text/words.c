@@ -385,6 +385,10 @@ text_words_set_icu_only (TextWords *w, gboolean icu_only)
   w->icu_only = icu_only;
 }
 
+/* The longest prose read from a UTF-16 copy (the copy, twice its size,
+ * stays with the analyser): longer prose is read through the UText. */
+#define SENTENCES_COPY_MAX (64 * 1024)
+
 /* @prose in UTF-16, in w->u16: its length, or -1 when it is not valid
  * UTF-8 (u_strFromUTF8() refuses ill-formed text). */
 static int32_t
@@ -407,7 +411,8 @@ to_utf16 (TextWords *w, const char *prose, gsize len)
  * 0.22 s for the realistic corpus's own texts, the same boundaries); a
  * code unit of 0x80 or more is a character that is, as a byte of 0x80
  * or more was.  Text that is not valid UTF-8 is read as UTF-8 (ICU's
- * UText and its conversion replace bad bytes each their own way). */
+ * UText and its conversion replace bad bytes each their own way), and so
+ * is prose longer than SENTENCES_COPY_MAX (a bound on the copy). */
 guint
 text_words_sentences (TextWords *w, const char *prose, gsize len)
 {
@@ -417,7 +422,8 @@ text_words_sentences (TextWords *w, const char *prose, gsize len)
 
   if (len == 0 || len > G_MAXINT32)
     return 0;
-  n16 = to_utf16 (w, prose, len);   /* -1 for text that is not valid UTF-8 */
+  if (len <= SENTENCES_COPY_MAX)
+    n16 = to_utf16 (w, prose, len);   /* -1 for text that is not valid UTF-8 */
   if (n16 >= 0)
     ubrk_setText (w->sentence_bi, w->u16, n16, &status);
   if (U_FAILURE (status) || (n16 < 0 && !set_text (w, w->sentence_bi, prose, len)))
