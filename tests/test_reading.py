@@ -270,6 +270,11 @@ def a_grown_file_is_read_from_its_old_end():
     assert sample.endswith(b"\n")
     # as mailers append: a blank line, then the new messages
     grow_and_compare("grow-blank", sample, b"\n" + more, True)
+    # the old file ended in a blank line and the appender wrote another: the
+    # old last message's body is what a whole read gives (one blank line more)
+    plain_last = (b"From ann@example.com Mon Jan  5 10:00:00 2004\nFrom: ann@example.com\n"
+                  b"Subject: last\nMessage-ID: <last@example.com>\n\nThe last words.\n\n")
+    grow_and_compare("grow-two-blanks", sample + b"\n" + plain_last, b"\n" + more, True)
     # straight after the last line
     grow_and_compare("grow-direct", sample, more, True)
     # not after a message's end: the last message goes on; read whole

@@ -18,6 +18,7 @@ typedef struct {
   GArray *attachments;     /* of StoreAttachment, pointing into record; NULL for none */
   gboolean analysed;       /* analysis is set (the pool was given analysers) */
   TextAnalysis analysis;   /* language and prose signals of the own text */
+  gboolean replaces;       /* an append's old last message, decoded again: its row is replaced */
 } DecodeItem;
 
 typedef struct {

@@ -672,6 +672,18 @@ bind_text_len (sqlite3_stmt *stmt, int i, const char *text, gsize len)
     sqlite3_bind_null (stmt, i);
 }
 
+/**
+ * store_last_language:
+ * @lang: (out) (transfer full) (nullable): the language of the last
+ *   message stored, or %NULL (none, or not analysed)
+ */
+gboolean
+store_last_language (Store *store, char **lang, GError **error)
+{
+  return _store_query_text (store, "SELECT lang FROM messages ORDER BY id DESC LIMIT 1", NULL, 0, lang,
+                            error);
+}
+
 void
 _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text)
 {
@@ -1237,6 +1249,58 @@ bind_own_text (Store *store, sqlite3_stmt *stmt, int text_at, int spans_at, cons
   g_string_append_c (json, ']');
   sqlite3_bind_null (stmt, text_at);
   sqlite3_bind_text (stmt, spans_at, json->str, (int) json->len, SQLITE_TRANSIENT);
+}
+
+/**
+ * store_replace_message:
+ * @message: a message of the current file stored before, decoded again
+ *   (its id is found by its byte_offset and set)
+ *
+ * Replaces the row of the message at @message's offset in the current
+ * file (an append's old last message, whose text changed with the blank
+ * lines after it): its full-text entry, references, groups, attachments
+ * and analysis rows go with the old row; rows that pointed to it as parent
+ * or copy point nowhere until threading, which follows every append.
+ */
+gboolean
+store_replace_message (Store *store, StoreMessage *m, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  rc = sqlite3_prepare_v2 (store->db, "SELECT id FROM messages WHERE file_id = ?1 AND byte_offset = ?2",
+                           -1, &stmt, NULL);
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot replace a message", error);
+  sqlite3_bind_int64 (stmt, 1, store->file_id);
+  sqlite3_bind_int64 (stmt, 2, m->byte_offset);
+  rc = sqlite3_step (stmt);
+  m->id = rc == SQLITE_ROW ? sqlite3_column_int64 (stmt, 0) : 0;
+  sqlite3_finalize (stmt);
+  if (m->id == 0)
+    return _store_fail (store, rc == SQLITE_DONE ? SQLITE_NOTFOUND : rc, "cannot replace a message", error);
+  /* its full-text entry first: external content is read from the row */
+  rc = sqlite3_prepare_v2 (store->db,
+                           "INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
+                           " SELECT 'delete', id, subject, own_text FROM messages WHERE id = ?1",
+                           -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_bind_int64 (stmt, 1, m->id);
+      rc = sqlite3_step (stmt);
+      sqlite3_finalize (stmt);
+    }
+  if (rc == SQLITE_DONE)
+    rc = sqlite3_prepare_v2 (store->db, "DELETE FROM messages WHERE id = ?1", -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_bind_int64 (stmt, 1, m->id);
+      rc = sqlite3_step (stmt);
+      sqlite3_finalize (stmt);
+    }
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot replace a message", error);
+  return store_add_message (store, m, error);
 }
 
 /* Adds one message of the current file, with its attachments, references

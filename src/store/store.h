@@ -189,6 +189,8 @@ gboolean store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *re
 gint64 store_message_id (Store *store, gint64 offset, guint64 content_hash);
 gboolean store_set_message_length (Store *store, gint64 offset, gint64 length, GError **error);
 gboolean store_add_message (Store *store, const StoreMessage *message, GError **error);
+gboolean store_replace_message (Store *store, StoreMessage *message, GError **error);
+gboolean store_last_language (Store *store, char **lang, GError **error);
 gboolean store_add_log (Store *store, const StoreLogEntry *entry, GError **error);
 gboolean store_find_canonical_id (Store *store, const char *message_id, StoreIdFunc func,
                                   gpointer user_data, GError **error);

@@ -46,7 +46,7 @@ typedef struct {
  * counter that is not atomic (csutil.cxx, initialize_utf_tbl): instances
  * made or destroyed on two threads at once leak it or free it twice;
  * they are made and destroyed under dictionaries_lock. */
-typedef struct {
+typedef struct _TextDictionary {
   char *lang;
   Hunhandle *handle;       /* NULL: no dictionary for the language */
   gboolean utf8;
@@ -125,6 +125,30 @@ dictionary_unref (Dictionary *d)
         g_clear_pointer (&dictionaries, g_hash_table_destroy);
     }
   g_mutex_unlock (&dictionaries_lock);
+}
+
+/**
+ * text_dictionary_hold:
+ * @lang: a language code
+ *
+ * Loads @lang's Hunspell dictionary, as an analyser would when it first
+ * meets a message in @lang, and keeps it loaded: an ingest that can guess
+ * the language loads it beside other work (an append of English messages
+ * hashes the file meanwhile, and its decode workers find it loaded).
+ *
+ * Returns: (transfer full): the hold, for text_dictionary_release()
+ */
+TextDictionary *
+text_dictionary_hold (const char *lang)
+{
+  return dictionary_ref (lang);
+}
+
+void
+text_dictionary_release (TextDictionary *held)
+{
+  if (held)
+    dictionary_unref (held);
 }
 
 static void

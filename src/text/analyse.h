@@ -28,6 +28,10 @@ void text_analyse (TextAnalyser *analyser, const char *own_text, gsize len, Text
 TextWords *text_analyser_words (TextAnalyser *analyser);
 char *text_spell_dictionary_for (const char *lang);
 
+typedef struct _TextDictionary TextDictionary;
+TextDictionary *text_dictionary_hold (const char *lang);
+void text_dictionary_release (TextDictionary *held);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TextAnalyser, text_analyser_free)
 
 G_END_DECLS
