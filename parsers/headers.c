@@ -26,10 +26,6 @@
 
 #include <string.h>
 
-/* The fields of a block are counted first: at most this many are kept
- * on the stack, more in a heap array. */
-#define FIELDS_ON_STACK 64
-
 typedef struct {
   gsize name, name_len, value, value_len;
 } FieldSpan;
@@ -78,10 +74,7 @@ headers_fill (const char *data, const FieldSpan *spans, guint n, MailHeaders *ou
 gboolean
 mail_headers_read (const char *data, gsize len, MailHeaders *out, gsize *body)
 {
-  FieldSpan stack[FIELDS_ON_STACK];
-  g_autoptr (GArray) heap = NULL;
-  FieldSpan *spans = stack;
-  guint n = 0;
+  g_autoptr (GArray) fields = g_array_sized_new (FALSE, FALSE, sizeof (FieldSpan), 32);
   const char *p = data, *end = data + len;
 
   memset (out, 0, sizeof *out);
@@ -99,44 +92,35 @@ mail_headers_read (const char *data, gsize len, MailHeaders *out, gsize *body)
         return FALSE;
       if (line == 0)
         {
-          if (n == 0)
+          if (fields->len == 0)
             return FALSE;   /* no field before the empty line */
           *body = lf + 1 - data;
           break;
         }
       if (*p == ' ' || *p == '\t')
         {
-          if (n == 0)
+          FieldSpan *last;
+
+          if (fields->len == 0)
             return FALSE;
-          spans[n - 1].value_len = lf + 1 - data - spans[n - 1].value;
+          last = &g_array_index (fields, FieldSpan, fields->len - 1);
+          last->value_len = lf + 1 - data - last->value;
         }
       else
         {
           const char *q = p;
+          FieldSpan f;
 
           while (q < p + line && is_name_byte (*q))
             q++;
           if (q == p || q == p + line || *q != ':')
             return FALSE;
-          if (n == FIELDS_ON_STACK && heap == NULL)
-            {
-              heap = g_array_sized_new (FALSE, FALSE, sizeof (FieldSpan), 2 * FIELDS_ON_STACK);
-              g_array_append_vals (heap, stack, n);
-            }
-          if (heap != NULL)
-            {
-              g_array_set_size (heap, n + 1);
-              spans = (FieldSpan *) (void *) heap->data;
-            }
-          spans[n].name = p - data;
-          spans[n].name_len = q - p;
-          spans[n].value = q + 1 - data;
-          spans[n].value_len = lf + 1 - (q + 1);
-          n++;
+          f = (FieldSpan) { p - data, q - p, q + 1 - data, lf - q };
+          g_array_append_val (fields, f);
         }
       p = lf + 1;
     }
-  headers_fill (data, spans, n, out);
+  headers_fill (data, (const FieldSpan *) (void *) fields->data, fields->len, out);
   return TRUE;
 }
 

@@ -111,6 +111,21 @@ is_data_text (GMimeObject *object)
   return FALSE;
 }
 
+/* @s (@len bytes) with each CRLF made LF, in place; returns its new
+ * length.  A CR alone stays. */
+static gsize
+crlf_to_lf (char *s, gsize len)
+{
+  char *end = s + len, *w = memchr (s, '\r', len);
+
+  if (w == NULL)
+    return len;
+  for (const char *p = w; p < end; p++)
+    if (!(*p == '\r' && p + 1 < end && p[1] == '\n'))
+      *w++ = *p;
+  return w - s;
+}
+
 /* The part's content, transfer encoding undone, CRLF made LF. */
 static GByteArray *
 part_bytes (GMimePart *part)
@@ -118,17 +133,13 @@ part_bytes (GMimePart *part)
   GMimeDataWrapper *content = g_mime_part_get_content (part);
   GByteArray *bytes = g_byte_array_new ();
   g_autoptr (GMimeStream) mem = NULL;
-  guint w = 0;
 
   if (content == NULL)
     return bytes;
   mem = g_mime_stream_mem_new_with_byte_array (bytes);
   g_mime_stream_mem_set_owner (GMIME_STREAM_MEM (mem), FALSE);
   g_mime_data_wrapper_write_to_stream (content, mem);
-  for (guint i = 0; i < bytes->len; i++)
-    if (!(bytes->data[i] == '\r' && i + 1 < bytes->len && bytes->data[i + 1] == '\n'))
-      bytes->data[w++] = bytes->data[i];
-  g_byte_array_set_size (bytes, w);
+  g_byte_array_set_size (bytes, (guint) crlf_to_lf ((char *) bytes->data, bytes->len));
   return bytes;
 }
 
@@ -359,22 +370,9 @@ void
 mail_text_extract_plain (const char *content, gsize len, const char *declared, MailText *text)
 {
   Walk w = { text, FALSE, 0 };
-  GString *raw = g_string_sized_new (len);
-  const char *p = content, *end = content + len;
+  GString *raw = g_string_new_len (content, len);
 
   text_start (text);
-  /* CRLF made LF, as part_bytes() does */
-  while (p < end)
-    {
-      const char *cr = memchr (p, '\r', end - p);
-
-      if (cr == NULL || cr + 1 == end)
-        {
-          g_string_append_len (raw, p, end - p);
-          break;
-        }
-      g_string_append_len (raw, p, cr - p + (cr[1] == '\n' ? 0 : 1));
-      p = cr + 1;
-    }
+  g_string_set_size (raw, crlf_to_lf (raw->str, raw->len));
   add_text (&w, raw, declared, FALSE);
 }

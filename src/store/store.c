@@ -687,10 +687,7 @@ store_last_language (Store *store, char **lang, GError **error)
 void
 _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text)
 {
-  if (text)
-    sqlite3_bind_text (stmt, i, text, -1, SQLITE_STATIC);
-  else
-    sqlite3_bind_null (stmt, i);
+  bind_text_len (stmt, i, text, 0);
 }
 
 /* Runs a bound statement to completion and resets it. */
