@@ -116,7 +116,7 @@ is_data_text (GMimeObject *object)
 static gsize
 crlf_to_lf (char *s, gsize len)
 {
-  char *end = s + len, *w = memchr (s, '\r', len);
+  char *end = s + len, *w = len ? memchr (s, '\r', len) : NULL;   /* an empty array has no data */
 
   if (w == NULL)
     return len;
