@@ -20,14 +20,20 @@
  * separator log by file) stay.  A reader during the ingest gets the same
  * answers, more slowly.
  *
- * The indexes' own CREATE statements are kept in deja_state
+ * The names of the indexes dropped are kept in deja_state
  * ('deferred_indexes') in the transaction that drops them: if the ingest
  * is killed before it builds them, the next deja that opens the database
  * builds them (store_open(), before it upgrades the schema: an upgrade
  * finds the indexes of the version they were taken from), so that the
- * schema is whole again whatever happened.
+ * schema is whole again whatever happened.  Their statements come from
+ * deja's own schema (_store_schema_index_sql()), never from the
+ * database: a database made by someone else could hold any SQL there
+ * (older deja kept the statements themselves: such a row is read for the
+ * names it holds, and its text is never run).
  */
 #include "store-private.h"
+
+#include <string.h>
 
 /* The indexes an ingest into an empty database builds at its end, and
  * how it drops them.  messages_message_id is one since each file's
@@ -55,31 +61,65 @@ exec (Store *store, const char *sql, GError **error)
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot change the indexes", error);
 }
 
-/* The CREATE statements of the deferrable indexes the database has, ";"
- * after each. */
+/* The names of the deferrable indexes the database has, one a line. */
 static gboolean
-index_sql (Store *store, GString *sql, GError **error)
+index_names (Store *store, GString *names, GError **error)
 {
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, "SELECT sql FROM sqlite_schema WHERE type = 'index'"
-                               " AND name = ?1 AND sql IS NOT NULL", -1, &stmt, NULL);
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT 1 FROM sqlite_schema WHERE type = 'index'"
+                               " AND name = ?1", -1, &stmt, NULL);
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read the schema", error);
   for (guint i = 0; i < G_N_ELEMENTS (deferrable) && rc == SQLITE_OK; i++)
     {
-      sqlite3_bind_text (stmt, 1, deferrable[i].name, -1, SQLITE_STATIC);
-      if ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-        g_string_append_printf (sql, "%s;\n", (const char *) sqlite3_column_text (stmt, 0));
+      rc = sqlite3_bind_text (stmt, 1, deferrable[i].name, -1, SQLITE_STATIC);
+      if (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        g_string_append_printf (names, "%s\n", deferrable[i].name);
       rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? sqlite3_reset (stmt) : rc;
     }
   sqlite3_finalize (stmt);
+  return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot read the schema", error);
+}
+
+/* Whether @name is one of the words of @state (names, or the statements
+ * an older deja kept). */
+static gboolean
+state_names (const char *state, const char *name)
+{
+  gsize len = strlen (name);
+
+  for (const char *p = strstr (state, name); p != NULL; p = strstr (p + 1, name))
+    if ((p == state || !(g_ascii_isalnum (p[-1]) || p[-1] == '_')) &&
+        !(g_ascii_isalnum (p[len]) || p[len] == '_'))
+      return TRUE;
+  return FALSE;
+}
+
+/* The statements that build the indexes named in @state: deja's own, from
+ * its schema; messages_file first (see below). */
+static gboolean
+build_sql (Store *store, const char *state, GString *sql, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (deferrable); i++)
+    if (state_names (state, deferrable[i].name))
+      {
+        g_autofree char *create = _store_schema_index_sql (deferrable[i].name);
+
+        if (create == NULL)
+          {
+            g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+                         "the schema has no index '%s'", deferrable[i].name);
+            return FALSE;
+          }
+        g_string_append_printf (sql, "DROP INDEX IF EXISTS %s;\n%s;\n", deferrable[i].name, create);
+      }
   /* messages_file stays, and fills in the order its keys come (a tenth
    * to a fifth of its pages empty): it is built again, sorted, before
    * the others, which take the pages it leaves */
-  if (rc == SQLITE_OK && sql->len > 0)
+  if (sql->len > 0)
     g_string_prepend (sql, "REINDEX messages_file;\n");
-  return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot read the schema", error);
+  return TRUE;
 }
 
 static gboolean
@@ -109,7 +149,7 @@ set_state (Store *store, const char *value, GError **error)
 gboolean
 store_defer_indexes (Store *store, gboolean *deferred, GError **error)
 {
-  g_autoptr (GString) sql = g_string_new (NULL);
+  g_autoptr (GString) names = g_string_new (NULL);
   gint64 one = 0;
   gboolean found = FALSE, ok;
 
@@ -128,10 +168,10 @@ store_defer_indexes (Store *store, gboolean *deferred, GError **error)
     ok = _store_query_int (store, "SELECT 1 FROM deja_state WHERE key = '" STATE_KEY "'", &one,
                            &found, error);
   if (ok && !found)
-    ok = index_sql (store, sql, error);
-  if (ok && !found && sql->len > 0)
+    ok = index_names (store, names, error);
+  if (ok && !found && names->len > 0)
     {
-      ok = set_state (store, sql->str, error);
+      ok = set_state (store, names->str, error);
       for (guint i = 0; ok && i < G_N_ELEMENTS (deferrable); i++)
         ok = exec (store, deferrable[i].drop, error);
       *deferred = ok;
@@ -150,7 +190,8 @@ store_defer_indexes (Store *store, gboolean *deferred, GError **error)
 static gboolean
 build (Store *store, gboolean wait, gboolean *built, GError **error)
 {
-  g_autofree char *sql = NULL;
+  g_autofree char *state = NULL;
+  g_autoptr (GString) sql = g_string_new (NULL);
   gboolean found = FALSE, ok;
   gint64 one = 0;
   int rc;
@@ -164,11 +205,11 @@ build (Store *store, gboolean wait, gboolean *built, GError **error)
   if (!found)
     return TRUE;
   if (!_store_query_text (store, "SELECT value FROM deja_state WHERE key = '" STATE_KEY "'", NULL, 0,
-                          &sql, error))
+                          &state, error))
     return FALSE;
-  if (sql == NULL)
+  if (state == NULL)
     return TRUE;
-  g_clear_pointer (&sql, g_free);
+  g_clear_pointer (&state, g_free);
   if (!wait)
     sqlite3_busy_timeout (store->db, 0);
   rc = sqlite3_exec (store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -179,10 +220,10 @@ build (Store *store, gboolean wait, gboolean *built, GError **error)
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot change the indexes", error);
   ok = _store_query_text (store, "SELECT value FROM deja_state WHERE key = '" STATE_KEY "'", NULL, 0,
-                          &sql, error);
-  found = sql != NULL;
+                          &state, error);
+  found = state != NULL;
   if (ok && found)
-    ok = exec (store, sql, error) &&
+    ok = build_sql (store, state, sql, error) && exec (store, sql->str, error) &&
          exec (store, "DELETE FROM deja_state WHERE key = '" STATE_KEY "'", error);
   if (!ok || !exec (store, "COMMIT", error))
     {

@@ -126,6 +126,10 @@ gboolean _store_query_text (Store *store, const char *sql, const char *param, gi
                             char **value, GError **error);
 void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);
 gboolean _store_register_functions (Store *store, GError **error);
+gboolean _store_make_safe (Store *store, GError **error);
+char *_store_schema_index_sql (const char *name);
+gboolean _store_int_array_get (const char *json, gsize len, gint64 index, gint64 *count,
+                               gint64 *value);
 void _store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text);
 gboolean _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer user_data,
                           const char *what, GError **error);

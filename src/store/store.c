@@ -164,7 +164,123 @@ _store_query_text (Store *store, const char *sql, const char *param, gint64 numb
   return rc == SQLITE_ROW || rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read database", error);
 }
 
-/* Refuses databases deja did not make, or that a newer deja made. */
+/**
+ * _store_schema_index_sql:
+ *
+ * The CREATE statement of the index @name in deja's schema (the last
+ * migration that creates it), without its ';'.
+ *
+ * Returns: (transfer full) (nullable): the statement, %NULL when no
+ *   migration creates @name
+ */
+char *
+_store_schema_index_sql (const char *name)
+{
+  g_autofree char *head = g_strdup_printf ("CREATE INDEX %s ON ", name);
+
+  for (int v = SCHEMA_VERSION - 1; v >= 0; v--)
+    {
+      const char *start = strstr (deja_schema[v], head), *end;
+
+      if (start != NULL && (start == deja_schema[v] || start[-1] == '\n') &&
+          (end = strchr (start, ';')) != NULL)
+        return g_strndup (start, end - start);
+    }
+  return NULL;
+}
+
+/* The views and triggers of deja's own schema at @version, as sqlite_schema
+ * holds them: "type name" -> CREATE statement.  Made once per version by
+ * applying the migrations to an empty database in memory. */
+static GHashTable *
+schema_objects (gint64 version, GError **error)
+{
+  static GHashTable *made[G_N_ELEMENTS (deja_schema) + 1];
+  G_LOCK_DEFINE_STATIC (made);
+  GHashTable *objects;
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  g_assert (version >= 0 && version <= SCHEMA_VERSION);
+  G_LOCK (made);
+  if ((objects = made[version]) != NULL)
+    {
+      G_UNLOCK (made);
+      return objects;
+    }
+  objects = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  rc = sqlite3_open_v2 (":memory:", &db, SQLITE_OPEN_READWRITE, NULL);
+  for (gint64 v = 0; rc == SQLITE_OK && v < version; v++)
+    rc = sqlite3_exec (db, deja_schema[v], NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (db, "SELECT type, name, sql FROM sqlite_schema"
+                             " WHERE type IN ('view', 'trigger')", -1, &stmt, NULL);
+  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      g_hash_table_insert (objects, g_strdup_printf ("%s %s", sqlite3_column_text (stmt, 0),
+                                                     sqlite3_column_text (stmt, 1)),
+                           g_strdup ((const char *) sqlite3_column_text (stmt, 2)));
+      rc = SQLITE_OK;
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+                   "cannot make the reference schema of version %" G_GINT64_FORMAT ": %s", version,
+                   db ? sqlite3_errmsg (db) : sqlite3_errstr (rc));
+      g_hash_table_unref (objects);
+      objects = NULL;
+    }
+  else
+    made[version] = objects;
+  sqlite3_close (db);
+  G_UNLOCK (made);
+  return objects;
+}
+
+/* Refuses a database whose schema holds a view or a trigger that deja's
+ * schema of its version does not (or holds differently): such SQL would
+ * run when deja reads or writes the tables it touches. */
+static gboolean
+check_schema_objects (Store *store, gint64 version, GError **error)
+{
+  GHashTable *objects = schema_objects (version, error);
+  sqlite3_stmt *stmt;
+  int rc;
+
+  if (objects == NULL)
+    return FALSE;
+  rc = sqlite3_prepare_v2 (store->db, "SELECT type, name, sql FROM sqlite_schema"
+                           " WHERE type IN ('view', 'trigger') ORDER BY type, name", -1, &stmt, NULL);
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read the schema", error);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *type = (const char *) sqlite3_column_text (stmt, 0);
+      const char *name = (const char *) sqlite3_column_text (stmt, 1);
+      const char *sql = (const char *) sqlite3_column_text (stmt, 2);
+      g_autofree char *key = g_strdup_printf ("%s %s", type, name);
+      const char *ours = g_hash_table_lookup (objects, key);
+
+      if (ours == NULL || sql == NULL || strcmp (ours, sql) != 0)
+        {
+          g_autofree char *shown = g_strescape (name ? name : "", NULL);
+
+          g_set_error (error, STORE_ERROR, STORE_ERROR_FOREIGN,
+                       "its schema holds a %s '%s' that deja did not make; deja does not open a"
+                       " database whose stored SQL it did not write (drop the %s with sqlite3,"
+                       " or ingest the archives again)", type, shown, type);
+          sqlite3_finalize (stmt);
+          return FALSE;
+        }
+    }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read the schema", error);
+}
+
+/* Refuses databases deja did not make, that a newer deja made, or whose
+ * schema holds SQL deja did not write. */
 static gboolean
 check_identity (Store *store, GError **error)
 {
@@ -174,7 +290,7 @@ check_identity (Store *store, GError **error)
       !_store_query_int (store, "PRAGMA user_version", &version, NULL, error) ||
       !_store_query_int (store, "SELECT count(*) FROM sqlite_schema", &tables, NULL, error))
     return FALSE;
-  if (app != DEJA_APPLICATION_ID && (tables > 0 || version != 0))
+  if (version < 0 || (app != DEJA_APPLICATION_ID && (tables > 0 || version != 0)))
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_FOREIGN,
                    "not a deja database (made by another program)");
@@ -188,7 +304,7 @@ check_identity (Store *store, GError **error)
                    version, SCHEMA_VERSION);
       return FALSE;
     }
-  return TRUE;
+  return check_schema_objects (store, version, error);
 }
 
 static gboolean
@@ -198,11 +314,20 @@ migrate (Store *store, GError **error)
 
   if (!_store_query_int (store, "PRAGMA user_version", &version, NULL, error))
     return FALSE;
-  g_assert (version >= 0);     /* check_identity refused anything else */
   if (version >= SCHEMA_VERSION)
     return TRUE;
+  /* The version again under the write lock: another deja creating the
+   * same new database may have made the schema since. */
   if (!exec (store, "BEGIN IMMEDIATE", error))
     return FALSE;
+  if (!_store_query_int (store, "PRAGMA user_version", &version, NULL, error) ||
+      (version > 0 && !check_identity (store, error)))
+    {
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
+  if (version >= SCHEMA_VERSION)
+    return exec (store, "COMMIT", error);
   for (gint64 v = version; v < SCHEMA_VERSION; v++)
     if (!exec (store, deja_schema[v], error))
       {
@@ -250,6 +375,16 @@ use_wal (Store *store, GError **error)
   g_autofree char *mode = NULL;
   g_autoptr (GError) local = NULL;
   gboolean ok = _store_query_text (store, "PRAGMA journal_mode = WAL", NULL, 0, &mode, &local);
+
+  /* SQLite changes the journal mode without calling the busy handler:
+   * another deja creating the same database holds it for a moment. */
+  for (gint64 waited = 0; !ok && (sqlite3_errcode (store->db) & 0xff) == SQLITE_BUSY &&
+       waited < STORE_BUSY_TIMEOUT_MS; waited += 10)
+    {
+      g_clear_error (&local);
+      g_usleep (10 * 1000);
+      ok = _store_query_text (store, "PRAGMA journal_mode = WAL", NULL, 0, &mode, &local);
+    }
 
   if (ok && mode != NULL && g_ascii_strcasecmp (mode, "wal") == 0)
     return TRUE;
@@ -319,6 +454,8 @@ open_db (Store *store, const char *filename, int flags, GError **error)
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot open database", error);
+  if (!_store_make_safe (store, error))
+    return FALSE;
   sqlite3_busy_timeout (store->db, STORE_BUSY_TIMEOUT_MS);
   sqlite3_extended_result_codes (store->db, 1);
   return TRUE;
