@@ -154,6 +154,7 @@ ingest_session_free (IngestSession *s)
     g_async_queue_unref (s->analysers);
   if (s->dictionary)
     text_dictionary_release (g_thread_join (s->dictionary));
+  input_forget_archives ();   /* the expanded copy of the last zip read */
   g_free (s);
 }
 

@@ -325,7 +325,7 @@ gboolean
 store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts, GError **error)
 {
   gint64 one;
-  gboolean stale = FALSE, ok;
+  gboolean stale = FALSE, own, ok;
   Senders in = { g_ptr_array_new_with_free_func ((GDestroyNotify) sender_free),
                  g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free) };
   g_autoptr (GHashTable) previous = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -346,7 +346,11 @@ store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts, G
       g_hash_table_unref (in.name_counts);
       return error == NULL || *error == NULL;
     }
-  ok = sqlite3_exec (store->db, "SAVEPOINT authors", NULL, NULL, NULL) == SQLITE_OK ||
+  /* Outside a transaction, one that takes the write lock before it reads:
+   * a read transaction that then writes fails at once (SQLITE_BUSY) when
+   * another deja wrote in between, whatever the busy timeout. */
+  own = sqlite3_get_autocommit (store->db);
+  ok = sqlite3_exec (store->db, own ? "BEGIN IMMEDIATE" : "SAVEPOINT authors", NULL, NULL, NULL) == SQLITE_OK ||
        _store_fail (store, sqlite3_errcode (store->db), "cannot begin", error);
   ok = ok && load_senders (store, &in, error) && load_previous (store, previous, error) &&
        load_decisions (store, decisions, strings, error);
@@ -368,10 +372,10 @@ store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts, G
       name_authors (&in, address_index, author_of, authors);
       ok = write_authors (store, &in, author_of, authors, previous, error);
     }
-  if (ok && sqlite3_exec (store->db, "RELEASE authors", NULL, NULL, NULL) != SQLITE_OK)
+  if (ok && sqlite3_exec (store->db, own ? "COMMIT" : "RELEASE authors", NULL, NULL, NULL) != SQLITE_OK)
     ok = _store_fail (store, sqlite3_errcode (store->db), "cannot commit authors", error);
   if (!ok)
-    sqlite3_exec (store->db, "ROLLBACK TO authors; RELEASE authors", NULL, NULL, NULL);
+    sqlite3_exec (store->db, own ? "ROLLBACK" : "ROLLBACK TO authors; RELEASE authors", NULL, NULL, NULL);
   _store_forget_authors (store);     /* ids may have moved */
   if (ok && counts)
     {

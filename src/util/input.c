@@ -8,7 +8,9 @@
  * corrupt stream is an error before any of it is used.  gzip goes through
  * zlib; bzip2, xz and the members of a zip archive through libarchive.
  * A member of a zip is named like a file in a folder:
- * "usenet-comp.mbox.zip/comp.lang.c.mbox".
+ * "usenet-comp.mbox.zip/comp.lang.c.mbox", always inside it
+ * (input_member_name()).  A zip archive is expanded once, all its members
+ * into one temporary file, when its first member is opened.
  *
  * Expansion is bounded: past INPUT_MAX_EXPANSION times the compressed
  * size (at least INPUT_EXPANSION_FLOOR), or when the temporary folder's
@@ -268,6 +270,54 @@ compare_paths (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/**
+ * input_member_name:
+ * @raw: a member's name as its archive gives it
+ *
+ * The member's path inside its archive: '/'-separated, relative, with no
+ * empty, "." or ".." component, so that "ARCHIVE/NAME" always names a
+ * place inside the archive ("../b.mbox" is "b.mbox", "/etc/x" is
+ * "etc/x"), whatever the archive says.  Pure.
+ *
+ * Returns: (transfer full): the name; "unnamed" when nothing is left
+ */
+char *
+input_member_name (const char *raw)
+{
+  g_auto (GStrv) parts = g_strsplit (raw ? raw : "", "/", -1);
+  g_autoptr (GString) name = g_string_new (NULL);
+
+  for (char **p = parts; *p; p++)
+    if (**p != '\0' && strcmp (*p, ".") != 0 && strcmp (*p, "..") != 0)
+      {
+        if (name->len > 0)
+          g_string_append_c (name, '/');
+        g_string_append (name, *p);
+      }
+  if (name->len == 0)
+    g_string_assign (name, "unnamed");
+  return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
+/* The name @name gets among @seen (NAME, NAME;2, NAME;3, …): two members
+ * of one name are two files. */
+static char *
+unique_member_name (GHashTable *seen, char *name)
+{
+  char *unique = name;
+
+  for (guint n = 2; g_hash_table_contains (seen, unique); n++)
+    {
+      if (unique != name)
+        g_free (unique);
+      unique = g_strdup_printf ("%s;%u", name, n);
+    }
+  if (unique != name)
+    g_free (name);
+  g_hash_table_add (seen, unique);
+  return unique;
+}
+
 static struct archive *
 zip_open (const char *zip, GError **error)
 {
@@ -283,30 +333,157 @@ zip_open (const char *zip, GError **error)
   return a;
 }
 
-/* The member @member of the zip file @zip, expanded into @out. */
-static gboolean
-unpack_member (const char *zip, const char *member, Sink *out, GError **error)
+/* A zip archive expanded once, every member into one temporary file: its
+ * members are opened from there (reading the archive again for each
+ * member made an archive of n members cost n² reads). */
+typedef struct {
+  goffset offset;          /* in the temporary file */
+  gsize len;
+  char *error;             /* why it could not be expanded, or NULL */
+} Member;
+
+typedef struct {
+  char *path;
+  dev_t dev;
+  ino_t ino;
+  gint64 size;
+  gint64 mtime;
+  int fd;
+  GHashTable *members;     /* unique name -> Member */
+} Expanded;
+
+static void
+member_free (gpointer p)
 {
-  struct archive *a = zip_open (zip, error);
+  Member *m = p;
+
+  g_free (m->error);
+  g_free (m);
+}
+
+static void
+expanded_free (Expanded *x)
+{
+  if (x == NULL)
+    return;
+  if (x->fd >= 0)
+    close (x->fd);
+  g_hash_table_unref (x->members);
+  g_free (x->path);
+  g_free (x);
+}
+
+/* The regular members of @a in archive order, each named by
+ * input_member_name() and unique_member_name(); @each is called with
+ * the entry positioned at its data. */
+typedef gboolean (*MemberFunc) (struct archive *a, const char *name, gpointer data, GError **error);
+
+static gboolean
+for_each_member (struct archive *a, MemberFunc each, gpointer data, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   struct archive_entry *entry;
-  gboolean ok = FALSE, found = FALSE;
   int rc;
 
-  if (a == NULL)
-    return FALSE;
   while ((rc = archive_read_next_header (a, &entry)) == ARCHIVE_OK)
-    if (g_strcmp0 (archive_entry_pathname (entry), member) == 0)
+    if (archive_entry_filetype (entry) == AE_IFREG)
       {
-        found = TRUE;
-        ok = archive_copy (a, out, "corrupt zip member", error);
-        break;
+        const char *name = unique_member_name (seen, input_member_name (archive_entry_pathname (entry)));
+
+        if (!each (a, name, data, error))
+          return FALSE;
       }
-  if (!found && rc != ARCHIVE_EOF)
-    archive_fail (a, "cannot read zip archive", error);
-  else if (!found)
-    g_set_error (error, INPUT_ERROR, INPUT_ERROR_OPEN, "no member '%s' in the zip archive", member);
+  return rc == ARCHIVE_EOF ? TRUE : archive_fail (a, "cannot read zip archive", error);
+}
+
+static gboolean
+list_member (struct archive *a, const char *name, gpointer data, GError **error)
+{
+  g_ptr_array_add (data, g_strdup (name));
+  return TRUE;
+}
+
+typedef struct {
+  Expanded *x;
+  Sink *sink;
+} ExpandState;
+
+static gboolean
+expand_member (struct archive *a, const char *name, gpointer data, GError **error)
+{
+  ExpandState *state = data;
+  Member *m = g_new0 (Member, 1);
+  g_autoptr (GError) local = NULL;
+
+  m->offset = state->sink->written;
+  g_hash_table_insert (state->x->members, g_strdup (name), m);
+  if (!archive_copy (a, state->sink, "corrupt zip member", &local))
+    {
+      /* the stream cannot be followed past it: this member and those
+       * after it fail, those before it are read */
+      m->error = g_strdup (local->message);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  m->len = state->sink->written - m->offset;
+  return TRUE;
+}
+
+/* Expands the zip archive @path (opened as @st) into one temporary file.
+ * What cannot be expanded is kept as the error of the member it hit, or
+ * as the archive's error for the members after it. */
+static Expanded *
+expand (const char *path, const struct stat *st, char **failure, GError **error)
+{
+  struct archive *a = zip_open (path, error);
+  Expanded *x;
+  Sink sink;
+  ExpandState state;
+  g_autoptr (GError) local = NULL;
+
+  *failure = NULL;
+  if (a == NULL)
+    return NULL;
+  sink = sink_new (st->st_size, error);
+  if (sink.fd < 0)
+    {
+      archive_read_free (a);
+      return NULL;
+    }
+  x = g_new0 (Expanded, 1);
+  x->path = g_strdup (path);
+  x->dev = st->st_dev;
+  x->ino = st->st_ino;
+  x->size = st->st_size;
+  x->mtime = st->st_mtime;
+  x->fd = sink.fd;
+  x->members = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, member_free);
+  state = (ExpandState) { .x = x, .sink = &sink };
+  if (!for_each_member (a, expand_member, &state, &local))
+    *failure = g_strdup (local->message);
   archive_read_free (a);
-  return ok;
+  return x;
+}
+
+/* The last zip archive expanded, for its next members (ingest reads an
+ * archive's members one after another, some on a thread of their own). */
+static GMutex expanded_lock;
+static Expanded *expanded;
+static char *expanded_failure;
+
+/**
+ * input_forget_archives:
+ *
+ * Frees the expanded copy of the last zip archive read (it is made again
+ * when one of its members is opened).
+ */
+void
+input_forget_archives (void)
+{
+  g_mutex_lock (&expanded_lock);
+  g_clear_pointer (&expanded, expanded_free);
+  g_clear_pointer (&expanded_failure, g_free);
+  g_mutex_unlock (&expanded_lock);
 }
 
 /**
@@ -333,6 +510,10 @@ input_is_zip (const char *path)
  * input_zip_members:
  * @path: a zip archive
  *
+ * The names are input_member_name()'s, always inside the archive; a name
+ * that several members have is "NAME" for the first, "NAME;2" for the
+ * second, and so on, so that each member is read.
+ *
  * Returns: (transfer full) (element-type filename) (nullable): the paths
  *   "@path/MEMBER" of its regular members, sorted, or %NULL with @error
  */
@@ -340,29 +521,21 @@ GPtrArray *
 input_zip_members (const char *path, GError **error)
 {
   struct archive *a = zip_open (path, error);
-  struct archive_entry *entry;
-  g_autoptr (GPtrArray) members = g_ptr_array_new_with_free_func (g_free);
-  int rc;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *members;
+  gboolean ok;
 
   if (a == NULL)
     return NULL;
-  while ((rc = archive_read_next_header (a, &entry)) == ARCHIVE_OK)
-    {
-      const char *name = archive_entry_pathname (entry);
-
-      if (archive_entry_filetype (entry) == AE_IFREG && name != NULL && *name != '\0')
-        g_ptr_array_add (members, g_build_filename (path, name, NULL));
-      archive_read_data_skip (a);
-    }
-  if (rc != ARCHIVE_EOF)
-    {
-      archive_fail (a, "cannot read zip archive", error);
-      archive_read_free (a);
-      return NULL;
-    }
+  ok = for_each_member (a, list_member, names, error);
   archive_read_free (a);
+  if (!ok)
+    return NULL;
+  members = g_ptr_array_new_full (names->len, g_free);
+  for (guint i = 0; i < names->len; i++)
+    g_ptr_array_add (members, g_build_filename (path, g_ptr_array_index (names, i), NULL));
   g_ptr_array_sort (members, compare_paths);
-  return g_steal_pointer (&members);
+  return members;
 }
 
 /* "archive.zip/dir/member.mbox": the zip file and the member, when a
@@ -386,6 +559,32 @@ split_zip_path (const char *path, char **zip, char **member)
   return FALSE;
 }
 
+/* Maps @len bytes of @fd from @base: input->data. */
+static gboolean
+map_range (Input *input, int fd, goffset base, gsize len, GError **error)
+{
+  long page = sysconf (_SC_PAGESIZE);
+  goffset start = base / page * page;
+
+  input->base = base;
+  input->len = len;
+  if (len == 0)
+    {
+      input->data = "";
+      return TRUE;
+    }
+  input->map_len = len + (base - start);
+  input->map = mmap (NULL, input->map_len, PROT_READ, MAP_PRIVATE, fd, start);
+  if (input->map == MAP_FAILED)
+    {
+      input->map = NULL;
+      return set_errno_error (error, INPUT_ERROR_READ, "cannot map", errno);
+    }
+  madvise (input->map, input->map_len, MADV_SEQUENTIAL);
+  input->data = (const char *) input->map + (base - start);
+  return TRUE;
+}
+
 static gboolean
 map_fd (Input *input, int fd, GError **error)
 {
@@ -393,48 +592,59 @@ map_fd (Input *input, int fd, GError **error)
 
   if (fstat (fd, &st) < 0)
     return set_errno_error (error, INPUT_ERROR_READ, "cannot stat", errno);
-  input->len = st.st_size;
-  if (input->len == 0)
-    {
-      input->data = "";
-      return TRUE;
-    }
-  input->map = mmap (NULL, input->len, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (input->map == MAP_FAILED)
-    {
-      input->map = NULL;
-      return set_errno_error (error, INPUT_ERROR_READ, "cannot map", errno);
-    }
-  madvise (input->map, input->len, MADV_SEQUENTIAL);
-  input->data = input->map;
-  return TRUE;
+  return map_range (input, fd, 0, st.st_size, error);
 }
 
 static Input *
-open_zip_member (Input *input, const char *zip, const char *member, GError **error)
+open_zip_member (Input *input, const char *zip, const char *name, GError **error)
 {
   g_autoptr (Input) owned = input;
   struct stat st;
-  Sink sink;
+  Member *m;
+  int fd;
 
   if (stat (zip, &st) < 0)
     {
       set_errno_error (error, INPUT_ERROR_OPEN, "cannot open", errno);
       return NULL;
     }
-  sink = sink_new (st.st_size, error);
-  if (sink.fd < 0)
-    return NULL;
-  if (!unpack_member (zip, member, &sink, error))
+  g_mutex_lock (&expanded_lock);
+  if (expanded == NULL || strcmp (expanded->path, zip) != 0 || expanded->dev != st.st_dev ||
+      expanded->ino != st.st_ino || expanded->size != st.st_size || expanded->mtime != st.st_mtime)
     {
-      close (sink.fd);
+      g_clear_pointer (&expanded, expanded_free);
+      g_clear_pointer (&expanded_failure, g_free);
+      expanded = expand (zip, &st, &expanded_failure, error);
+      if (expanded == NULL)
+        {
+          g_mutex_unlock (&expanded_lock);
+          return NULL;
+        }
+    }
+  m = g_hash_table_lookup (expanded->members, name);
+  if (m == NULL || m->error != NULL)
+    {
+      if (m != NULL)
+        g_set_error (error, INPUT_ERROR, INPUT_ERROR_GZIP, "%s", m->error);
+      else if (expanded_failure != NULL)
+        g_set_error (error, INPUT_ERROR, INPUT_ERROR_GZIP, "%s", expanded_failure);
+      else
+        g_set_error (error, INPUT_ERROR, INPUT_ERROR_OPEN, "no member '%s' in the zip archive", name);
+      g_mutex_unlock (&expanded_lock);
+      return NULL;
+    }
+  fd = fcntl (expanded->fd, F_DUPFD_CLOEXEC, 0);
+  g_mutex_unlock (&expanded_lock);
+  if (fd < 0)
+    {
+      set_errno_error (error, INPUT_ERROR_OPEN, "cannot open", errno);
       return NULL;
     }
   owned->stored_size = st.st_size;
   owned->mtime = st.st_mtime;
   owned->compression = "zip";
-  owned->fd = sink.fd;
-  if (!map_fd (owned, sink.fd, error))
+  owned->fd = fd;
+  if (!map_range (owned, fd, m->offset, m->len, error))
     return NULL;
   return g_steal_pointer (&owned);
 }
@@ -530,7 +740,8 @@ void
 input_release (Input *input, goffset upto)
 {
   long page = sysconf (_SC_PAGESIZE);
-  goffset end = upto / page * page;
+  /* in the mapping, which starts up to a page before the data */
+  goffset end = (upto + (input->data - (const char *) input->map)) / page * page;
 
   if (input->map == NULL || end - input->released < RELEASE_STEP)
     return;
@@ -568,7 +779,7 @@ hash_range (const Input *input, struct sha256_ctx *sum, goffset from, goffset to
 {
   for (goffset off = from; off < to;)
     {
-      ssize_t n = pread (input->fd, buf, MIN ((goffset) CHUNK, to - off), off);
+      ssize_t n = pread (input->fd, buf, MIN ((goffset) CHUNK, to - off), input->base + off);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -625,7 +836,7 @@ input_free (Input *input)
   if (input == NULL)
     return;
   if (input->map)
-    munmap (input->map, input->len);
+    munmap (input->map, input->map_len);
   if (input->fd >= 0)
     close (input->fd);
   g_free (input);

@@ -29,6 +29,8 @@ typedef struct {
   const char *compression;   /* NULL, "gzip", "bzip2", "xz" or "zip" */
   /* private */
   void *map;
+  gsize map_len;
+  goffset base;            /* of data in fd */
   int fd;
   goffset released;
 } Input;
@@ -38,6 +40,8 @@ void input_release (Input *input, goffset upto);
 void input_free (Input *input);
 GPtrArray *input_zip_members (const char *path, GError **error);
 gboolean input_is_zip (const char *path);
+char *input_member_name (const char *raw);
+void input_forget_archives (void);
 char *input_sha256 (const Input *input);
 char *input_sha256_prefix (const Input *input, gsize len, char **whole);
 
