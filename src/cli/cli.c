@@ -1,5 +1,6 @@
 /* cli.c — what the commands share: opening the database, checking options. */
 #include "deja.h"
+#include "pseudonym.h"
 #include "output.h"
 #include "search-query.h"
 #include "store.h"
@@ -220,12 +221,59 @@ deja_filter_clear (DejaFilter *filter)
   g_clear_pointer (&filter->all_authors, g_ptr_array_unref);
 }
 
+/* Whether @arg is the option @name ("--author", "--author=x") or, with
+ * @letter, its short form ("-a", "-ax"); *@value: where its value is in
+ * @arg, or NULL when it is the next argument. */
+static gboolean
+is_option (const char *arg, const char *name, char letter, const char **value)
+{
+  gsize len = strlen (name);
+
+  *value = NULL;
+  if (strncmp (arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '='))
+    {
+      *value = arg[len] == '=' ? arg + len + 1 : NULL;
+      return TRUE;
+    }
+  if (letter && arg[0] == '-' && arg[1] == letter)
+    {
+      *value = arg[2] != '\0' ? arg + 2 : NULL;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* "deja network --db x.db ...": the command as typed, for provenance
- * (before the options are parsed; @argv starts with the command's name). */
+ * (before the options are parsed; @argv starts with the command's name).
+ * A command that pseudonymises names nobody there either: the values of
+ * --author become "[author]", and the addresses in the rest (a search
+ * such as "from:ann@example.org") are redacted. */
 char *
 deja_command_line (char **argv)
 {
-  g_autofree char *joined = g_strjoinv (" ", argv);
+  g_autoptr (GString) line = g_string_new ("deja");
+  gboolean pseudonymised = FALSE, redact_next = FALSE;
+  const char *value;
 
-  return g_strconcat ("deja ", joined, NULL);
+  for (char **a = argv; *a; a++)
+    pseudonymised |= is_option (*a, "--pseudonymise", 0, &value);
+  for (char **a = argv; *a; a++)
+    {
+      g_string_append_c (line, ' ');
+      if (pseudonymised && redact_next)
+        g_string_append (line, "[author]");
+      else if (pseudonymised && a != argv && is_option (*a, "--author", 'a', &value) && value != NULL)
+        g_string_append_len (line, *a, value - *a), g_string_append (line, "[author]");
+      else
+        g_string_append (line, *a);
+      redact_next = pseudonymised && a != argv && is_option (*a, "--author", 'a', &value) && value == NULL;
+    }
+  if (pseudonymised)
+    {
+      RedactCounts unused = { 0 };
+      g_autofree char *redacted = redact_text (line->str, &unused);
+
+      return g_steal_pointer (&redacted);
+    }
+  return g_string_free (g_steal_pointer (&line), FALSE);
 }

@@ -198,7 +198,7 @@ review (Store *store, const Args *a)
       deja_error ("cannot suggest for '%s': %s", a->db, error->message);
       return DEJA_EXIT_FAILED;
     }
-  printf ("%u suggestions to review\n", rows->len);
+  deja_print ("%u suggestions to review\n", rows->len);
   for (guint i = 0; i < rows->len; i++)
     {
       Pending *p = rows->pdata[i];
@@ -207,7 +207,7 @@ review (Store *store, const Args *a)
 
       if (strcmp (joined_to (merged, p->a), joined_to (merged, p->b)) == 0)
         continue;
-      printf ("\n[%u/%u] %s", i + 1, rows->len, p->text);
+      deja_print ("\n[%u/%u] %s", i + 1, rows->len, p->text);
       for (;;)
         {
           fputs ("  one person? [y]es (merge), [n]ever, [s]kip, [q]uit: ", stdout);

@@ -117,13 +117,29 @@ write_tsv_column (FILE *out)
   fputs (" ELSE 'simple'::regconfig END,\n    coalesce(subject, '') || ' ' || coalesce(own_text, ''))) STORED", out);
 }
 
+/* @base, or @base_2, @base_3… : the first not in @used (which takes it).
+ * Every partition's name goes through here, so that no hierarchy's
+ * name ("other", "comp" beside "comp-later") can take another's. */
+static char *
+unique_name (GHashTable *used, const char *base)
+{
+  char *name = g_strdup (base);
+
+  for (int k = 2; g_hash_table_contains (used, name); k++)
+    {
+      g_free (name);
+      name = g_strdup_printf ("%s_%d", base, k);
+    }
+  g_hash_table_add (used, name);
+  return g_strdup (name);
+}
+
 /* The hierarchy as a name: lower-case letters, digits and '_'. */
 static char *
 partition_name (GHashTable *used, const char *parent, const char *hierarchy, gint64 year)
 {
   GString *s = g_string_new (parent);
   g_autofree char *base = NULL;
-  char *name;
 
   if (hierarchy)
     {
@@ -138,14 +154,7 @@ partition_name (GHashTable *used, const char *parent, const char *hierarchy, gin
   else if (year == 0)
     g_string_append (s, "_undated");
   base = g_string_free (s, FALSE);
-  name = g_strdup (base);
-  for (int k = 2; g_hash_table_contains (used, name); k++)
-    {
-      g_free (name);
-      name = g_strdup_printf ("%s_%d", base, k);
-    }
-  g_hash_table_add (used, name);
-  return g_strdup (name);
+  return unique_name (used, base);
 }
 
 static char *
@@ -184,7 +193,10 @@ partition_row (const StoreValue *v, guint n, gpointer data)
       p->parent = partition_name (p->used, "messages", hierarchy, -1);
       fprintf (p->out, "CREATE TABLE %s PARTITION OF messages FOR VALUES IN (%s)"
                " PARTITION BY RANGE (year);\n", p->parent, literal);
-      name = g_strdup_printf ("%s_later", p->parent);
+      {
+        g_autofree char *later = g_strdup_printf ("%s_later", p->parent);
+        name = unique_name (p->used, later);
+      }
       fprintf (p->out, "CREATE TABLE %s PARTITION OF %s DEFAULT;\n", name, p->parent);
       g_clear_pointer (&name, g_free);
       p->partitions += 2;
@@ -202,11 +214,17 @@ write_script (Store *store, const StoreFilter *filter, FILE *out, const char *db
 {
   Partitions parts = { out, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL), NULL, NULL, 0 };
   gboolean ok = TRUE;
+  g_autoptr (GString) shown = g_string_new (NULL);
+
+  /* the DEFAULT partition's name is taken before any hierarchy's; the
+   * database's path shown on one line (it is in a comment) */
+  g_hash_table_add (parts.used, g_strdup ("messages_other"));
+  output_terminal_text (shown, db, FALSE);
 
   fprintf (out, "-- deja %s export-pg of '%s': load with  psql -d DATABASE -f FILE\n"
            "\\set ON_ERROR_STOP on\n"
            "SET client_encoding = 'UTF8';\nSET standard_conforming_strings = on;\n"
-           "BEGIN;\n", PACKAGE_VERSION, db);
+           "BEGIN;\n", PACKAGE_VERSION, shown->str);
   if (replace)
     fprintf (out, "DROP SCHEMA IF EXISTS %s CASCADE;\n", schema);
   fprintf (out, "CREATE SCHEMA %s;\nSET LOCAL search_path = %s;\n", schema, schema);

@@ -54,9 +54,26 @@ pseudonymise_ids (DejaPseudonyms *p, const char *ids)
   return g_string_free (out, FALSE);
 }
 
+/* Fields that hold nothing a person wrote or is named by: numbers,
+ * dates, codes, the archive's file and the groups.  Every other text
+ * field of a pseudonymised export is redacted, so that a field added
+ * later is redacted until it is known to be safe. */
+static gboolean
+field_is_impersonal (const char *name)
+{
+  static const char *const impersonal[] = {
+    "id", "file", "file_sha256", "byte_offset", "byte_length", "line_no", "date", "newsgroups",
+    "thread_id", "parent_id", "duplicate_of", "charset", "flags", "quoted_lines", "own_lines",
+    "attachment_count", "lang", "lang_reliable", "words", "sentences", "code_lines",
+    "nonletter_share", "digit_share", "upper_share", "oov_share", "near_duplicate_of", NULL
+  };
+
+  return g_strv_contains (impersonal, name);
+}
+
 /* The row with its author as a pseudonym, Message-IDs hashed, and
- * addresses and telephone numbers in the text redacted (--pseudonymise).
- * The new texts go in @owned. */
+ * addresses and telephone numbers in every other text redacted
+ * (--pseudonymise).  The new texts go in @owned. */
 static void
 pseudonymise_row (DejaPseudonyms *p, StoreValue *v, guint n, GPtrArray *owned)
 {
@@ -69,7 +86,7 @@ pseudonymise_row (DejaPseudonyms *p, StoreValue *v, guint n, GPtrArray *owned)
       const char *name = v[i].name;
       char *text = NULL;
 
-      if (v[i].text == NULL)
+      if (v[i].text == NULL || field_is_impersonal (name))
         continue;
       if (strcmp (name, "from_addr") == 0 || strcmp (name, "from_name") == 0 || strcmp (name, "author_id") == 0)
         {
@@ -77,16 +94,16 @@ pseudonymise_row (DejaPseudonyms *p, StoreValue *v, guint n, GPtrArray *owned)
           v[i].number = FALSE;
           continue;
         }
-      if (strcmp (name, "message_id") == 0 || strcmp (name, "in_reply_to") == 0 ||
-          strcmp (name, "references") == 0)
+      if (strcmp (name, "author") == 0)   /* the author's primary address */
+        text = deja_pseudonym (p, v[i].text);
+      else if (strcmp (name, "message_id") == 0 || strcmp (name, "in_reply_to") == 0 ||
+               strcmp (name, "references") == 0)
         text = pseudonymise_ids (p, v[i].text);
-      else if (strcmp (name, "subject") == 0 || strcmp (name, "body") == 0 || strcmp (name, "own_text") == 0 ||
-               strcmp (name, "envelope") == 0 || strcmp (name, "date_raw") == 0)
-        text = redact_text (v[i].text, &p->redacted);
       else
-        continue;
+        text = redact_text (v[i].text, &p->redacted);
       g_ptr_array_add (owned, text);
       v[i].text = text;
+      v[i].number = FALSE;
     }
 }
 

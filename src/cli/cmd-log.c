@@ -20,7 +20,7 @@ static void
 file_summary (LogPrinter *p)
 {
   if (p->file && p->writer == NULL)
-    printf ("%s: %" G_GUINT64_FORMAT " separators accepted against context, %" G_GUINT64_FORMAT
+    deja_print ("%s: %" G_GUINT64_FORMAT " separators accepted against context, %" G_GUINT64_FORMAT
             " lines rejected, %" G_GUINT64_FORMAT " lines a liberal parser would split on\n",
             p->file, p->accepted, p->rejected, p->body);
   g_clear_pointer (&p->file, g_free);
@@ -43,7 +43,7 @@ count (LogPrinter *p, const StoreLogRow *row)
 static void
 print_table (LogPrinter *p, const StoreLogRow *row)
 {
-  printf ("%s:%" G_GINT64_FORMAT ": %s %s [%s] %s\n", row->path, row->line_no, row->verdict,
+  deja_print ("%s:%" G_GINT64_FORMAT ": %s %s [%s] %s\n", row->path, row->line_no, row->verdict,
           row->reason, row->shape, row->line_text);
   if (p->context > 0)
     {

@@ -110,13 +110,18 @@ stats_json (GString *out, const Network *net, const GraphStats *s)
                           net->directed ? "true" : "false");
   g_string_append_printf (out, "  \"vertices\": %" G_GINT64_FORMAT ",\n  \"edges\": %" G_GINT64_FORMAT
                           ",\n  \"total_weight\": %.0f,\n", s->vertices, s->edges, s->total_weight);
-  g_string_append_printf (out, "  \"density\": %.8g,\n  \"reciprocity\": %.8g,\n", s->density, s->reciprocity);
+  g_string_append (out, "  \"density\": ");
+  output_json_number (out, s->density);
+  g_string_append (out, ",\n  \"reciprocity\": ");
+  output_json_number (out, s->reciprocity);
+  g_string_append (out, ",\n");
   g_string_append_printf (out, "  \"weak_components\": %" G_GINT64_FORMAT ",\n  \"largest_weak_component\": %"
                           G_GINT64_FORMAT ",\n", s->weak_components, s->largest_weak);
   g_string_append_printf (out, "  \"strong_components\": %" G_GINT64_FORMAT ",\n  \"largest_strong_component\": %"
                           G_GINT64_FORMAT ",\n", s->strong_components, s->largest_strong);
-  g_string_append_printf (out, "  \"communities\": %" G_GINT64_FORMAT ",\n  \"modularity\": %.8g,\n",
-                          s->communities, s->modularity);
+  g_string_append_printf (out, "  \"communities\": %" G_GINT64_FORMAT ",\n  \"modularity\": ", s->communities);
+  output_json_number (out, s->modularity);
+  g_string_append (out, ",\n");
   g_string_append_printf (out, "  \"betweenness_exact\": %s,\n  \"top\": {", s->betweenness_exact ? "true" : "false");
   for (gsize r = 0; r < G_N_ELEMENTS (rankings); r++)
     {
@@ -130,7 +135,9 @@ stats_json (GString *out, const Network *net, const GraphStats *s)
           output_json_string (out, v->address);
           g_string_append (out, ", \"name\": ");
           output_json_string (out, v->name);
-          g_string_append_printf (out, ", \"value\": %.8g}", rankings[r].metric (v));
+          g_string_append (out, ", \"value\": ");
+          output_json_number (out, rankings[r].metric (v));
+          g_string_append_c (out, '}');
         }
       g_string_append_c (out, ']');
     }

@@ -39,7 +39,8 @@ typedef struct {
 static void
 escaped (GString *out, const char *text)
 {
-  g_autofree char *s = g_markup_escape_text (text ? text : "", -1);
+  g_autofree char *valid = NULL;
+  g_autofree char *s = g_markup_escape_text (output_valid_utf8 (text ? text : "", &valid), -1);
 
   g_string_append (out, s);
 }

@@ -92,7 +92,7 @@ review_one (Review *r, const Pending *p)
   char answer[64];
 
   r->seen++;
-  printf ("\n%s:%" G_GINT64_FORMAT ": %s (%s)\n", p->path, p->line_no, p->verdict, p->reason);
+  deja_print ("\n%s:%" G_GINT64_FORMAT ": %s (%s)\n", p->path, p->line_no, p->verdict, p->reason);
   excerpt_print (stdout, p->path, p->byte_offset, p->line_no, r->context);
   for (;;)
     {
@@ -115,7 +115,7 @@ review_interactively (Review *r, gboolean all)
 
   if (!store_review_rows (r->store, all, TRUE, collect_row, rows, &r->error))
     return FALSE;
-  printf ("%u lines to review\n", rows->len);
+  deja_print ("%u lines to review\n", rows->len);
   for (guint i = 0; i < rows->len; i++)
     if (!review_one (r, rows->pdata[i]))
       break;

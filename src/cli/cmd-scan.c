@@ -16,7 +16,7 @@ print_entry (const char *path, const char *buf, const MboxLogEntry *e)
   g_autofree char *text = split_line_text (buf, e);
   g_autofree char *reasons = mbox_reasons_to_string (e->reasons);
 
-  printf ("%s:%" G_GUINT64_FORMAT ": %s %s [%c] %s\n", path, e->line_no,
+  deja_print ("%s:%" G_GUINT64_FORMAT ": %s %s [%c] %s\n", path, e->line_no,
           mbox_verdict_to_string (e->verdict), reasons, (char) e->shape, text);
 }
 
@@ -97,7 +97,7 @@ cmd_scan (int argc, char **argv)
       else if (scan_file (item->path, force, log, &counts, &error))
         {
           g_autofree char *text = split_counts_describe (&counts);
-          printf ("%s: %s\n", item->path, text);
+          deja_print ("%s: %s\n", item->path, text);
           if (counts.messages == 0)
             deja_note ("'%s' is empty: no messages", item->path);
         }

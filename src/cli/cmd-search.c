@@ -94,18 +94,49 @@ without_rank (const StoreValue *v, guint n)
   return n > 0 && strcmp (v[n - 1].name, "rank") == 0 ? n - 1 : n;
 }
 
+/* The row's texts as a terminal may show them (output_terminal_text()):
+ * a subject or a snippet can hold escape sequences.  The snippet's own
+ * bold markers are put back. */
+static StoreValue *
+for_terminal (const StoreValue *v, guint n, GPtrArray *owned)
+{
+  StoreValue *shown = g_memdup2 (v, n * sizeof *v);
+
+  for (guint i = 0; i < n; i++)
+    if (shown[i].text != NULL && !shown[i].number)
+      {
+        char *text = output_terminal_copy (shown[i].text);
+
+        if (strcmp (shown[i].name, "snippet") == 0 && strstr (text, "^[[") != NULL)
+          {
+            g_autoptr (GString) s = g_string_new (text);
+
+            g_string_replace (s, "^[[1m", "\033[1m", 0);
+            g_string_replace (s, "^[[0m", "\033[0m", 0);
+            g_free (text);
+            text = g_string_free (g_steal_pointer (&s), FALSE);
+          }
+        g_ptr_array_add (owned, text);
+        shown[i].text = text;
+      }
+  return shown;
+}
+
 static gboolean
-print_row (const StoreValue *v, guint n, gpointer user_data)
+print_row (const StoreValue *stored, guint n, gpointer user_data)
 {
   Printer *p = user_data;
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  g_autofree StoreValue *v = NULL;
 
-  n = without_rank (v, n);
+  n = without_rank (stored, n);
   p->rows++;
   if (p->writer)
     {
-      row_writer_add (p->writer, v, n);
+      row_writer_add (p->writer, stored, n);
       return TRUE;
     }
+  v = for_terminal (stored, n, owned);
   g_string_truncate (p->line, 0);
   if (p->mode == STORE_SEARCH_COUNT)
     g_string_append_printf (p->line, "%s %s in %s %s\n", row_get (v, n, "messages"),

@@ -55,6 +55,25 @@ keep_row (const StoreValue *v, guint n, gpointer data)
   return TRUE;
 }
 
+/* Every text of @rows as a terminal may show it (output_terminal_text():
+ * a name, subject or body can hold escape sequences), lines kept. */
+static void
+rows_for_terminal (GPtrArray *rows)
+{
+  for (guint r = 0; r < rows->len; r++)
+    {
+      Row *row = g_ptr_array_index (rows, r);
+
+      for (guint i = 0; i < row->n; i++)
+        {
+          char *shown = output_terminal_copy (row->values[i].text);
+
+          g_free ((char *) row->values[i].text);
+          row->values[i].text = shown;
+        }
+    }
+}
+
 static const char *
 get (const Row *row, const char *name)
 {
@@ -272,8 +291,12 @@ show_message (Store *store, gint64 id, gboolean json, gboolean own_only)
   if (json)
     append_message_json (out, g_ptr_array_index (message, 0), attachments, log, copies);
   else
-    append_message (out, g_ptr_array_index (message, 0), attachments, log, copies,
-                    deja_use_colour (), own_only);
+    {
+      for (GPtrArray **rows = (GPtrArray *[]) { message, attachments, log, copies, NULL }; *rows; rows++)
+        rows_for_terminal (*rows);
+      append_message (out, g_ptr_array_index (message, 0), attachments, log, copies,
+                      deja_use_colour (), own_only);
+    }
   fwrite (out->str, 1, out->len, stdout);
   return DEJA_EXIT_OK;
 }
@@ -410,6 +433,8 @@ show_thread (Store *store, gint64 id, RowFormat format)
   t.out = g_string_new (NULL);
   if (format != ROW_FORMAT_TABLE)
     t.writer = row_writer_new (format, stdout);
+  else
+    rows_for_terminal (rows);
   for (guint i = 0; i < rows->len; i++)
     g_hash_table_add (ids, ID_KEY (get_int (g_ptr_array_index (rows, i), "id")));
   for (guint i = 0; i < rows->len; i++)

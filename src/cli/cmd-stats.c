@@ -405,7 +405,7 @@ cmd_stats (int argc, char **argv)
       if (p.writer)
         row_writer_finish (p.writer);
       else if (status == DEJA_EXIT_OK)
-        fputs (p.out->str, stdout);
+        deja_print ("%s", p.out->str);
       g_string_free (p.out, TRUE);
       return status;
     }
@@ -434,7 +434,7 @@ cmd_stats (int argc, char **argv)
   if (p.writer)
     row_writer_finish (p.writer);
   else if (ok)
-    fputs (p.out->str, stdout);
+    deja_print ("%s", p.out->str);
   g_string_free (p.out, TRUE);
   if (!ok)
     {

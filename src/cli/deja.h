@@ -34,6 +34,7 @@ int cmd_export_pg (int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
+void deja_print (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 void deja_note (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, int *status);
 

@@ -5,6 +5,7 @@
  * no final period, paths quoted).
  */
 #include "deja.h"
+#include "output.h"
 
 #include <locale.h>
 #ifdef __GLIBC__
@@ -43,13 +44,17 @@ static const struct {
   { "keygen", cmd_keygen, "make a secret key for pseudonymised exports (--pseudonymise)" },
 };
 
-/* Diagnostics go to stderr as "deja: message". */
+/* Diagnostics go to stderr as "deja: message", as a terminal may show
+ * them: they quote file names, subjects and names (output_terminal_text()). */
 static void
 vreport (const char *fmt, va_list ap)
 {
-  fputs ("deja: ", stderr);
-  vfprintf (stderr, fmt, ap);
-  fputc ('\n', stderr);
+  g_autofree char *message = g_strdup_vprintf (fmt, ap);
+  g_autoptr (GString) shown = g_string_new ("deja: ");
+
+  output_terminal_text (shown, message, TRUE);
+  g_string_append_c (shown, '\n');
+  fputs (shown->str, stderr);
 }
 
 void
@@ -65,6 +70,27 @@ deja_error (const char *fmt, ...)
 /* --quiet: notes (what was done) are left out; errors never are. */
 static gboolean quiet;
 static gboolean verbose;
+
+/**
+ * deja_print:
+ *
+ * printf() to standard output for text that quotes the archive (paths,
+ * separator lines, names): as a terminal may show it
+ * (output_terminal_text(), lines kept).
+ */
+void
+deja_print (const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *text = NULL;
+  g_autoptr (GString) shown = g_string_new (NULL);
+
+  va_start (ap, fmt);
+  text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  output_terminal_text (shown, text, TRUE);
+  fputs (shown->str, stdout);
+}
 
 void
 deja_note (const char *fmt, ...)
@@ -128,9 +154,11 @@ deja_parse_options (GOptionContext *context, int *argc, char ***argv, int *statu
 static void
 usage (FILE *out)
 {
-  fprintf (out, "usage: deja [--version] [--help] COMMAND [ARGS]\n\n"
+  fprintf (out, "usage: deja [--version] [--help] [--spreadsheet-safe] COMMAND [ARGS]\n\n"
                 "deja turns Usenet and mailing-list mbox archives into data researchers can trust.\n"
-                "DEJA_DB names the database of every command given no --db.\n\n"
+                "DEJA_DB names the database of every command given no --db.  --spreadsheet-safe\n"
+                "(or DEJA_SPREADSHEET_SAFE=1) writes CSV cells that begin with = + - @ as text for\n"
+                "Excel and LibreOffice (a ' before them; numbers stay numbers).\n\n"
                 "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
@@ -207,6 +235,15 @@ main (int argc, char **argv)
   g_log_set_default_handler (log_handler, NULL);
   if (g_getenv ("DEJA_VERBOSE") != NULL)
     verbose = TRUE;
+  /* CSV that a spreadsheet opens without running formulas (output.c) */
+  if (g_strcmp0 (g_getenv ("DEJA_SPREADSHEET_SAFE"), "1") == 0)
+    output_csv_set_spreadsheet_safe (TRUE);
+  while (argc >= 2 && strcmp (argv[1], "--spreadsheet-safe") == 0)
+    {
+      output_csv_set_spreadsheet_safe (TRUE);
+      argv[1] = argv[0];
+      argv++, argc--;
+    }
   if (argc < 2)
     {
       usage (stderr);

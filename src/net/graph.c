@@ -199,7 +199,9 @@ communities (const Network *net, GraphStats *stats, GError **error)
   igraph_attribute_combination_destroy (&comb);
   igraph_vector_init (&w, 0);
   igraph_vector_int_init (&membership, 0);
-  if (err == IGRAPH_SUCCESS)
+  /* an edgeless network has no "weight" attribute at all: every vertex
+   * is a community of its own */
+  if (err == IGRAPH_SUCCESS && igraph_ecount (&u) > 0)
     err = EANV (&u, "weight", &w);
   if (err == IGRAPH_SUCCESS && igraph_ecount (&u) > 0)
     err = igraph_community_multilevel (&u, &w, 1.0, &membership, NULL, NULL);

@@ -256,10 +256,22 @@ write_xml (const Network *net, FILE *out, XmlBody body, gconstpointer data, cons
   return ok;
 }
 
+/* Every text written into XML goes through output_xml_text(): one name
+ * holding a control character or U+FFFE made the whole file unreadable. */
 static int
 attribute (xmlTextWriterPtr w, const char *name, const char *value)
 {
-  return xmlTextWriterWriteAttribute (w, BAD_CAST name, BAD_CAST value);
+  g_autofree char *text = output_xml_text (value);
+
+  return xmlTextWriterWriteAttribute (w, BAD_CAST name, BAD_CAST text);
+}
+
+static int
+xml_string (xmlTextWriterPtr w, const char *value)
+{
+  g_autofree char *text = output_xml_text (value);
+
+  return xmlTextWriterWriteString (w, BAD_CAST text);
 }
 
 /* ---- GraphML ---- */
@@ -295,7 +307,7 @@ graphml_data (xmlTextWriterPtr w, const char *prefix, const char *name, const ch
     return 0;
   W (xmlTextWriterStartElement (w, BAD_CAST "data"));
   W (attribute (w, "key", key));
-  W (xmlTextWriterWriteString (w, BAD_CAST value));
+  W (xml_string (w, value));
   return xmlTextWriterEndElement (w);
 fail:
   return -1;
@@ -630,8 +642,9 @@ gexf_body (xmlTextWriterPtr w, const Network *net, gconstpointer data)
   W (xmlTextWriterStartElement (w, BAD_CAST "meta"));
   W (attribute (w, "lastmodifieddate", today));
   W (xmlTextWriterWriteElement (w, BAD_CAST "creator", BAD_CAST "deja " PACKAGE_VERSION));
-  W (xmlTextWriterWriteElement (w, BAD_CAST "description",
-                                BAD_CAST (net->provenance ? net->provenance : network_kind_name (net->kind))));
+  W (xmlTextWriterStartElement (w, BAD_CAST "description"));
+  W (xml_string (w, net->provenance ? net->provenance : network_kind_name (net->kind)));
+  W (xmlTextWriterEndElement (w));
   W (xmlTextWriterEndElement (w));
   W (xmlTextWriterStartElement (w, BAD_CAST "graph"));
   W (attribute (w, "defaultedgetype", net->directed ? "directed" : "undirected"));

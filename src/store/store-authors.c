@@ -312,6 +312,13 @@ name_authors (const Senders *in, GHashTable *address_index, const gint64 *author
     }
 }
 
+/* Begin, commit, roll back: inside a running transaction, and in one of
+ * their own ([TRUE]). */
+static const char *const tx_sql[2][3] = {
+  { "SAVEPOINT authors", "RELEASE authors", "ROLLBACK TO authors; RELEASE authors" },
+  { "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK" },
+};
+
 /**
  * store_update_authors:
  * @force: even when nothing changed since the last time
@@ -349,8 +356,8 @@ store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts, G
   /* Outside a transaction, one that takes the write lock before it reads:
    * a read transaction that then writes fails at once (SQLITE_BUSY) when
    * another deja wrote in between, whatever the busy timeout. */
-  own = sqlite3_get_autocommit (store->db);
-  ok = sqlite3_exec (store->db, own ? "BEGIN IMMEDIATE" : "SAVEPOINT authors", NULL, NULL, NULL) == SQLITE_OK ||
+  own = sqlite3_get_autocommit (store->db) != 0;
+  ok = sqlite3_exec (store->db, tx_sql[own][0], NULL, NULL, NULL) == SQLITE_OK ||
        _store_fail (store, sqlite3_errcode (store->db), "cannot begin", error);
   ok = ok && load_senders (store, &in, error) && load_previous (store, previous, error) &&
        load_decisions (store, decisions, strings, error);
@@ -372,10 +379,10 @@ store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts, G
       name_authors (&in, address_index, author_of, authors);
       ok = write_authors (store, &in, author_of, authors, previous, error);
     }
-  if (ok && sqlite3_exec (store->db, own ? "COMMIT" : "RELEASE authors", NULL, NULL, NULL) != SQLITE_OK)
+  if (ok && sqlite3_exec (store->db, tx_sql[own][1], NULL, NULL, NULL) != SQLITE_OK)
     ok = _store_fail (store, sqlite3_errcode (store->db), "cannot commit authors", error);
   if (!ok)
-    sqlite3_exec (store->db, own ? "ROLLBACK" : "ROLLBACK TO authors; RELEASE authors", NULL, NULL, NULL);
+    sqlite3_exec (store->db, tx_sql[own][2], NULL, NULL, NULL);
   _store_forget_authors (store);     /* ids may have moved */
   if (ok && counts)
     {

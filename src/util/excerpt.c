@@ -2,6 +2,7 @@
 #include "excerpt.h"
 #include "charset.h"
 #include "input.h"
+#include "output.h"
 
 #include <string.h>
 
@@ -17,7 +18,10 @@ excerpt_print (FILE *out, const char *path, goffset offset, guint64 line_no, int
 
   if (input == NULL || (gsize) offset > input->len)
     {
-      fprintf (out, "    (cannot read '%s': %s)\n", path, error ? error->message : "changed");
+      g_autoptr (GString) shown = g_string_new (NULL);
+
+      output_terminal_text (shown, path, FALSE);
+      fprintf (out, "    (cannot read '%s': %s)\n", shown->str, error ? error->message : "changed");
       return;
     }
   /* @offset starts its line; step back over whole lines. */
@@ -32,9 +36,11 @@ excerpt_print (FILE *out, const char *path, goffset offset, guint64 line_no, int
       const char *nl = memchr (input->data + p, '\n', input->len - p);
       gsize len = nl ? (gsize) (nl - input->data - p) : input->len - p;
       g_autofree char *text = charset_to_utf8 (input->data + p, MIN (len, 200), NULL, NULL);
+      g_autoptr (GString) shown = g_string_new (NULL);
 
       g_strchomp (text);
-      fprintf (out, "  %s %6" G_GINT64_FORMAT " | %s\n", n == (gint64) line_no ? ">>" : "  ", n, text);
+      output_terminal_text (shown, text, FALSE);   /* archive lines may hold escapes */
+      fprintf (out, "  %s %6" G_GINT64_FORMAT " | %s\n", n == (gint64) line_no ? ">>" : "  ", n, shown->str);
       if (nl == NULL)
         break;
       p = nl - input->data + 1;

@@ -9,21 +9,179 @@
 #include "output.h"
 
 #include <errno.h>
+#include <math.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* ---- text that anyone wrote, made fit for its reader ----
+ *
+ * Message text in the database is valid UTF-8 (the decoders make it so),
+ * but file paths are bytes, and names and subjects may hold any
+ * character, escape sequences included.  Every writer of text goes
+ * through one of these. */
+
+/* @text with each byte that is not part of valid UTF-8 replaced by U+FFFD;
+ * NULL when @text is valid (use it as it is). */
+static char *
+valid_copy (const char *text)
+{
+  return text == NULL || g_utf8_validate (text, -1, NULL) ? NULL : g_utf8_make_valid (text, -1);
+}
+
+/**
+ * output_valid_utf8:
+ * @owned: (out) (transfer full): where the copy goes, when one is made
+ *
+ * Returns: (nullable): @text as valid UTF-8 (U+FFFD for each byte that is
+ *   not): @text itself when it is valid, else *@owned
+ */
+const char *
+output_valid_utf8 (const char *text, char **owned)
+{
+  *owned = valid_copy (text);
+  return *owned ? *owned : text;
+}
+
+/* Whether XML 1.0 allows the character @c (its production Char). */
+static gboolean
+xml_char (gunichar c)
+{
+  return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) ||
+         (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+}
+
+/**
+ * output_xml_text:
+ *
+ * Returns: (transfer full) (nullable): @text with what XML 1.0 does not
+ *   allow (control characters but tab and line ends, U+FFFE, U+FFFF,
+ *   bytes that are not UTF-8) replaced by U+FFFD; %NULL for %NULL
+ */
+char *
+output_xml_text (const char *text)
+{
+  g_autofree char *valid = valid_copy (text);
+  const char *p = valid ? valid : text;
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+  out = g_string_sized_new (strlen (p));
+  for (; *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (xml_char (c))
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      else
+        g_string_append (out, "\xef\xbf\xbd");
+    }
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * output_terminal_text:
+ * @lines: keep line ends and tabs (else they become spaces)
+ *
+ * Appends @text as a terminal may show it: nothing in it can move the
+ * cursor, change colours or the window's title, or run a terminal's
+ * commands.  C0 control characters and DEL are shown as ^X (as cat -v and
+ * less do: ESC is ^[), a carriage return too (it would hide the start of
+ * a line), C1 control characters (U+0080 to U+009F, which some terminals
+ * take for ESC sequences) and bytes that are not UTF-8 as U+FFFD.
+ */
+void
+output_terminal_text (GString *out, const char *text, gboolean lines)
+{
+  g_autofree char *valid = valid_copy (text);
+
+  for (const char *p = valid ? valid : text ? text : ""; *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if ((c == '\n' || c == '\t') && lines)
+        g_string_append_c (out, (char) c);
+      else if (c == '\n' || c == '\t')
+        g_string_append_c (out, ' ');
+      else if (c < 0x20 || c == 0x7f)
+        {
+          g_string_append_c (out, '^');
+          g_string_append_c (out, c == 0x7f ? '?' : (char) (c + '@'));
+        }
+      else if (c >= 0x80 && c <= 0x9f)
+        g_string_append (out, "\xef\xbf\xbd");
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+    }
+}
+
+/**
+ * output_terminal_copy:
+ *
+ * Returns: (transfer full) (nullable): output_terminal_text() of @text,
+ *   lines kept; %NULL for %NULL
+ */
+char *
+output_terminal_copy (const char *text)
+{
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+  out = g_string_new (NULL);
+  output_terminal_text (out, text, TRUE);
+  return g_string_free (out, FALSE);
+}
+
+/* Spreadsheets (Excel, LibreOffice, Google Sheets) take a cell that
+ * begins with one of these for a formula (OWASP, "CSV injection"). */
+static gboolean csv_for_spreadsheets;
+
+/**
+ * output_csv_set_spreadsheet_safe:
+ *
+ * From now on, output_csv_field() writes a cell that begins with '=',
+ * '+', '-', '@', a tab or a carriage return with a "'" before it, so
+ * that a spreadsheet shows it as text (OWASP's advice); off by default,
+ * since it changes the data ("-1" becomes "'-1").
+ */
+void
+output_csv_set_spreadsheet_safe (gboolean safe)
+{
+  csv_for_spreadsheets = safe;
+}
+
+/* "-1", "+2.5e3": a number, which a spreadsheet reads as one. */
+static gboolean
+is_number (const char *text)
+{
+  char *end;
+
+  g_ascii_strtod (text, &end);
+  return end != text && *end == '\0' && strpbrk (text, "xXnN") == NULL;   /* no hex, inf, nan */
+}
+
 /* NULL and "" are both an empty field (CSV has no NULL). */
 void
 output_csv_field (GString *out, const char *text)
 {
-  if (text == NULL || strpbrk (text, ",\"\r\n") == NULL)
+  g_autofree char *valid = valid_copy (text);
+  gboolean formula;
+
+  if (valid)
+    text = valid;
+  formula = csv_for_spreadsheets && text != NULL && text[0] != '\0' &&
+            strchr ("=+-@\t\r", text[0]) != NULL && !is_number (text);
+  if (text == NULL || (!formula && strpbrk (text, ",\"\r\n") == NULL))
     {
       g_string_append (out, text ? text : "");
       return;
     }
   g_string_append_c (out, '"');
+  if (formula)
+    g_string_append_c (out, '\'');
   for (const char *p = text; *p; p++)
     {
       if (*p == '"')
@@ -36,7 +194,9 @@ output_csv_field (GString *out, const char *text)
 void
 output_tsv_field (GString *out, const char *text)
 {
-  for (const char *p = text ? text : ""; *p; p++)
+  g_autofree char *valid = valid_copy (text);
+
+  for (const char *p = valid ? valid : text ? text : ""; *p; p++)
     {
       if (*p == '\t')
         g_string_append (out, "\\t");
@@ -83,13 +243,15 @@ output_tsv_unescape (char *field)
 void
 output_json_string (GString *out, const char *text)
 {
+  g_autofree char *valid = valid_copy (text);
+
   if (text == NULL)
     {
       g_string_append (out, "null");
       return;
     }
   g_string_append_c (out, '"');
-  for (const guchar *p = (const guchar *) text; *p; p++)
+  for (const guchar *p = (const guchar *) (valid ? valid : text); *p; p++)
     {
       switch (*p)
         {
@@ -99,13 +261,33 @@ output_json_string (GString *out, const char *text)
         case '\r': g_string_append (out, "\\r"); break;
         case '\t': g_string_append (out, "\\t"); break;
         default:
-          if (*p < 0x20)
+          /* control characters escaped, C1 (U+0080 to U+009F, "\xc2\x80"
+           * to "\xc2\x9f") and DEL too, so that JSON shown in a terminal
+           * holds no escape sequence */
+          if (*p < 0x20 || *p == 0x7f)
             g_string_append_printf (out, "\\u%04x", *p);
+          else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+            g_string_append_printf (out, "\\u%04x", *++p);
           else
             g_string_append_c (out, (char) *p);
         }
     }
   g_string_append_c (out, '"');
+}
+
+/**
+ * output_json_number:
+ *
+ * @value as a JSON number, or null when it is not finite (JSON has no
+ * NaN or infinity: the density of a network of one vertex).
+ */
+void
+output_json_number (GString *out, double value)
+{
+  if (isfinite (value))
+    g_string_append_printf (out, "%.8g", value);
+  else
+    g_string_append (out, "null");
 }
 
 /* A result row as one JSON object: numbers as numbers, NULL as null. */

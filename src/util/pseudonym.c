@@ -182,12 +182,20 @@ pseudonym_key_id (const Pseudonymiser *p)
 
 /* ---- redaction ---- */
 
-/* Addresses as written, and as list archives munge them
- * ("ann at example.com", "ann at example dot com"): over-redaction ("look
+/* Addresses as written, and in every form deja's sender parser reads
+ * (parsers/sender.c): as list archives munge them ("ann at example.com",
+ * "ann at example dot com"), as people munged them by hand against spam
+ * ("ann (at) example (dot) com", "[at]", "{at}", "<at>", "_at_", "AT",
+ * "DOT", glued or spaced), with a quoted local part ("ann smith"@x.org)
+ * and with an address literal (ann@[192.0.2.1]).  Over-redaction ("look
  * at python.org") is the safe side. */
+#define AT_WORD "(?:[(\\[{<]\\s*(?i:at)\\s*[)\\]}>]|_(?i:at)_)"
+#define DOT_WORD "(?:[(\\[{<]\\s*(?i:dot)\\s*[)\\]}>]|_(?i:dot)_)"
+#define AT_SEP "(?:[ \\t]*@[ \\t]*|[ \\t]+(?i:at)[ \\t]+|[ \\t]*" AT_WORD "[ \\t]*)"
+#define DOT_SEP "(?:\\.|[ \\t]+(?i:dot)[ \\t]+|[ \\t]*" DOT_WORD "[ \\t]*)"
 static const char address_pattern[] =
-  "[A-Za-z0-9._%+=-]+(?:@|\\s+at\\s+)[A-Za-z0-9-]+(?:(?:\\.|\\s+dot\\s+)[A-Za-z0-9-]+)*"
-  "(?:\\.|\\s+dot\\s+)[A-Za-z]{2,}";
+  "(?:\"[^\"\\r\\n]{1,64}\"|[A-Za-z0-9._%+=-]+)" AT_SEP
+  "(?:\\[[0-9A-Fa-f.:]+\\]|[A-Za-z0-9-]+(?:" DOT_SEP "[A-Za-z0-9-]+)*" DOT_SEP "[A-Za-z]{2,})";
 
 /* Telephone numbers: groups of digits joined by single separators (or a
  * bracketed area code), 9 to 15 digits in all; dates, IP addresses and

@@ -194,10 +194,13 @@ static char *
 table_cell (const char *text)
 {
   GString *s = g_string_new (NULL);
+  g_autoptr (GString) shown = g_string_new (NULL);
   glong chars = 0;
 
-  if (text == NULL)
-    text = "-";
+  /* escape sequences and bytes that are not UTF-8 made harmless, lines
+   * joined (output_terminal_text()) */
+  output_terminal_text (shown, text ? text : "-", FALSE);
+  text = shown->str;
   for (const char *p = text; *p; p = g_utf8_next_char (p), chars++)
     {
       const char *next = g_utf8_next_char (p);

@@ -297,6 +297,16 @@ search_query_parse (const char *text, SearchQuery *query, GError **error)
       }
     }
   query->match = out->len > 0 ? g_string_free (g_steal_pointer (&out), FALSE) : NULL;
+  /* '"', '*', '?' or '-' alone: nothing to search for, and no filter.
+   * Matching every message would answer a question nobody asked. */
+  if (query->match == NULL && query->author == NULL && query->group == NULL &&
+      query->since == NULL && query->until == NULL && query->lang == NULL &&
+      text[strspn (text, " \t\r\n")] != '\0')
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "the query '%s' has no word to search for", text);
+      return FALSE;
+    }
   return TRUE;
 }
 
