@@ -143,22 +143,20 @@ emit_text (Renderer *r, const char *text)
     }
 }
 
-static void render_children (Renderer *r, xmlNode *node);
-
-static void
-render_element (Renderer *r, xmlNode *node)
+/* Opens @node: what comes before its children.  Returns whether its
+ * children are read (not for hidden elements and <br>). */
+static gboolean
+enter_element (Renderer *r, const xmlNode *node)
 {
   guint breaks = block_breaks (node);
-  gboolean pre = g_ascii_strcasecmp ((const char *) node->name, "pre") == 0;
-  gboolean quote = g_ascii_strcasecmp ((const char *) node->name, "blockquote") == 0;
 
   if (is_hidden (node))
-    return;
+    return FALSE;
   if (g_ascii_strcasecmp ((const char *) node->name, "br") == 0)
     {
       r->pending_breaks++;
       r->space = FALSE;
-      return;
+      return FALSE;
     }
   if (breaks)
     owe_breaks (r, breaks);
@@ -175,11 +173,19 @@ render_element (Renderer *r, xmlNode *node)
         emit_char (r, '\t');
       r->space = FALSE;
     }
-  r->pre += pre;
-  r->quote += quote;
-  render_children (r, node);
-  r->pre -= pre;
-  if (quote)
+  r->pre += g_ascii_strcasecmp ((const char *) node->name, "pre") == 0;
+  r->quote += g_ascii_strcasecmp ((const char *) node->name, "blockquote") == 0;
+  return TRUE;
+}
+
+/* Closes @node, whose children were read. */
+static void
+leave_element (Renderer *r, const xmlNode *node)
+{
+  guint breaks = block_breaks (node);
+
+  r->pre -= g_ascii_strcasecmp ((const char *) node->name, "pre") == 0;
+  if (g_ascii_strcasecmp ((const char *) node->name, "blockquote") == 0)
     {
       owe_breaks (r, 2);
       r->quote--;
@@ -188,15 +194,41 @@ render_element (Renderer *r, xmlNode *node)
     owe_breaks (r, breaks);
 }
 
+/* Renders @first and its siblings, and everything under them, in document
+ * order without recursion: AOL-era mail leaves one <FONT> open a line,
+ * and a tree thousands of elements deep must not cost a stack frame per
+ * level. */
 static void
-render_children (Renderer *r, xmlNode *node)
+render (Renderer *r, xmlNode *first)
 {
-  for (xmlNode *child = node->children; child; child = child->next)
+  xmlNode *top = first->parent;
+
+  for (xmlNode *n = first; n != NULL;)
     {
-      if (child->type == XML_TEXT_NODE || child->type == XML_CDATA_SECTION_NODE)
-        emit_text (r, (const char *) child->content);
-      else if (child->type == XML_ELEMENT_NODE)
-        render_element (r, child);
+      gboolean down = FALSE;
+
+      if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE)
+        emit_text (r, (const char *) n->content);
+      else if (n->type == XML_ELEMENT_NODE)
+        down = enter_element (r, n);
+      if (down && n->children != NULL)
+        {
+          n = n->children;
+          continue;
+        }
+      if (down)
+        leave_element (r, n);
+      /* the next node: a sibling, or the sibling of the nearest ancestor
+       * that has one (closing the ancestors on the way) */
+      while (n != NULL && n->next == NULL)
+        {
+          n = n->parent;
+          if (n == top)
+            return;
+          leave_element (r, n);
+        }
+      if (n != NULL)
+        n = n->next;
     }
 }
 
@@ -204,31 +236,42 @@ render_children (Renderer *r, xmlNode *node)
  * html_to_text:
  * @html: (array length=len): an HTML document or fragment, in UTF-8
  * @len: its length
+ * @cut: (out) (optional): whether the parser stopped before the end (the
+ *   text after that point is missing)
+ *
+ * libxml2 stops at 256 nested elements unless told otherwise (mail that
+ * leaves a <FONT> open on every line lost its text after line 254):
+ * XML_PARSE_HUGE lifts that limit; whatever else stops it is said in @cut.
  *
  * Returns: (transfer full): the text a reader would see, UTF-8, ending
  *   in one newline unless empty
  */
 char *
-html_to_text (const char *html, gsize len)
+html_to_text (const char *html, gsize len, gboolean *cut)
 {
   Renderer r = { g_string_sized_new (len / 2 + 16), 0, FALSE, 0, 0, TRUE };
-  htmlDocPtr doc;
+  htmlParserCtxtPtr ctxt;
+  htmlDocPtr doc = NULL;
   xmlNode *root;
 
   html_init ();
-  doc = htmlReadMemory (html, (int) MIN (len, (gsize) G_MAXINT), NULL, "UTF-8",
-                        HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-                        HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC);
-  if (doc != NULL && (root = xmlDocGetRootElement (doc)) != NULL)
+  if (cut)
+    *cut = FALSE;
+  ctxt = htmlCreateMemoryParserCtxt (html, (int) MIN (len, (gsize) G_MAXINT));
+  if (ctxt != NULL)
     {
-      for (xmlNode *n = root; n; n = n->next)
-        {
-          if (n->type == XML_ELEMENT_NODE)
-            render_element (&r, n);
-          else if (n->type == XML_TEXT_NODE)
-            emit_text (&r, (const char *) n->content);
-        }
+      htmlCtxtUseOptions (ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+                                HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | XML_PARSE_HUGE);
+      htmlParseDocument (ctxt);
+      doc = ctxt->myDoc;
+      ctxt->myDoc = NULL;
+      /* a parser that halted (xmlHaltParser) reads no further */
+      if (cut)
+        *cut = ctxt->disableSAX != 0 || len > (gsize) G_MAXINT;
+      htmlFreeParserCtxt (ctxt);
     }
+  if (doc != NULL && (root = xmlDocGetRootElement (doc)) != NULL)
+    render (&r, root);
   if (doc != NULL)
     xmlFreeDoc (doc);
   g_strchomp (r.out->str);

@@ -6,6 +6,6 @@
 G_BEGIN_DECLS
 
 void html_init (void);
-char *html_to_text (const char *html, gsize len);
+char *html_to_text (const char *html, gsize len, gboolean *cut);
 
 G_END_DECLS

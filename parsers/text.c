@@ -198,9 +198,11 @@ add_text (Walk *w, GString *raw, const char *declared, gboolean html)
     w->text->flags |= TEXT_FLAG_CHARSET_GUESSED;
   if (html)
     {
-      g_autofree char *plain = html_to_text (utf8, strlen (utf8));
+      gboolean cut;
+      g_autofree char *plain = html_to_text (utf8, strlen (utf8), &cut);
+
       append_text (w, plain);
-      w->text->flags |= TEXT_FLAG_HTML;
+      w->text->flags |= TEXT_FLAG_HTML | (cut ? TEXT_FLAG_HTML_CUT : 0);
     }
   else
     append_text (w, utf8);

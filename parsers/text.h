@@ -22,6 +22,7 @@ typedef enum {
   TEXT_FLAG_EMBEDDED        = 1 << 3,  /* message/rfc822 or digest parts */
   TEXT_FLAG_UUENCODE        = 1 << 4,  /* uuencoded data left out */
   TEXT_FLAG_YENC            = 1 << 5,  /* yEnc data left out */
+  TEXT_FLAG_HTML_CUT        = 1 << 6,  /* the HTML parser stopped before the end */
 } TextFlags;
 
 typedef struct {

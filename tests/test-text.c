@@ -96,9 +96,40 @@ static void
 test_html (gconstpointer data)
 {
   gsize i = (const __typeof__ (html_cases[0]) *) data - html_cases;
-  g_autofree char *text = html_to_text (html_cases[i].html, strlen (html_cases[i].html));
+  g_autofree char *text = html_to_text (html_cases[i].html, strlen (html_cases[i].html), NULL);
   if (strcmp (text, html_cases[i].text) != 0)
     g_test_fail_printf ("html case %zu: got '%s', expected '%s'", i, text, html_cases[i].text);
+}
+
+/* AOL-era HTML leaves a <FONT> open on every line: libxml2's default
+ * limit of 256 nested elements dropped the text after line 254.  Every
+ * line is kept, at any depth, and nothing is flagged as cut; the renderer
+ * walks the tree without recursion (100,000 levels). */
+static void
+test_html_deep (void)
+{
+  for (guint lines = 400; lines <= 100000; lines *= 250)
+    {
+      g_autoptr (GString) html = g_string_new ("<HTML><BODY>");
+      g_autofree char *text = NULL, *last = NULL;
+      gboolean cut = TRUE;
+
+      for (guint i = 0; i < lines; i++)
+        g_string_append_printf (html, "<FONT FACE=Arial>line %u<BR>\n", i);
+      g_string_append (html, "LAST LINE</BODY></HTML>\n");
+      text = html_to_text (html->str, html->len, &cut);
+      last = g_strdup_printf ("line %u\nLAST LINE\n", lines - 1);
+      g_assert_false (cut);
+      g_assert_true (g_str_has_prefix (text, "line 0\nline 1\n"));
+      g_assert_true (g_str_has_suffix (text, last));
+      {
+        guint newlines = 0;
+
+        for (const char *p = text; (p = strchr (p, '\n')) != NULL; p++)
+          newlines++;
+        g_assert_cmpuint (newlines, ==, lines + 1);
+      }
+    }
 }
 
 /* Body → own text, quoted lines, own lines. */
@@ -277,6 +308,7 @@ main (int argc, char **argv)
   TABLE_TESTS_ADD ("/text/html", html_cases, test_html);
   TABLE_TESTS_ADD ("/text/quote", quote_cases, test_quote);
   g_test_add_func ("/text/quote-spans", test_quote_spans);
+  g_test_add_func ("/text/html-deep", test_html_deep);
   g_test_add_func ("/text/binary", test_binary);
   g_test_add_func ("/text/binary-linear", test_binary_linear);
   g_assert_cmpuint (fixture_tests_add ("text", "/text", test_fixture), >=, 9);
