@@ -380,5 +380,51 @@ def csv_for_spreadsheets_runs_no_formula():
         assert row[0] == "1" and row[3] == "0", row   # numbers stay numbers
 
 
+# -- an unlucky machine: full disk, links ------------------------------------
+
+@tap.test
+def a_failed_final_commit_is_not_reported_as_stored():
+    if os.geteuid() != 0:
+        tap.skip("mounting a small tmpfs needs root")
+    small = tmp("small")
+    os.makedirs(small, exist_ok=True)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", small],
+                      capture_output=True).returncode != 0:
+        tap.skip("this machine does not let the test mount a tmpfs")
+    try:
+        mbox = write("full.mbox", "".join(
+            "From a@b Mon Jan  1 10:00:00 2001\nFrom: u%d <u%d@x.example>\nSubject: s%d\n"
+            "Message-ID: <m%d@x>\n\nbody number %d with some words\n\n" % (i % 500, i % 500, i, i, i)
+            for i in range(60000)))
+        db = os.path.join(small, "s.db")
+        r = deja("ingest", "--db", db, mbox)
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        assert "database or disk is full" in r.stderr, r.stderr
+        assert "(60000 messages) is not stored" in r.stderr, r.stderr
+        assert "done in" in r.stderr and "0 files stored, 0 messages" in r.stderr, r.stderr
+        with sqlite3.connect(db) as c:
+            assert c.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
+    finally:
+        subprocess.run(["umount", small])
+
+
+@tap.test
+def links_in_a_directory_are_followed_or_named():
+    d = tmp("links")
+    os.makedirs(os.path.join(d, "dir", "sub"), exist_ok=True)
+    real = write("links-real.mbox", message("linked"))
+    for name, target in (("dir/link.mbox", real), ("dir/broken.mbox", "/nonexistent/x.mbox"),
+                         ("dir/sub/loop", "..")):
+        path = os.path.join(d, name)
+        if not os.path.lexists(path):
+            os.symlink(target, path)
+    db = fresh_db("links.db")
+    r = deja("ingest", "--db", db, os.path.join(d, "dir"))
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "broken.mbox': a symbolic link to nothing" in r.stderr, r.stderr
+    with sqlite3.connect(db) as c:
+        assert [p for (p,) in c.execute("SELECT path FROM files")] == [os.path.join(d, "dir", "link.mbox")]
+
+
 if __name__ == "__main__":
     tap.main(TMP)

@@ -28,6 +28,25 @@ report (const char *path, const IngestResult *r)
 
 /* The size of the files about to be read (compressed ones as they are on
  * disk): a new database for large archives gets larger pages. */
+/* The files stored since the last commit, and their messages: if the
+ * commit fails, the summary does not count them. */
+typedef struct {
+  guint files;
+  guint64 messages;
+} Pending;
+
+static void
+forget_pending (Pending *pending, guint *stored, guint64 *messages)
+{
+  if (pending->files > 0)
+    deja_error ("the last %u file%s read (%" G_GUINT64_FORMAT " messages) %s not stored",
+                pending->files, pending->files == 1 ? "" : "s", pending->messages,
+                pending->files == 1 ? "is" : "are");
+  *stored -= MIN (*stored, pending->files);
+  *messages -= MIN (*messages, pending->messages);
+  *pending = (Pending) { 0, 0 };
+}
+
 static gpointer
 free_session (gpointer session)
 {
@@ -80,6 +99,7 @@ cmd_ingest (int argc, char **argv)
   g_autoptr (GTimer) timer = NULL;
   GThread *freeing;
   guint64 messages = 0, bytes = 0;
+  Pending pending = { 0, 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -153,7 +173,11 @@ cmd_ingest (int argc, char **argv)
             {
               messages += result.counts.messages;
               bytes += result.counts.bytes;
+              pending.files += !result.empty;
+              pending.messages += result.counts.messages;
             }
+          if (store_uncommitted_files (store) == 0)
+            pending = (Pending) { 0, 0 };   /* committed */
         }
       else if (g_error_matches (error, INGEST_ERROR, INGEST_ERROR_CANCELLED))
         {
@@ -171,6 +195,13 @@ cmd_ingest (int argc, char **argv)
           failures++;
         }
       ingest_result_clear (&result);
+      /* A failure that rolled back the whole transaction (a full disk)
+       * took the files finished before it with it: they are not stored. */
+      if (pending.files > 0 && store_uncommitted_files (store) == 0)
+        {
+          forget_pending (&pending, &stored, &messages);
+          failures++;
+        }
       if (deja_interrupted && i + 1 < items->len)
         {
           deja_error ("interrupted: stopped after '%s'; %u of %u files not read",
@@ -195,6 +226,7 @@ cmd_ingest (int argc, char **argv)
   if (!store_commit (store, &error))
     {
       deja_error ("cannot store in '%s': %s", db, error->message);
+      forget_pending (&pending, &stored, &messages);
       failures++;
     }
   /* Threads are also stale when an earlier ingest stopped after storing a

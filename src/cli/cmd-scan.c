@@ -52,7 +52,7 @@ scan_file (const char *path, gboolean force, gboolean log, SplitCounts *counts, 
       return FALSE;
     }
   counts->lines = mbox_splitter_get_lines (splitter);
-  return TRUE;
+  return input_check_unchanged (input, error);
 }
 
 int

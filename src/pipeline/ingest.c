@@ -712,7 +712,9 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
       total += before.messages;
       store_file_record_clear (&before);
     }
-  if (ok && store_finish_file (store, sha256, total, result->counts.lines, error))
+  /* a file truncated while it was read is not kept (input.c) */
+  if (ok && input_check_unchanged (input, error) &&
+      store_finish_file (store, sha256, total, result->counts.lines, error))
     return TRUE;
   store_abort_file (store);
   g_clear_pointer (&session->guesser, thread_guesser_free);

@@ -1642,6 +1642,18 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
 }
 
 /**
+ * store_uncommitted_files:
+ *
+ * Returns: how many files were finished since the last commit (they are
+ *   lost if the commit fails)
+ */
+guint
+store_uncommitted_files (Store *store)
+{
+  return store->uncommitted_files;
+}
+
+/**
  * store_commit:
  *
  * Commits the transaction of store_begin(), or the files finished since

@@ -407,6 +407,7 @@ gboolean store_dedup_rows (Store *store, StoreDedupList what, StoreRowFunc func,
                            GError **error);
 
 gboolean store_begin (Store *store, GError **error);
+guint store_uncommitted_files (Store *store);
 gboolean store_commit (Store *store, GError **error);
 void store_rollback (Store *store);
 /* One separator-log line to review, with its decision if any; strings

@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -559,6 +560,112 @@ split_zip_path (const char *path, char **zip, char **member)
   return FALSE;
 }
 
+/* ---- a file truncated while it is mapped ----
+ *
+ * Reading a page of a mapping past the end of a file that shrank raises
+ * SIGBUS, which killed deja (exit 135, no message).  Every mapping of an
+ * archive is registered here; on SIGBUS in one of them, the handler maps
+ * a page of zeros where the page was (the reader goes on, reading
+ * nonsense) and counts the fault; input_check_unchanged() then refuses
+ * the file, whose rows are never stored.  A SIGBUS anywhere else is
+ * raised again as it was. */
+#define GUARDED_MAPS 64
+
+static struct {
+  gpointer start;          /* NULL: a free slot */
+  gsize len;
+} guarded[GUARDED_MAPS];
+static volatile sig_atomic_t bus_faults;
+static struct sigaction previous_bus;
+
+static void
+on_sigbus (int sig, siginfo_t *info, void *context)
+{
+  gsize addr = (gsize) info->si_addr;
+  long page = sysconf (_SC_PAGESIZE);
+
+  for (guint i = 0; i < GUARDED_MAPS; i++)
+    {
+      gsize start = (gsize) g_atomic_pointer_get (&guarded[i].start);
+
+      if (start != 0 && addr >= start && addr < start + guarded[i].len &&
+          mmap ((void *) (addr / page * page), page, PROT_READ,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
+        {
+          bus_faults++;
+          return;
+        }
+    }
+  sigaction (SIGBUS, &previous_bus, NULL);   /* not ours: fault again, as before */
+}
+
+static gpointer
+install_guard (gpointer unused)
+{
+  struct sigaction sa = { 0 };
+
+  sa.sa_sigaction = on_sigbus;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGBUS, &sa, &previous_bus);
+  return NULL;
+}
+
+static void
+guard (void *map, gsize len)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  g_once (&once, install_guard, NULL);
+  for (guint i = 0; i < GUARDED_MAPS; i++)
+    if (g_atomic_pointer_get (&guarded[i].start) == NULL)
+      {
+        guarded[i].len = len;
+        if (g_atomic_pointer_compare_and_exchange (&guarded[i].start, NULL, map))
+          return;
+      }
+  /* more than GUARDED_MAPS archives mapped at once: this one unguarded */
+}
+
+static void
+unguard (void *map)
+{
+  for (guint i = 0; i < GUARDED_MAPS; i++)
+    if (g_atomic_pointer_get (&guarded[i].start) == map)
+      g_atomic_pointer_set (&guarded[i].start, NULL);
+}
+
+/**
+ * input_check_unchanged:
+ *
+ * Whether the file is still at least as long as when it was opened, and
+ * no page of a mapping went missing while it was read.  Call it after
+ * reading, before keeping what was read.
+ *
+ * Returns: %FALSE with @error when it shrank
+ */
+gboolean
+input_check_unchanged (const Input *input, GError **error)
+{
+  struct stat st;
+
+  if (input->fd >= 0 && fstat (input->fd, &st) == 0 && S_ISREG (st.st_mode) &&
+      (goffset) st.st_size < input->base + (goffset) input->len)
+    {
+      g_set_error (error, INPUT_ERROR, INPUT_ERROR_CHANGED,
+                   "the file was truncated while it was read (%" G_GOFFSET_FORMAT " bytes, was %"
+                   G_GSIZE_FORMAT "): nothing of it was kept", (goffset) st.st_size, input->len);
+      return FALSE;
+    }
+  if (input->bus_faults != bus_faults)
+    {
+      g_set_error (error, INPUT_ERROR, INPUT_ERROR_CHANGED,
+                   "part of the file went missing while it was read: nothing of it was kept");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Maps @len bytes of @fd from @base: input->data. */
 static gboolean
 map_range (Input *input, int fd, goffset base, gsize len, GError **error)
@@ -582,6 +689,8 @@ map_range (Input *input, int fd, goffset base, gsize len, GError **error)
     }
   madvise (input->map, input->map_len, MADV_SEQUENTIAL);
   input->data = (const char *) input->map + (base - start);
+  input->bus_faults = bus_faults;
+  guard (input->map, input->map_len);
   return TRUE;
 }
 
@@ -836,7 +945,10 @@ input_free (Input *input)
   if (input == NULL)
     return;
   if (input->map)
-    munmap (input->map, input->map_len);
+    {
+      unguard (input->map);
+      munmap (input->map, input->map_len);
+    }
   if (input->fd >= 0)
     close (input->fd);
   g_free (input);

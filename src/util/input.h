@@ -13,6 +13,7 @@ typedef enum {
   INPUT_ERROR_READ,
   INPUT_ERROR_GZIP,        /* any compressed format that cannot be read */
   INPUT_ERROR_TOO_LARGE,   /* expands past the limit: a compression bomb? */
+  INPUT_ERROR_CHANGED,     /* truncated while it was read */
 } InputError;
 
 /* A compressed file may expand to this many times its size (and always
@@ -31,6 +32,7 @@ typedef struct {
   void *map;
   gsize map_len;
   goffset base;            /* of data in fd */
+  int bus_faults;          /* input_check_unchanged() */
   int fd;
   goffset released;
 } Input;
@@ -41,6 +43,7 @@ void input_free (Input *input);
 GPtrArray *input_zip_members (const char *path, GError **error);
 gboolean input_is_zip (const char *path);
 char *input_member_name (const char *raw);
+gboolean input_check_unchanged (const Input *input, GError **error);
 void input_forget_archives (void);
 char *input_sha256 (const Input *input);
 char *input_sha256_prefix (const Input *input, gsize len, char **whole);

@@ -11,6 +11,7 @@
 #include "input.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -66,8 +67,29 @@ compare_strings (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* A directory's identity, to follow symbolic links without going round
+ * a loop. */
+static gpointer
+dir_key (const struct stat *st)
+{
+  return g_strdup_printf ("%ju:%ju", (uintmax_t) st->st_dev, (uintmax_t) st->st_ino);
+}
+
+static void walk_directory_seen (GPtrArray *items, const char *dir, GHashTable *seen);
+
 static void
 walk_directory (GPtrArray *items, const char *dir)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  struct stat st;
+
+  if (stat (dir, &st) == 0)
+    g_hash_table_add (seen, dir_key (&st));
+  walk_directory_seen (items, dir, seen);
+}
+
+static void
+walk_directory_seen (GPtrArray *items, const char *dir, GHashTable *seen)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GDir) d = g_dir_open (dir, 0, &error);
@@ -88,10 +110,23 @@ walk_directory (GPtrArray *items, const char *dir)
       const char *path = g_ptr_array_index (names, i);
       struct stat st;
 
-      if (lstat (path, &st) < 0)
-        continue;
+      /* Symbolic links are followed (an archive folder of links into a
+       * collection is common), each directory once; a link that leads
+       * nowhere is said, not skipped in silence. */
+      if (stat (path, &st) < 0)
+        {
+          struct stat link;
+
+          if (lstat (path, &link) == 0 && S_ISLNK (link.st_mode))
+            add_one (items, path, TRUE)->error = g_strdup_printf ("a symbolic link to nothing (%s)",
+                                                                 g_strerror (errno));
+          continue;
+        }
       if (S_ISDIR (st.st_mode))
-        walk_directory (items, path);
+        {
+          if (g_hash_table_add (seen, dir_key (&st)))
+            walk_directory_seen (items, path, seen);
+        }
       else if (S_ISREG (st.st_mode))
         add_item (items, path, TRUE);
     }

@@ -1,0 +1,80 @@
+/* test-input.c — util/input.c: archive member names, and a file that is
+ * truncated while it is mapped. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "input.h"
+
+/* A member's path is always inside its archive, whatever the archive
+ * says (a zip member "../b.mbox" replaced the rows of the real b.mbox). */
+static void
+test_member_names (void)
+{
+  static const struct {
+    const char *raw, *name;
+  } cases[] = {
+    { "a.mbox", "a.mbox" },
+    { "dir/a.mbox", "dir/a.mbox" },
+    { "../b.mbox", "b.mbox" },
+    { "../../../etc/passwd", "etc/passwd" },
+    { "/abs/c.mbox", "abs/c.mbox" },
+    { "./x/../../d.mbox", "x/d.mbox" },
+    { "a//b/./c", "a/b/c" },
+    { "..", "unnamed" },
+    { "/", "unnamed" },
+    { "", "unnamed" },
+    { NULL, "unnamed" },
+    { "...", "..." },
+    { "..a/b..", "..a/b.." },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = input_member_name (cases[i].raw);
+
+      g_assert_cmpstr (name, ==, cases[i].name);
+      g_assert_false (g_str_has_prefix (name, "/"));
+      g_assert_null (strstr (name, "//"));
+    }
+}
+
+/* Reading a page past the end of a file that shrank raised SIGBUS (exit
+ * 135).  Now the page reads as zeros and the input says it changed. */
+static void
+test_truncated_while_mapped (void)
+{
+  g_autofree char *path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Input) input = NULL;
+  gsize size = 1 << 20;
+  g_autofree char *text = g_malloc (size);
+  int fd = g_file_open_tmp ("deja-input-XXXXXX", &path, &error);
+  volatile char c = 0;
+
+  g_assert_no_error (error);
+  memset (text, 'x', size);
+  g_assert_cmpint (write (fd, text, size), ==, (gssize) size);
+  close (fd);
+  input = input_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (input_check_unchanged (input, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (truncate (path, 4096), ==, 0);
+  for (gsize i = 0; i < input->len; i += 4096)
+    c += input->data[i];
+  g_assert_cmpint (input->data[size - 1], ==, 0);
+  g_assert_false (input_check_unchanged (input, &error));
+  g_assert_error (error, INPUT_ERROR, INPUT_ERROR_CHANGED);
+  g_unlink (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/input/member-names", test_member_names);
+  g_test_add_func ("/input/truncated-while-mapped", test_truncated_while_mapped);
+  return g_test_run ();
+}
