@@ -257,14 +257,12 @@ html_to_text (const char *html, gsize len, gboolean *cut)
   html_init ();
   if (cut)
     *cut = FALSE;
-  ctxt = htmlCreateMemoryParserCtxt (html, (int) MIN (len, (gsize) G_MAXINT));
+  ctxt = htmlNewParserCtxt ();
   if (ctxt != NULL)
     {
-      htmlCtxtUseOptions (ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+      doc = htmlCtxtReadMemory (ctxt, html, (int) MIN (len, (gsize) G_MAXINT), NULL, "UTF-8",
+                                HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
                                 HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | XML_PARSE_HUGE);
-      htmlParseDocument (ctxt);
-      doc = ctxt->myDoc;
-      ctxt->myDoc = NULL;
       /* a parser that halted (xmlHaltParser) reads no further */
       if (cut)
         *cut = ctxt->disableSAX != 0 || len > (gsize) G_MAXINT;

@@ -233,7 +233,7 @@ write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTa
       sqlite3_bind_int64 (insert_author, 4, a->messages);
       _store_bind_text_or_null (insert_author, 5, a->first_date);
       _store_bind_text_or_null (insert_author, 6, a->last_date);
-      rc = sqlite3_step (insert_author) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (store->db);
+      rc = _store_done (sqlite3_step (insert_author));
       sqlite3_reset (insert_author);
     }
   for (guint i = 0; rc == SQLITE_OK && i < in->senders->len; i++)
@@ -245,7 +245,7 @@ write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTa
       sqlite3_bind_int64 (insert_address, 2, author_of[i]);
       _store_bind_text_or_null (insert_address, 3, s->name);
       sqlite3_bind_int64 (insert_address, 4, s->messages);
-      rc = sqlite3_step (insert_address) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (store->db);
+      rc = _store_done (sqlite3_step (insert_address));
       sqlite3_reset (insert_address);
       /* Messages move only when their address changed author; new
        * messages (author_id NULL) are set below, through the index. */
@@ -253,7 +253,7 @@ write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTa
         {
           sqlite3_bind_int64 (move, 1, author_of[i]);
           sqlite3_bind_text (move, 2, s->address, -1, SQLITE_STATIC);
-          rc = sqlite3_step (move) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (store->db);
+          rc = _store_done (sqlite3_step (move));
           sqlite3_reset (move);
         }
     }
@@ -442,7 +442,7 @@ store_set_author_decision (Store *store, const char *decision, const char *addre
       sqlite3_bind_text (stmt, 1, a, -1, SQLITE_STATIC);
       if (sqlite3_bind_parameter_count (stmt) >= 2)
         sqlite3_bind_text (stmt, 2, b, -1, SQLITE_STATIC);
-      rc = sqlite3_step (stmt) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (store->db);
+      rc = _store_done (sqlite3_step (stmt));
       sqlite3_finalize (stmt);
     }
   if (rc == SQLITE_OK)
@@ -458,7 +458,7 @@ store_set_author_decision (Store *store, const char *decision, const char *addre
           sqlite3_bind_text (stmt, 3, decision, -1, SQLITE_STATIC);
           _store_bind_text_or_null (stmt, 4, note && *note ? note : NULL);
           sqlite3_bind_text (stmt, 5, now, -1, SQLITE_STATIC);
-          rc = sqlite3_step (stmt) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (store->db);
+          rc = _store_done (sqlite3_step (stmt));
           sqlite3_finalize (stmt);
         }
     }

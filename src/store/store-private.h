@@ -7,6 +7,38 @@
 
 #include <sqlite3.h>
 
+/* Every bind of the store is checked, and faults can be injected, in one
+ * place: store-checked.c. */
+int _store_bound (sqlite3_stmt *stmt, int rc);
+int _store_step (sqlite3_stmt *stmt);
+int _store_exec (sqlite3 *db, const char *sql, int (*callback) (void *, int, char **, char **),
+                 void *data, char **errmsg);
+int _store_prepare (sqlite3 *db, const char *sql, int len, unsigned int flags, sqlite3_stmt **stmt,
+                    const char **tail);
+void _store_forget_refusal (sqlite3_stmt *stmt);
+int _store_injected (void);
+
+/* A step that wrote: SQLITE_OK when it is done, else its failure (not
+ * the connection's last error code, which a failure made outside SQLite
+ * does not set). */
+static inline int
+_store_done (int rc)
+{
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+#define sqlite3_bind_text(s, i, t, n, d) _store_bound (s, (sqlite3_bind_text) (s, i, t, n, d))
+#define sqlite3_bind_int(s, i, v) _store_bound (s, (sqlite3_bind_int) (s, i, v))
+#define sqlite3_bind_int64(s, i, v) _store_bound (s, (sqlite3_bind_int64) (s, i, v))
+#define sqlite3_bind_double(s, i, v) _store_bound (s, (sqlite3_bind_double) (s, i, v))
+#define sqlite3_bind_null(s, i) _store_bound (s, (sqlite3_bind_null) (s, i))
+#define sqlite3_bind_blob(s, i, b, n, d) _store_bound (s, (sqlite3_bind_blob) (s, i, b, n, d))
+#define sqlite3_reset(s) (_store_forget_refusal (s), (sqlite3_reset) (s))
+#define sqlite3_finalize(s) (_store_forget_refusal (s), (sqlite3_finalize) (s))
+#define sqlite3_step(s) _store_step (s)
+#define sqlite3_exec(d, q, c, a, e) _store_exec (d, q, c, a, e)
+#define sqlite3_prepare_v2(d, q, n, s, t) _store_prepare (d, q, n, 0, s, t)
+#define sqlite3_prepare_v3(d, q, n, f, s, t) _store_prepare (d, q, n, f, s, t)
+
 G_BEGIN_DECLS
 
 #define STORE_CACHE_KIB -65536   /* PRAGMA cache_size: 64 MiB */

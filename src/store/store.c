@@ -92,8 +92,13 @@ static const char *const stmt_sql[N_STMTS] = {
 gboolean
 _store_fail (Store *store, int rc, const char *what, GError **error)
 {
+  /* the connection's message, unless it has none for this failure (one
+   * that store-checked.c made) */
+  if (rc == SQLITE_OK && _store_injected () != SQLITE_OK)
+    rc = _store_injected ();
   g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s: %s", what,
-               store->db ? sqlite3_errmsg (store->db) : sqlite3_errstr (rc));
+               store->db && sqlite3_errcode (store->db) != SQLITE_OK ? sqlite3_errmsg (store->db)
+                                                                   : sqlite3_errstr (rc));
   return FALSE;
 }
 
@@ -226,9 +231,11 @@ schema_objects (gint64 version, GError **error)
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     {
+      if (rc == SQLITE_OK || rc == SQLITE_ROW || (db && sqlite3_errcode (db) == SQLITE_OK))
+        rc = _store_injected () != SQLITE_OK ? _store_injected () : rc;
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
                    "cannot make the reference schema of version %" G_GINT64_FORMAT ": %s", version,
-                   db ? sqlite3_errmsg (db) : sqlite3_errstr (rc));
+                   db && sqlite3_errcode (db) != SQLITE_OK ? sqlite3_errmsg (db) : sqlite3_errstr (rc));
       g_hash_table_unref (objects);
       objects = NULL;
     }
@@ -1148,12 +1155,19 @@ group_id (Store *store, const char *name, GError **error)
   if ((rc = step_reset (ins)) != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record newsgroup", error), -1;
   sqlite3_bind_text (sel, 1, name, -1, SQLITE_STATIC);
-  if (sqlite3_step (sel) == SQLITE_ROW)
+  rc = sqlite3_step (sel);
+  if (rc == SQLITE_ROW)
     value = sqlite3_column_int64 (sel, 0);
   sqlite3_reset (sel);
   sqlite3_clear_bindings (sel);
-  if (value >= 0)
-    g_hash_table_insert (store->group_ids, g_strdup (name), GSIZE_TO_POINTER (value));
+  if (value < 0)
+    {
+      /* the row just inserted (or there before) must be found */
+      _store_fail (store, rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_INTERNAL : rc,
+                   "cannot find newsgroup", error);
+      return -1;
+    }
+  g_hash_table_insert (store->group_ids, g_strdup (name), GSIZE_TO_POINTER (value));
   return value;
 }
 
@@ -1287,55 +1301,67 @@ _store_forget_authors (Store *store)
   g_clear_pointer (&store->author_ids, g_hash_table_unref);
 }
 
-static void
-load_author_ids (Store *store)
+static gboolean
+load_author_ids (Store *store, GError **error)
 {
   sqlite3_stmt *stmt;
   gint64 max = 0;
+  int rc;
 
   store->author_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  if (sqlite3_prepare_v2 (store->db, "SELECT address, author_id FROM author_addresses", -1, &stmt,
-                          NULL) == SQLITE_OK)
-    {
-      while (sqlite3_step (stmt) == SQLITE_ROW)
-        g_hash_table_insert (store->author_ids, g_strdup ((const char *) sqlite3_column_text (stmt, 0)),
-                             g_memdup2 (&(gint64) { sqlite3_column_int64 (stmt, 1) }, sizeof (gint64)));
-      sqlite3_finalize (stmt);
-    }
-  _store_query_int (store, "SELECT coalesce(max(id), 0) FROM authors", &max, NULL, NULL);
+  rc = sqlite3_prepare_v2 (store->db, "SELECT address, author_id FROM author_addresses", -1, &stmt,
+                           NULL);
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read authors", error);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_hash_table_insert (store->author_ids, g_strdup ((const char *) sqlite3_column_text (stmt, 0)),
+                         g_memdup2 (&(gint64) { sqlite3_column_int64 (stmt, 1) }, sizeof (gint64)));
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot read authors", error);
+  if (!_store_query_int (store, "SELECT coalesce(max(id), 0) FROM authors", &max, NULL, error))
+    return FALSE;
   store->next_author = max + 1;
+  return TRUE;
 }
 
 /* The author of a message from @address: its author if the address is
  * known, else a new author of its own (store_update_authors() merges it
  * at the end of the ingest, moving only the messages whose author
- * changes, rather than writing every new row twice).  0 when the author
- * cannot be written (the message is stored without one, and the update
- * finds it). */
-static gint64
-author_for (Store *store, const char *address)
+ * changes, rather than writing every new row twice). */
+static gboolean
+author_for (Store *store, const char *address, gint64 *author, GError **error)
 {
   gint64 *known, id;
   sqlite3_stmt *a = store->stmts[STMT_INSERT_AUTHOR], *aa = store->stmts[STMT_INSERT_AUTHOR_ADDRESS];
-  gboolean ok;
+  int rc;
 
-  if (store->author_ids == NULL)
-    load_author_ids (store);
+  if (store->author_ids == NULL && !load_author_ids (store, error))
+    {
+      _store_forget_authors (store);   /* read again next time */
+      return FALSE;
+    }
   if ((known = g_hash_table_lookup (store->author_ids, address)) != NULL)
-    return *known;
+    {
+      *author = *known;
+      return TRUE;
+    }
   id = store->next_author;
   sqlite3_bind_int64 (a, 1, id);
   sqlite3_bind_text (a, 2, address, -1, SQLITE_STATIC);
   sqlite3_bind_int64 (aa, 1, id);
   sqlite3_bind_text (aa, 2, address, -1, SQLITE_STATIC);
-  ok = sqlite3_step (a) == SQLITE_DONE && sqlite3_step (aa) == SQLITE_DONE;
+  rc = sqlite3_step (a);
+  if (rc == SQLITE_DONE)
+    rc = sqlite3_step (aa);
   sqlite3_reset (a);
   sqlite3_reset (aa);
-  if (!ok)
-    return 0;
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot record author", error);
   store->next_author++;
   g_hash_table_insert (store->author_ids, g_strdup (address), g_memdup2 (&id, sizeof id));
-  return id;
+  *author = id;
+  return TRUE;
 }
 
 /* Binds StoreTextSignals as 9 parameters from @first on. */
@@ -1443,10 +1469,13 @@ gboolean
 store_add_message (Store *store, const StoreMessage *m, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_MESSAGE];
+  gint64 author = 0;
   int rc;
 
   g_return_val_if_fail (store->file_id > 0, FALSE);
   g_return_val_if_fail (m->id > 0 && m->id < store->next_id, FALSE);
+  if (m->from_addr && !author_for (store, m->from_addr, &author, error))
+    return FALSE;
   sqlite3_bind_int64 (stmt, 1, store->file_id);
   sqlite3_bind_int64 (stmt, 2, m->byte_offset);
   sqlite3_bind_int64 (stmt, 3, m->byte_length);
@@ -1474,7 +1503,7 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   _store_bind_text_or_null (stmt, 24, m->guess.flags);
   sqlite3_bind_int64 (stmt, 25, (sqlite3_int64) m->content_hash);
   sqlite3_bind_int64 (stmt, 26, m->text_damage);
-  sqlite3_bind_int64 (stmt, 27, m->from_addr ? author_for (store, m->from_addr) : 0);
+  sqlite3_bind_int64 (stmt, 27, author);
   rc = step_reset (stmt);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record message", error);
@@ -1624,9 +1653,11 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
    * are stale (threads_rebuild() and store_update_authors() delete the
    * rows). */
   if (rc == SQLITE_DONE)
-    rc = sqlite3_exec (store->db, "INSERT OR REPLACE INTO deja_state (key, value)"
-                       " VALUES ('threads', 'stale'), ('authors', 'stale')", NULL, NULL,
-                       NULL) == SQLITE_OK ? SQLITE_DONE : rc;
+    {
+      rc = sqlite3_exec (store->db, "INSERT OR REPLACE INTO deja_state (key, value)"
+                         " VALUES ('threads', 'stale'), ('authors', 'stale')", NULL, NULL, NULL);
+      rc = rc == SQLITE_OK ? SQLITE_DONE : rc;
+    }
   if (rc != SQLITE_DONE ||
       (store->savepoint && (rc = sqlite3_exec (store->db, "RELEASE deja_file", NULL, NULL, NULL)) != SQLITE_OK))
     {

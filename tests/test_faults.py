@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Every failure of the store is an error, never a crash or a silent NULL.
+
+DEJA_STORE_FAULT=N makes the Nth call of the store to SQLite (a prepare, a
+step or an exec) fail as a failing disk would (src/store/store-checked.c).
+For an ingest into a new database, an ingest into one that holds messages,
+and the commands that read, this walks N over every call they make and
+checks, for each:
+
+  - deja exits 0 or 1, never on a signal (a NULL error dereferenced was
+    one), and never 1 without an error line saying what failed;
+  - when it exits 0, what it stored or printed is exactly what a run
+    without the fault gives: the failure was one deja can do without (a
+    helper connection's read, a cache), never one it ignored;
+  - the database passes PRAGMA integrity_check, and one more ingest
+    without faults brings it to what a run without faults gives.
+
+Run by meson (suite 'slow').
+"""
+import os
+import shutil
+import sqlite3
+import subprocess
+
+import tap
+from cli_helpers import FIXTURES, SAMPLE, TMP, fresh_db, tmp
+from dump import dump
+
+DEJA = os.environ["DEJA"]
+SECOND = os.path.join(FIXTURES, "replies", "in-reply-to-forms.mbox")
+MARK = "[test] store fault injected"
+
+
+def run(args, fault=0):
+    env = dict(os.environ, DEJA_NO_PROGRESS="1")
+    if fault:
+        env["DEJA_STORE_FAULT"] = str(fault)
+    return subprocess.run([DEJA] + args, capture_output=True, text=True, env=env, timeout=120)
+
+
+def check_failure(r, n, what):
+    assert r.returncode in (0, 1), (what, n, r.returncode, r.stderr)
+    errors = [l for l in r.stderr.splitlines() if l.startswith("deja: ") and MARK not in l]
+    if r.returncode == 1:
+        assert errors, (what, n, "exit 1 without saying why", r.stderr)
+    assert "not an error" not in r.stderr, (what, n, r.stderr)
+    return MARK in r.stderr
+
+
+def integrity(db):
+    if os.path.exists(db):
+        with sqlite3.connect(db) as c:
+            assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok", db
+
+
+# Under the sanitizers every run is three times slower: every STRIDEth call
+# there (meson sets it), every call in the plain build.
+STRIDE = int(os.environ.get("DEJA_FAULT_STRIDE", "1"))
+
+
+def walk_ingest(name, prepare, files):
+    """Faults at every call of 'deja ingest FILES' into what prepare() makes."""
+    template = fresh_db(name + "-template.db")
+    prepare(template)
+    base = fresh_db(name + "-base.db")
+    if os.path.exists(template):
+        shutil.copy(template, base)
+    assert run(["ingest", "-q", "--db", base] + files).returncode == 0
+    expected = dump(base)
+    db = tmp(name + ".db")
+    n = 0
+    while True:
+        n += STRIDE
+        fresh_db(name + ".db")
+        if os.path.exists(template):
+            shutil.copy(template, db)
+        r = run(["ingest", "-q", "--db", db] + files, fault=n)
+        hit = check_failure(r, n, name)
+        integrity(db)
+        if not hit:
+            assert r.returncode == 0 and dump(db) == expected, (name, n, r.stderr)
+            return n - STRIDE
+        if r.returncode == 0:
+            assert dump(db) == expected, (name, n, "a fault was ignored", r.stderr)
+        elif (n // STRIDE) % 3 == 0:
+            again = run(["ingest", "-q", "--db", db] + files)
+            assert again.returncode == 0, (name, n, again.stderr)
+            assert dump(db) == expected, (name, n, "not recovered by a second ingest")
+
+
+@tap.test
+def faults_in_an_ingest_into_a_new_database():
+    calls = walk_ingest("new", lambda db: None, [SAMPLE])
+    assert calls > 150 - STRIDE, calls
+
+
+@tap.test
+def faults_in_an_ingest_into_a_database_with_messages():
+    def prepare(db):
+        assert run(["ingest", "-q", "--db", db, SAMPLE]).returncode == 0
+    calls = walk_ingest("more", prepare, [SECOND])
+    assert calls > 100 - STRIDE, calls
+
+
+@tap.test
+def faults_in_the_commands_that_read():
+    db = fresh_db("read.db")
+    assert run(["ingest", "-q", "--db", db, SAMPLE, SECOND]).returncode == 0
+    commands = [["stats", "--db", db], ["search", "--db", db, "pointer"],
+                ["export", "-q", "--db", db, "--format", "jsonl"], ["show", "--db", db, "2"],
+                ["show", "--db", db, "--thread", "2"], ["authors", "--db", db],
+                ["network", "--db", db, "--stats", "--format", "json"]]
+    for args in commands:
+        expected = run(args)
+        assert expected.returncode == 0, (args, expected.stderr)
+        n = 0
+        while True:
+            n += STRIDE
+            r = run(args, fault=n)
+            hit = check_failure(r, n, args[0])
+            if not hit:
+                break
+            if r.returncode == 0:
+                assert r.stdout == expected.stdout, (args, n, "a fault was ignored")
+        assert n > 3 * STRIDE, (args, n)
+    integrity(db)
+
+
+if __name__ == "__main__":
+    tap.main(TMP)
