@@ -426,5 +426,91 @@ def links_in_a_directory_are_followed_or_named():
         assert [p for (p,) in c.execute("SELECT path FROM files")] == [os.path.join(d, "dir", "link.mbox")]
 
 
+# -- what held up before (hostile-inputs.md), kept so ------------------------
+
+@tap.test
+def fts_syntax_fragments_never_crash():
+    db = sample_db("fts.db")
+    for q in ("a" * 10000, " OR ".join(["x"] * 5000), "(" * 3000 + "x" + ")" * 3000,
+              'NEAR(a b', "a AND", '"unclosed', "subject:", "x*" * 2000, "^a", "a:b:c"):
+        r = deja("search", "--db", db, "--count", q)
+        assert r.returncode in (0, 2), (q[:40], r.returncode, r.stderr[-300:])
+
+
+@tap.test
+def nested_mime_entity_bombs_and_external_entities_are_data():
+    depth = 20000
+    nested = "".join("Content-Type: multipart/mixed; boundary=b%d\n\n--b%d\n" % (i, i) for i in range(depth))
+    bomb = ('<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+            '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">'
+            '<!ENTITY e SYSTEM "file:///etc/passwd">]><html><body>&d;&d;&d; &e; tail</body></html>')
+    db = fresh_db("bombs.db")
+    ok("ingest", "-q", "--db", db, write("bombs.mbox",
+       message("nest", headers="MIME-Version: 1.0\n" + nested.rstrip("\n").split("\n\n", 1)[0],
+               body=nested.split("\n\n", 1)[1] + "deep text\n") +
+       message("bomb", headers="Content-Type: text/html", body=bomb)))
+    with sqlite3.connect(db) as c:
+        bodies = dict(c.execute("SELECT message_id, body FROM messages"))
+    assert "root:" not in bodies["bomb@x"] and len(bodies["bomb@x"]) < 100000, bodies["bomb@x"][:200]
+
+
+@tap.test
+def odd_files_in_a_directory():
+    d = tmp("odd")
+    os.makedirs(d, exist_ok=True)
+    fifo = os.path.join(d, "pipe.mbox")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    with open(os.path.join(d, "new\nline.mbox"), "w") as f:
+        f.write(message("nl"))
+    loop = os.path.join(d, "loop")
+    if not os.path.lexists(loop):
+        os.symlink(".", loop)
+    db = fresh_db("odd.db")
+    r = deja("ingest", "--db", db, d)
+    assert r.returncode in (0, 1) and "nl@x" not in r.stderr, r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT count(*) FROM messages").fetchone()[0] == 1
+    out = ok("export", "-q", "--db", db, "--fields", "id,file", "--format", "jsonl").stdout
+    assert json.loads(out)["file"].endswith("new\nline.mbox")
+
+
+@tap.test
+def keygen_is_private_and_never_overwrites():
+    key = tmp("private.key")
+    old = os.umask(0)
+    try:
+        ok("keygen", key)
+    finally:
+        os.umask(old)
+    assert os.stat(key).st_mode & 0o777 == 0o600
+    r = deja("keygen", key)
+    assert r.returncode != 0
+    link = tmp("link.key")
+    if not os.path.lexists(link):
+        os.symlink(tmp("elsewhere.key"), link)
+    assert deja("keygen", link).returncode != 0 and not os.path.exists(tmp("elsewhere.key"))
+
+
+@tap.test
+def damaged_databases_are_clear_errors():
+    db = sample_db("flipped.db")
+    data = bytearray(open(db, "rb").read())
+    for cut, name in ((len(data) // 2, "truncated.db"), (None, "flipped2.db")):
+        path = tmp(name)
+        if cut is not None:
+            open(path, "wb").write(data[:cut])
+        else:
+            flipped = bytearray(data)
+            for i in range(4096, len(flipped), 997):
+                flipped[i] ^= 0xFF
+            open(path, "wb").write(flipped)
+        for args in (["stats", "--db", path], ["search", "--db", path, "pointer"],
+                     ["ingest", "-q", "--db", path, SAMPLE]):
+            r = deja(*args)
+            assert r.returncode in (0, 1), (name, args, r.returncode, r.stderr)
+            assert r.returncode == 0 or r.stderr.startswith("deja: "), (name, args, r.stderr)
+
+
 if __name__ == "__main__":
     tap.main(TMP)
