@@ -103,7 +103,7 @@ mail_flags_to_string (MailFlags flags)
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
     "nul-bytes", "truncated", "from-rewritten", "from-munged", "from-masked",
-    "date-bad-zone", "html-scrubbed", "no-archive", "html-cut",
+    "date-bad-zone", "html-scrubbed", "no-archive", "html-cut", "b-news",
   };
 
   return flags_to_string (flags, names, G_N_ELEMENTS (names));
@@ -608,6 +608,29 @@ is_message_header (const MailHeader *h)
   return g_ascii_strncasecmp (h->name, "Content-", 8) != 0;
 }
 
+/* B news before RFC 850's Message-ID: "Article-I.D.: site.seq" named the
+ * article that B news 2.10 called <seq@site.UUCP> (RFC 850, 2.1.5), the
+ * form later articles' References use.  NULL when it is not of that form. */
+static char *
+article_id (const char *raw)
+{
+  g_autofree char *flat = NULL;
+  const char *dot;
+  gsize len;
+
+  if (raw == NULL)
+    return NULL;
+  flat = rfc2047_unfold (raw, strlen (raw), &len);
+  g_strstrip (flat);
+  dot = strrchr (flat, '.');
+  if (dot == NULL || dot == flat || dot[1] == '\0' || strspn (dot + 1, "0123456789") != strlen (dot + 1))
+    return NULL;
+  for (const char *p = flat; p < dot; p++)
+    if (!(g_ascii_isalnum (*p) || *p == '-' || *p == '_'))
+      return NULL;
+  return g_strdup_printf ("%s@%.*s.UUCP", dot + 1, (int) (dot - flat), flat);
+}
+
 static void
 decode_headers (MailRecord *r, const MailHeaders *headers, const char *fallback)
 {
@@ -627,6 +650,8 @@ decode_headers (MailRecord *r, const MailHeaders *headers, const char *fallback)
 
   raw = mail_headers_get (headers, "Message-ID");
   r->message_id = raw ? msgid_normalize (raw, strlen (raw)) : NULL;
+  if (r->message_id == NULL && (r->message_id = article_id (mail_headers_get (headers, "Article-I.D."))))
+    r->flags |= MAIL_FLAG_B_NEWS;
   if (r->message_id && !g_utf8_validate (r->message_id, -1, NULL))
     r->message_id = charset_sanitize_utf8 (r->message_id);
   if (r->message_id == NULL)
@@ -637,7 +662,10 @@ decode_headers (MailRecord *r, const MailHeaders *headers, const char *fallback)
 
   decode_from (r, mail_headers_get (headers, "From"), fallback);
   undo_list_rewrite (r, headers, fallback);
-  decode_date (r, mail_headers_get (headers, "Date"));
+  if ((raw = mail_headers_get (headers, "Date")) == NULL &&
+      (raw = mail_headers_get (headers, "Posted")) != NULL)
+    r->flags |= MAIL_FLAG_B_NEWS;   /* B news 2.x: Posted: is the posting date */
+  decode_date (r, raw);
 
   raw = mail_headers_get (headers, "References");
   r->references = raw ? msgid_parse_list (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);

@@ -33,6 +33,7 @@ typedef enum {
   MAIL_FLAG_HTML_SCRUBBED    = 1 << 21, /* the archive kept a notice, not the author's only (HTML) text */
   MAIL_FLAG_NO_ARCHIVE       = 1 << 22, /* X-No-Archive: yes (header, or the body's first line) */
   MAIL_FLAG_HTML_CUT         = 1 << 23, /* HTML text whose parser stopped before its end */
+  MAIL_FLAG_B_NEWS           = 1 << 24, /* Message-ID or date read from B news's Article-I.D./Posted */
 } MailFlags;
 
 typedef struct {

@@ -75,6 +75,7 @@ struct _MboxSplitter {
   GHashTable *decisions;   /* line number -> MboxDecision, or NULL */
   MboxScanFunc scanned;    /* told as a long message is read */
   gpointer scanned_data;
+  gboolean single;         /* one message: nothing after the start splits */
 };
 
 /* A message this long tells its reader how far the scan has come. */
@@ -165,6 +166,19 @@ mbox_splitter_new (const char *buf, gsize len, MboxSplitFlags flags)
   s->line_no = 1;
   s->log = g_array_new (FALSE, FALSE, sizeof (MboxLogEntry));
   return s;
+}
+
+/**
+ * mbox_splitter_is_single:
+ *
+ * Returns: whether the input is read as one message (MBOX_SPLIT_SINGLE,
+ *   or a file that opens with a header block and no envelope); known once
+ *   mbox_splitter_next() returned the first message
+ */
+gboolean
+mbox_splitter_is_single (MboxSplitter *s)
+{
+  return s->single;
 }
 
 /**
@@ -684,6 +698,54 @@ start_without_headers (MboxSplitter *s, goffset p, goffset end, gsize tlen)
   return TRUE;
 }
 
+/* "Article 717 of alt.folklore.computers:": the line rn and readnews put
+ * above an article they saved to a file. */
+static gboolean
+saved_article_line (const char *line, gsize len)
+{
+  gsize i = 8, digits;
+
+  if (len < 14 || memcmp (line, "Article ", 8) != 0)
+    return FALSE;
+  digits = i;
+  while (i < len && g_ascii_isdigit (line[i]))
+    i++;
+  if (i == digits || len - i < 5 || memcmp (line + i, " of ", 4) != 0)
+    return FALSE;
+  for (i += 4; i < len && !_deja_is_space (line[i]); i++)
+    ;
+  return i == len;
+}
+
+/* A saved article: that line, then the article's header block.  One
+ * message, the line kept as its envelope (it has no sender or date). */
+static gboolean
+start_saved_article (MboxSplitter *s, goffset p, goffset end, gsize tlen)
+{
+  goffset next = next_line (s, end);
+  Message *m = &s->current;
+  HeaderBlock hb;
+
+  if (next >= (goffset) s->len)
+    return FALSE;
+  read_header_block (s, next, &hb);
+  if (!hb.block || hb.n_standard < 2)
+    return FALSE;
+  memset (m, 0, sizeof *m);
+  m->offset = p;
+  m->envelope_length = tlen;
+  m->line_no = s->line_no;
+  m->shape = MBOX_SHAPE_NONE;
+  m->headers = next;
+  m->hb = hb;
+  m->body_line_no = s->line_no + 1 + hb.lines;
+  s->single = TRUE;
+  s->have_current = TRUE;
+  s->pos = hb.body;
+  s->line_no = m->body_line_no;
+  return TRUE;
+}
+
 /* Finds the first message: skips a UTF-8 BOM and blank lines, then
  * demands a separator unless MBOX_SPLIT_FORCE.  Lines of white space
  * count as blank here (git's sample.mbox begins with some). */
@@ -706,6 +768,8 @@ start (MboxSplitter *s, GError **error)
       p = next_line (s, end);
       s->line_no++;
     }
+  if (s->flags & MBOX_SPLIT_SINGLE)
+    s->single = TRUE;
   if (mbox_envelope_is_candidate (s->buf + p, tlen) &&
       judge (s, p, end, s->line_no, p, &s->current))
     {
@@ -715,9 +779,24 @@ start (MboxSplitter *s, GError **error)
       return TRUE;
     }
   g_array_set_size (s->log, 0);
-  if (start_without_headers (s, p, end, tlen))
+  if (!(s->flags & MBOX_SPLIT_SINGLE) && start_without_headers (s, p, end, tlen))
     return TRUE;
-  if (!(s->flags & MBOX_SPLIT_FORCE))
+  /* A file that opens with a header block (two standard fields at least,
+   * ended by a blank line) and no envelope is one message, as a news
+   * spool's article, an MH or .eml file is: never split, though its body
+   * may quote a mail with its envelope (docs/splitter.md, "One message
+   * per file"). */
+  if (!(s->flags & MBOX_SPLIT_SINGLE) && !mbox_envelope_is_candidate (s->buf + p, tlen))
+    {
+      HeaderBlock hb;
+
+      read_header_block (s, p, &hb);
+      if (hb.block && hb.n_standard >= 2)
+        s->single = TRUE;
+      else if (saved_article_line (s->buf + p, tlen) && start_saved_article (s, p, end, tlen))
+        return TRUE;
+    }
+  if (!(s->flags & (MBOX_SPLIT_FORCE | MBOX_SPLIT_SINGLE)) && !s->single)
     {
       g_set_error (error, MBOX_ERROR, MBOX_ERROR_NOT_MBOX,
                    "not an mbox file: line %" G_GUINT64_FORMAT
@@ -796,7 +875,7 @@ mbox_splitter_next (MboxSplitter *s, MboxSpan *span, GError **error)
     {
       const char *nl;
 
-      if (s->buf[p] == 'F' && s->len - p >= 5 && memcmp (s->buf + p, "From ", 5) == 0)
+      if (s->buf[p] == 'F' && !s->single && s->len - p >= 5 && memcmp (s->buf + p, "From ", 5) == 0)
         {
           goffset end = line_end (s, p);
 

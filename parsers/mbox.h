@@ -17,6 +17,8 @@ typedef enum {
 typedef enum {
   MBOX_SPLIT_NONE  = 0,
   MBOX_SPLIT_FORCE = 1 << 0, /* content before the first separator is a message */
+  MBOX_SPLIT_SINGLE = 1 << 1, /* the input is one message, whatever it begins with
+                               * (a Maildir file): never split */
 } MboxSplitFlags;
 
 /* Why a line was judged as it was; a log row carries one or more. */
@@ -85,6 +87,7 @@ gboolean mbox_splitter_next (MboxSplitter *splitter, MboxSpan *span, GError **er
 const MboxLogEntry *mbox_splitter_peek_log (MboxSplitter *splitter, gsize *n_entries);
 void mbox_splitter_clear_log (MboxSplitter *splitter);
 guint64 mbox_splitter_get_lines (MboxSplitter *splitter);
+gboolean mbox_splitter_is_single (MboxSplitter *splitter);
 
 const char *mbox_verdict_to_string (MboxVerdict verdict);
 char *mbox_reasons_to_string (MboxReason reasons);

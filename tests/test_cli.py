@@ -437,7 +437,7 @@ def scan_reports_and_logs():
     lines = r.stdout.splitlines()
     assert lines[-1] == ("%s: 6 messages, 0 separators accepted against context, 2 envelope-shaped"
                          " lines rejected, 3 lines where a liberal parser would split and deja"
-                         " does not" % SAMPLE), lines[-1]
+                         " does not; read as an mbox file" % SAMPLE), lines[-1]
     assert lines[0].startswith("%s:16: body prose [T] From what I hear" % SAMPLE), lines[0]
     assert any(":96: rejected inside-mime-part [R] From eve@example.com" in l for l in lines)
 

@@ -21,8 +21,20 @@ print_entry (const char *path, const char *buf, const MboxLogEntry *e)
 }
 
 /* Splits one file; returns FALSE with @error when it is not an mbox. */
+/* What the file was read as (deja scan's last words on it). */
+static char *
+shape_of (const char *path, const Input *input, MboxSplitter *splitter)
+{
+  const char *what = !mbox_splitter_is_single (splitter) ? "an mbox file"
+                     : walk_is_maildir_message (path) ? "one message (a Maildir file)"
+                     : "one message (a header block and no envelope: a news article, MH or .eml file)";
+
+  return input->compression ? g_strdup_printf ("%s, from %s", what, input->compression) : g_strdup (what);
+}
+
 static gboolean
-scan_file (const char *path, gboolean force, gboolean log, SplitCounts *counts, GError **error)
+scan_file (const char *path, gboolean force, gboolean log, SplitCounts *counts, char **shape,
+           GError **error)
 {
   g_autoptr (Input) input = input_open (path, error);
   g_autoptr (MboxSplitter) splitter = NULL;
@@ -31,7 +43,9 @@ scan_file (const char *path, gboolean force, gboolean log, SplitCounts *counts, 
 
   if (input == NULL)
     return FALSE;
-  splitter = mbox_splitter_new (input->data, input->len, force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
+  splitter = mbox_splitter_new (input->data, input->len,
+                                (force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE) |
+                                (walk_is_maildir_message (path) ? MBOX_SPLIT_SINGLE : 0));
   while (mbox_splitter_next (splitter, &span, &split_error))
     {
       gsize n;
@@ -52,6 +66,7 @@ scan_file (const char *path, gboolean force, gboolean log, SplitCounts *counts, 
       return FALSE;
     }
   counts->lines = mbox_splitter_get_lines (splitter);
+  *shape = shape_of (path, input, splitter);
   return input_check_unchanged (input, error);
 }
 
@@ -87,6 +102,7 @@ cmd_scan (int argc, char **argv)
     {
       WalkItem *item = g_ptr_array_index (items, i);
       g_autoptr (GError) error = NULL;
+      g_autofree char *shape = NULL;
       SplitCounts counts = { 0 };
 
       if (item->error != NULL)
@@ -94,10 +110,10 @@ cmd_scan (int argc, char **argv)
           deja_error ("cannot scan '%s': %s", item->path, item->error);
           failures++;
         }
-      else if (scan_file (item->path, force, log, &counts, &error))
+      else if (scan_file (item->path, force, log, &counts, &shape, &error))
         {
           g_autofree char *text = split_counts_describe (&counts);
-          deja_print ("%s: %s\n", item->path, text);
+          deja_print ("%s: %s; read as %s\n", item->path, text, shape);
           if (counts.messages == 0)
             deja_note ("'%s' is empty: no messages", item->path);
         }

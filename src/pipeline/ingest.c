@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "charset.h"
 #include "input.h"
+#include "walk.h"
 #include "decode-pool.h"
 #include "ahead.h"
 #include "analyse-stored.h"
@@ -590,15 +591,16 @@ resume (MboxSplitter *splitter, const IngestResult *result, MboxSpan *span, GErr
  * (deja review), which are keyed by its hash: with any in the database,
  * it is hashed first (*sha256, when NULL). */
 static MboxSplitter *
-splitter_for (IngestSession *session, Input *input, char **sha256, IngestResult *result,
-              GError **error)
+splitter_for (IngestSession *session, Input *input, const char *path, char **sha256,
+              IngestResult *result, GError **error)
 {
   g_autoptr (MboxSplitter) splitter = NULL;
   g_autoptr (GHashTable) decisions = NULL;
   gboolean any_decisions;
 
   splitter = mbox_splitter_new (input->data, input->len,
-                                session->options.force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
+                                (session->options.force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE) |
+                                (walk_is_maildir_message (path) ? MBOX_SPLIT_SINGLE : 0));
   mbox_splitter_set_scan_func (splitter, release_behind, input);
   if (!store_has_decisions (session->store, &any_decisions, error))
     return NULL;
@@ -638,7 +640,7 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
 
   if (ahead != NULL)
     sha256 = g_strdup (ahead->sha256);   /* a new path: nothing was known */
-  else if ((splitter = splitter_for (session, input, &sha256, result, error)) == NULL)
+  else if ((splitter = splitter_for (session, input, abs, &sha256, result, error)) == NULL)
     return FALSE;
   meta = (StoreFileMeta) { abs, input->len, input->stored_size, input->mtime,
                            input->compression, result->appended_at > 0 };

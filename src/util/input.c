@@ -192,7 +192,7 @@ out:
 }
 
 
-typedef enum { PLAIN, GZIP, BZIP2, XZ, ZIP } Format;
+typedef enum { PLAIN, GZIP, BZIP2, XZ, ZIP, TAR } Format;
 
 static Format
 format_of (int fd)
@@ -208,7 +208,28 @@ format_of (int fd)
     return XZ;
   if (n >= 4 && (memcmp (m, "PK\x03\x04", 4) == 0 || memcmp (m, "PK\x05\x06", 4) == 0))
     return ZIP;
+  if (pread (fd, m, 5, 257) == 5 && memcmp (m, "ustar", 5) == 0)
+    return TAR;
   return PLAIN;
+}
+
+/* Whether the compressed file @path holds a tar archive (.tar.gz, .tgz,
+ * .tar.bz2, .tar.xz): libarchive reads its first header. */
+static gboolean
+compressed_tar (const char *path)
+{
+  struct archive *a = archive_read_new ();
+  struct archive_entry *entry;
+  gboolean tar;
+
+  archive_read_support_filter_gzip (a);
+  archive_read_support_filter_bzip2 (a);
+  archive_read_support_filter_xz (a);
+  archive_read_support_format_tar (a);
+  tar = archive_read_open_filename (a, path, CHUNK) == ARCHIVE_OK &&
+        archive_read_next_header (a, &entry) == ARCHIVE_OK;
+  archive_read_free (a);
+  return tar;
 }
 
 static gboolean
@@ -325,9 +346,13 @@ zip_open (const char *zip, GError **error)
   struct archive *a = archive_read_new ();
 
   archive_read_support_format_zip (a);
+  archive_read_support_format_tar (a);
+  archive_read_support_filter_gzip (a);
+  archive_read_support_filter_bzip2 (a);
+  archive_read_support_filter_xz (a);
   if (archive_read_open_filename (a, zip, CHUNK) != ARCHIVE_OK)
     {
-      archive_fail (a, "cannot read zip archive", error);
+      archive_fail (a, "cannot read archive", error);
       archive_read_free (a);
       return NULL;
     }
@@ -350,6 +375,7 @@ typedef struct {
   gint64 size;
   gint64 mtime;
   int fd;
+  gboolean tar;            /* else zip */
   GHashTable *members;     /* unique name -> Member */
 } Expanded;
 
@@ -394,7 +420,7 @@ for_each_member (struct archive *a, MemberFunc each, gpointer data, GError **err
         if (!each (a, name, data, error))
           return FALSE;
       }
-  return rc == ARCHIVE_EOF ? TRUE : archive_fail (a, "cannot read zip archive", error);
+  return rc == ARCHIVE_EOF ? TRUE : archive_fail (a, "cannot read archive", error);
 }
 
 static gboolean
@@ -418,7 +444,7 @@ expand_member (struct archive *a, const char *name, gpointer data, GError **erro
 
   m->offset = state->sink->written;
   g_hash_table_insert (state->x->members, g_strdup (name), m);
-  if (!archive_copy (a, state->sink, "corrupt zip member", &local))
+  if (!archive_copy (a, state->sink, "corrupt archive member", &local))
     {
       /* the stream cannot be followed past it: this member and those
        * after it fail, those before it are read */
@@ -462,6 +488,7 @@ expand (const char *path, const struct stat *st, char **failure, GError **error)
   state = (ExpandState) { .x = x, .sink = &sink };
   if (!for_each_member (a, expand_member, &state, &local))
     *failure = g_strdup (local->message);
+  x->tar = archive_format (a) != 0 && (archive_format (a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR;
   archive_read_free (a);
   return x;
 }
@@ -491,20 +518,24 @@ input_forget_archives (void)
  * input_is_zip:
  * @path: a file
  *
- * Returns: whether @path is a regular file that starts as a zip archive
+ * Returns: whether @path is a regular file that is an archive of members:
+ *   zip, or tar (plain, or compressed with gzip, bzip2 or xz)
  */
 gboolean
 input_is_zip (const char *path)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block */
   struct stat st;
-  gboolean zip;
+  Format format = PLAIN;
 
   if (fd < 0)
     return FALSE;
-  zip = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && format_of (fd) == ZIP;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode))
+    format = format_of (fd);
   close (fd);
-  return zip;
+  if (format == GZIP || format == BZIP2 || format == XZ)
+    return compressed_tar (path);
+  return format == ZIP || format == TAR;
 }
 
 /**
@@ -738,7 +769,7 @@ open_zip_member (Input *input, const char *zip, const char *name, GError **error
       else if (expanded_failure != NULL)
         g_set_error (error, INPUT_ERROR, INPUT_ERROR_GZIP, "%s", expanded_failure);
       else
-        g_set_error (error, INPUT_ERROR, INPUT_ERROR_OPEN, "no member '%s' in the zip archive", name);
+        g_set_error (error, INPUT_ERROR, INPUT_ERROR_OPEN, "no member '%s' in the archive", name);
       g_mutex_unlock (&expanded_lock);
       return NULL;
     }
@@ -751,7 +782,7 @@ open_zip_member (Input *input, const char *zip, const char *name, GError **error
     }
   owned->stored_size = st.st_size;
   owned->mtime = st.st_mtime;
-  owned->compression = "zip";
+  owned->compression = expanded->tar ? "tar" : "zip";
   owned->fd = fd;
   if (!map_range (owned, fd, m->offset, m->len, error))
     return NULL;
@@ -805,11 +836,11 @@ input_open (const char *path, GError **error)
   input->stored_size = st.st_size;
   input->mtime = st.st_mtime;
   format = format_of (fd);
-  if (format == ZIP)
+  if (format == ZIP || format == TAR)
     {
       close (fd);
       g_set_error (error, INPUT_ERROR, INPUT_ERROR_OPEN,
-                   "a zip archive: name its members (ARCHIVE.zip/MEMBER), or the archive itself"
+                   "an archive of files: name its members (ARCHIVE/MEMBER), or the archive itself"
                    " on the command line");
       return NULL;
     }

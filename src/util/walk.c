@@ -158,3 +158,26 @@ walk_paths (char **paths)
     }
   return items;
 }
+
+/**
+ * walk_is_maildir_message:
+ * @path: a file, or a member of an archive ("x.tar.gz/dir/cur/NAME")
+ *
+ * Whether @path names a Maildir message: a file of a folder named cur or
+ * new whose name is a Maildir name (a time in seconds, a dot, the rest:
+ * "1035478339.M123P456.host:2,S").  Such a file is one message whatever
+ * it begins with (many begin with an envelope line: it is not split
+ * at another).  Its flags stay in its path (":2,S": seen), in files.path.
+ */
+gboolean
+walk_is_maildir_message (const char *path)
+{
+  g_autofree char *name = g_path_get_basename (path);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *folder = g_path_get_basename (dir);
+  gsize digits = strspn (name, "0123456789");
+
+  return (strcmp (folder, "cur") == 0 || strcmp (folder, "new") == 0) && digits > 0 &&
+         name[digits] == '.';
+}
+

@@ -13,5 +13,6 @@ typedef struct {
 } WalkItem;
 
 GPtrArray *walk_paths (char **paths);
+gboolean walk_is_maildir_message (const char *path);
 
 G_END_DECLS

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Every archive shape a researcher brings (docs/inputs.md).
+
+News spools (group directories of numbered articles), Maildir (cur/, new/),
+MH folders, .eml files, articles saved by rn ("Article N of GROUP:"), and
+tar archives of any of them (plain, gzip, bzip2, xz): each file is one
+message, never split, detected without --force; B news's Article-I.D. and
+Posted fill Message-ID and date where RFC 1036's are missing; a cross-post
+stored in several group directories is one message and its copies.  The
+real ITS/Usenet articles of ../shared/corpora give the counts measured by
+reading their bytes.
+
+Run by meson (suite 'cli').
+"""
+import os
+import sqlite3
+import tarfile
+
+import tap
+from cli_helpers import FIXTURES, TMP, deja, fresh_db, tmp
+
+CORPORA = os.path.join(os.environ["SOURCE_ROOT"], "..", "shared", "corpora")
+ITS = os.path.join(CORPORA, "larsbrinkhoff__its-archives", "usenet")
+
+# An article quoting a mail with its envelope: a spool file is one article.
+QUOTING = ("Here is the note I was sent:\n\nFrom 9150618 Thu Apr 29 16:36:43 1993\n"
+           "From: bob@ucbvax.UUCP\nSubject: the note\nDate: Thu, 29 Apr 93 16:30:00 EDT\n\n"
+           "The note.\n\nFrom here on, my words.\n")
+
+
+def article(n, groups, extra="", body=QUOTING):
+    return ("Path: utzoo!decvax!ucbvax!ann\nFrom: ann@ucbvax.UUCP (Ann Example)\n"
+            "Newsgroups: %s\nSubject: article %s\nMessage-ID: <%s@ucbvax.UUCP>\n"
+            "Date: Thu, 29 Apr 93 17:%02d:00 EDT\n%s\n%s" % (groups, n, n, int(n) % 60, extra, body))
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def ok(*args):
+    r = deja(*args)
+    assert r.returncode == 0, (args, r.returncode, r.stderr)
+    return r
+
+
+def rows(db, sql, *params):
+    with sqlite3.connect(db) as c:
+        return c.execute(sql, params).fetchall()
+
+
+def make_spool():
+    spool = tmp("spool")
+    write(os.path.join(spool, "comp", "lang", "c", "1"), article("1", "comp.lang.c"))
+    write(os.path.join(spool, "comp", "lang", "c", "2"), article("2", "comp.lang.c,comp.std.c"))
+    write(os.path.join(spool, "comp", "std", "c", "7"), article("2", "comp.lang.c,comp.std.c"))
+    # B news 2.10 as stored at utzoo: no Message-ID, no Date
+    write(os.path.join(spool, "net", "mail", "40"),
+          "Relay-Version: version B 2.10 5/3/83; site utzoo.UUCP\nPath: utzoo!sri-unix!ann\n"
+          "From: ann@sri-unix.UUCP\nNewsgroups: net.mail\nSubject: old\nArticle-I.D.: sri-unix.1234\n"
+          "Posted: Mon Apr  2 16:49:15 1984\n\n" + QUOTING)
+    return spool
+
+
+@tap.test
+def a_news_spool_is_one_message_per_file():
+    spool = make_spool()
+    db = fresh_db("spool.db")
+    r = ok("ingest", "--db", db, spool)
+    assert "skipping" not in r.stderr, r.stderr
+    # the cross-post stored under both groups (the same bytes, as a spool's
+    # hard links are) is one message, stored once, posted to both groups
+    assert "comp/std/c/7' has the same content as" in r.stderr, r.stderr
+    assert rows(db, "SELECT count(*) FROM files") == [(3,)]
+    # three files, three rows: none split at the quoted envelope
+    assert rows(db, "SELECT count(*) FROM messages") == [(3,)]
+    assert rows(db, "SELECT group_concat(g.name, ' ') FROM message_newsgroups mg JOIN newsgroups g"
+                    " ON g.id = mg.newsgroup_id JOIN messages m ON m.id = mg.message_id"
+                    " WHERE m.message_id = '2@ucbvax.UUCP' ORDER BY g.name") == [("comp.lang.c comp.std.c",)]
+    # a copy that differs (another site's Path) is one message and a duplicate
+    write(os.path.join(spool, "comp", "std", "c", "7"),
+          article("2", "comp.lang.c,comp.std.c").replace("Path: utzoo!", "Path: mcvax!utzoo!"))
+    ok("ingest", "-q", "--db", db, spool)
+    assert rows(db, "SELECT count(*), count(duplicate_of) FROM messages") == [(4, 1)]
+    assert rows(db, "SELECT message_id, date, flags FROM messages WHERE file_id ="
+                    " (SELECT id FROM files WHERE path LIKE '%/net/mail/40')") == \
+        [("1234@sri-unix.UUCP", "1984-04-02T16:49:15", "date-no-zone,b-news")]
+    body = rows(db, "SELECT body FROM messages WHERE message_id = '1@ucbvax.UUCP'")[0][0]
+    assert "From 9150618" in body and "my words" in body, body
+    r = ok("scan", os.path.join(spool, "comp", "lang", "c", "1"))
+    assert "1 messages" in r.stdout and "read as one message (a header block" in r.stdout, r.stdout
+
+
+@tap.test
+def maildir_mh_and_eml_whatever_files_begin_with():
+    md = tmp("Maildir")
+    env = "From ann@x.example Mon Jan  1 10:00:00 2001\n"
+    for i, (folder, name) in enumerate((("cur", "1035478339.M1P1.host:2,S"), ("cur", "1035478340.M2P2.host:2,RS"),
+                                        ("new", "1035478341.M3P3.host"))):
+        text = ("From: Ann <ann@x.example>\nSubject: md %d\nMessage-ID: <md%d@x>\n"
+                "Date: Mon, 1 Jan 2001 10:00:00 +0000\n\n" % (i, i)) + QUOTING
+        write(os.path.join(md, folder, name), (env if i % 2 == 0 else "") + text)
+    os.makedirs(os.path.join(md, "tmp"), exist_ok=True)
+    mh = tmp("mh-inbox")
+    for i in (1, 2, 10):
+        write(os.path.join(mh, str(i)), "Return-Path: <b@x.example>\nFrom: B <b@x.example>\n"
+              "Subject: mh %d\nMessage-ID: <mh%d@x>\n\n" % (i, i) + QUOTING)
+    write(os.path.join(mh, ".mh_sequences"), "unseen: 10\n")
+    eml = write(tmp("saved.eml"), "From: C <c@x.example>\nTo: d@x.example\nSubject: eml\n"
+                "Message-ID: <eml@x>\n\n" + QUOTING)
+    db = fresh_db("folders.db")
+    ok("ingest", "-q", "--db", db, md, mh, eml)
+    ids = sorted(m for (m,) in rows(db, "SELECT message_id FROM messages"))
+    assert ids == ["eml@x", "md0@x", "md1@x", "md2@x", "mh10@x", "mh1@x", "mh2@x"], ids
+    # the Maildir flags stay in the file's path
+    assert rows(db, "SELECT count(*) FROM files WHERE path LIKE '%:2,RS'") == [(1,)]
+
+
+@tap.test
+def tarballs_of_every_compression():
+    spool = make_spool()
+    src = tmp("tar-src")
+    md = os.path.join(src, "its-hackers")
+    for i in range(5):
+        write(os.path.join(md, "cur", "10354783%02d.M%dP1.host:2,S" % (i, i)),
+              "From ann@x.example Mon Jan  1 10:00:00 2001\nFrom: Ann <ann@x.example>\n"
+              "Subject: t%d\nMessage-ID: <t%d@x>\n\n" % (i, i) + QUOTING)
+    write(os.path.join(src, "list.mbox"), open(os.path.join(FIXTURES, "sample", "comp.lang.c.mbox"),
+                                                encoding="latin-1").read())
+    for mode, ext in (("w", "tar"), ("w:gz", "tar.gz"), ("w:gz", "tgz"), ("w:bz2", "tar.bz2"),
+                      ("w:xz", "tar.xz")):
+        path = tmp("its." + ext)
+        with tarfile.open(path, mode) as t:
+            t.add(md, arcname="its-hackers")
+            t.add(os.path.join(src, "list.mbox"), arcname="list.mbox")
+            t.add(spool, arcname="spool")
+        db = fresh_db("tar-%s.db" % ext)
+        ok("ingest", "-q", "--db", db, path)
+        # 5 Maildir messages, 6 of the mbox, 3 spool articles (the fourth
+        # file the same bytes as another)
+        assert rows(db, "SELECT count(*) FROM messages") == [(14,)], ext
+        assert rows(db, "SELECT DISTINCT compression FROM files") == [("tar",)], ext
+        assert rows(db, "SELECT count(*) FROM files WHERE path LIKE ?", path + "/%") == [(9,)], ext
+        # an unchanged tarball read again changes nothing
+        again = ok("ingest", "--db", db, path)
+        assert "unchanged" in again.stderr and "0 files stored" in again.stderr, again.stderr
+
+
+@tap.test
+def a_tarball_bomb_is_refused():
+    import io
+    path = tmp("bomb.tar.gz")
+    with tarfile.open(path, "w:gz") as t:
+        data = b"\0" * (200 << 20)
+        info = tarfile.TarInfo("big.mbox")
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+    db = fresh_db("bomb.db")
+    r = deja("ingest", "--db", db, path)
+    assert r.returncode == 1 and "compression bomb" in r.stderr, r.stderr
+
+
+@tap.test
+def the_real_its_usenet_articles():
+    if not os.path.isdir(ITS):
+        tap.skip("no ../shared/corpora")
+    db = fresh_db("its.db")
+    r = deja("ingest", "--db", db, ITS)
+    assert r.returncode == 0, r.stderr
+    # 194 files (EXPECTED.md): 1990-zsh is a search tool's dump, and
+    # 2006-jeverett-teco a web page's text with no header at all (26 lines
+    # of prose): both skipped with a note, as a folder's README is.
+    assert "skipping '%s'" % os.path.join(ITS, "1990-zsh") in r.stderr
+    assert "skipping '%s'" % os.path.join(ITS, "2006-jeverett-teco") in r.stderr
+    assert rows(db, "SELECT count(*) FROM files") == [(192,)]
+    # 2002-kstailey holds two articles; every other file one
+    assert rows(db, "SELECT count(*) FROM messages") == [(193,)]
+    assert rows(db, "SELECT count(*) FROM messages m JOIN files f ON f.id = m.file_id"
+                    " WHERE f.path LIKE '%/2002-kstailey'") == [(2,)]
+    # the nine files that open with headers are read as one article each
+    saved = rows(db, "SELECT envelope, message_id FROM messages m JOIN files f ON f.id = m.file_id"
+                     " WHERE f.path LIKE '%/1989-mrc-moon-phase'")
+    assert saved == [("Article 717 of alt.folklore.computers:", "5123@blake.acs.washington.edu")], saved
+    assert rows(db, "SELECT date FROM messages m JOIN files f ON f.id = m.file_id"
+                    " WHERE f.path LIKE '%/1984-towson-simtel2-blurb'") == [("1984-04-02T21:49:15",)]
+
+
+if __name__ == "__main__":
+    tap.main(TMP)
