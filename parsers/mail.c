@@ -631,6 +631,69 @@ article_id (const char *raw)
   return g_strdup_printf ("%s@%.*s.UUCP", dot + 1, (int) (dot - flat), flat);
 }
 
+/* The first "<…>" of @raw, or all of it, trimmed; NULL when empty. */
+static char *
+bracketed (const char *raw)
+{
+  g_autofree char *flat = NULL;
+  const char *lt, *gt;
+  gsize len;
+
+  flat = rfc2047_unfold (raw, strlen (raw), &len);
+  if ((lt = strchr (flat, '<')) != NULL && (gt = strchr (lt + 1, '>')) != NULL)
+    return g_strstrip (g_strndup (lt + 1, gt - lt - 1));
+  return g_strstrip (g_strdup (flat));
+}
+
+/* An address of @text (the first word with an '@' in it), lower case. */
+static char *
+address_in (const char *text)
+{
+  g_auto (GStrv) words = g_strsplit_set (text, " \t;,<>()\"", -1);
+
+  for (char **w = words; *w; w++)
+    {
+      const char *at = strchr (*w, '@');
+
+      if (at != NULL && at != *w && at[1] != '\0')
+        return g_ascii_strdown (g_str_has_prefix (*w, "mailto:") ? *w + 7 : *w, -1);
+    }
+  return NULL;
+}
+
+/* The mailing list a message went through, as a group: List-Id's
+ * identifier ("Jailhouse <jailhouse-dev.googlegroups.com>" ->
+ * jailhouse-dev.googlegroups.com, RFC 2919), else the list's address from
+ * X-Mailing-List, Mailing-list ("list foo@bar.org; contact …") or
+ * List-Post ("<mailto:foo@bar.org>").  NULL when none says. */
+static char *
+list_of (const MailHeaders *headers)
+{
+  static const char *const by_address[] = { "X-Mailing-List", "Mailing-list", "List-Post" };
+  const char *raw = mail_headers_get (headers, "List-Id");
+  char *name = NULL;
+
+  if (raw != NULL && (name = bracketed (raw)) != NULL && *name != '\0' &&
+      strchr (name, ' ') == NULL && g_utf8_validate (name, -1, NULL))
+    {
+      char *lower = g_ascii_strdown (name, -1);
+
+      g_free (name);
+      return lower;
+    }
+  g_clear_pointer (&name, g_free);
+  for (gsize i = 0; i < G_N_ELEMENTS (by_address); i++)
+    if ((raw = mail_headers_get (headers, by_address[i])) != NULL)
+      {
+        g_autofree char *inner = bracketed (raw);
+
+        if ((name = address_in (inner)) != NULL && g_utf8_validate (name, -1, NULL))
+          return name;
+        g_clear_pointer (&name, g_free);
+      }
+  return NULL;
+}
+
 static void
 decode_headers (MailRecord *r, const MailHeaders *headers, const char *fallback)
 {
@@ -672,6 +735,13 @@ decode_headers (MailRecord *r, const MailHeaders *headers, const char *fallback)
   raw = mail_headers_get (headers, "In-Reply-To");
   r->in_reply_to = raw ? msgid_parse_in_reply_to (raw, strlen (raw)) : g_ptr_array_new_with_free_func (g_free);
   r->newsgroups = split_newsgroups (mail_headers_get (headers, "Newsgroups"));
+  if (r->newsgroups->len == 0)
+    {
+      char *list = list_of (headers);
+
+      if (list != NULL)
+        g_ptr_array_add (r->newsgroups, list);
+    }
 }
 
 /* A header charset hint: @declared, the first text part's charset, which

@@ -188,5 +188,60 @@ def the_real_its_usenet_articles():
                     " WHERE f.path LIKE '%/1984-towson-simtel2-blurb'") == [("1984-04-02T21:49:15",)]
 
 
+# -- lists are groups --------------------------------------------------------
+
+def list_message(n, header):
+    return ("From a@b Mon Jan  1 10:00:00 2001\nFrom: A%d <a%d@x.example>\nSubject: s%d\n"
+            "Message-ID: <l%d@x>\nDate: Mon, 1 Jan 2001 10:00:00 +0000\n%s\nbody\n\n" % (n, n, n, n, header))
+
+
+@tap.test
+def mailing_lists_are_groups():
+    mbox = write(tmp("lists.mbox"), "".join([
+        list_message(1, "List-Id: Jailhouse <Jailhouse-Dev.googlegroups.com>\n"),
+        list_message(2, "X-Mailing-List: <linux-kernel@vger.kernel.org>\n"),
+        list_message(3, "Mailing-List: list foo@lists.example.org; contact foo-help@lists.example.org\n"),
+        list_message(4, "List-Post: <mailto:Bar@Lists.Example.org>\nList-Id: not an identifier\n"),
+        list_message(5, "Newsgroups: comp.lang.c\nList-Id: <gateway.example.org>\n"),
+        list_message(6, "")]))
+    # pipermail months carry no List-Id: their folder names the list
+    pm = tmp("pipermail")
+    write(os.path.join(pm, "twisted-web", "2003-May.txt"), list_message(7, "").replace(
+        "From a@b Mon", "From a7 at x.example  Mon"))
+    write(os.path.join(pm, "twisted-web", "notes.txt"), list_message(8, ""))
+    db = fresh_db("lists.db")
+    ok("ingest", "-q", "--db", db, mbox, pm)
+    groups = dict(rows(db, "SELECT m.message_id, g.name FROM messages m LEFT JOIN message_newsgroups mg"
+                           " ON mg.message_id = m.id LEFT JOIN newsgroups g ON g.id = mg.newsgroup_id"))
+    assert groups == {"l1@x": "jailhouse-dev.googlegroups.com", "l2@x": "linux-kernel@vger.kernel.org",
+                      "l3@x": "foo@lists.example.org", "l4@x": "bar@lists.example.org",
+                      "l5@x": "comp.lang.c", "l6@x": None, "l7@x": "twisted-web", "l8@x": None}, groups
+    stats = ok("stats", "--db", db).stdout
+    assert "newsgroups   6" in stats, stats
+    out = ok("export", "-q", "--db", db, "--group", "twisted-web", "--fields", "message_id", "--format", "csv")
+    assert out.stdout.split() == ["message_id", "l7@x"], out.stdout
+    net = tmp("lists.graphml")
+    ok("network", "-q", "--db", db, "--kind", "group", "--out", net)
+    assert "jailhouse-dev.googlegroups.com" in open(net).read()
+
+
+@tap.test
+def the_twisted_lists_are_three_groups():
+    root = os.path.join(CORPORA, "twisted__pipermail")
+    if not os.path.isdir(root):
+        tap.skip("no ../shared/corpora")
+    db = fresh_db("twisted-lists.db")
+    months = [os.path.join(root, lst, m) for lst, m in (("twisted-python", "2003-May.txt"),
+                                                          ("twisted-web", "2004-April.txt"),
+                                                          ("inheritance", "2004-August.txt"))
+              if os.path.exists(os.path.join(root, lst, m))]
+    assert len(months) >= 2, months
+    ok("ingest", "-q", "--db", db, *months)
+    per_group = dict(rows(db, "SELECT g.name, count(*) FROM message_newsgroups mg JOIN newsgroups g"
+                              " ON g.id = mg.newsgroup_id GROUP BY g.name"))
+    total = rows(db, "SELECT count(*) FROM messages")[0][0]
+    assert sum(per_group.values()) == total and len(per_group) == len(months), per_group
+
+
 if __name__ == "__main__":
     tap.main(TMP)

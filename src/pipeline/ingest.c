@@ -95,6 +95,8 @@ typedef struct {
                                 line before the new one; -1: none */
   gint64 grown_length;
   gboolean diverged;         /* appending: the old part does not end where a message does */
+  const char *list[1];       /* a pipermail month's list (its folder), the group of its
+                                messages that name none; NULL: none */
 } Pipeline;
 
 static gboolean
@@ -300,6 +302,11 @@ message_row (Pipeline *p, DecodeItem *item, StoreMessage *m)
     strv_of (r->in_reply_to), r->in_reply_to ? r->in_reply_to->len : 0,
     strv_of (r->newsgroups), r->newsgroups ? r->newsgroups->len : 0,
   };
+  if (m->n_newsgroups == 0 && p->list[0] != NULL)
+    {
+      m->newsgroups = p->list;
+      m->n_newsgroups = 1;
+    }
   m->body_len = r->body_len;
   m->own_text_len = r->own_text_len;
   if (item->analysed)
@@ -630,6 +637,7 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
   const IngestOptions *options = &session->options;
   g_autoptr (MboxSplitter) splitter = NULL;
   g_autoptr (Progress) progress = NULL;
+  g_autofree char *list = NULL;
   Pipeline p = { 0 };
   MboxSpan span;
   StoreFileMeta meta;
@@ -685,6 +693,7 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
                    threads * 2 + 2, 0, 0,
                    sha256 || ahead ? NULL : g_thread_new ("deja-hash", hash_input, input),
                    result, progress, 0, session->freer, options->cancel, result->appended_at, -1, 0, FALSE };
+  p.list[0] = list = walk_pipermail_list (abs);
   decode_batch_limits (input->len - (gsize) result->appended_at, threads, &p.batch_bytes,
                        &p.batch_messages);
   ok = ahead ? run_prepared (&p, ahead, error) : run_pipeline (&p, splitter, &span, error);

@@ -181,3 +181,37 @@ walk_is_maildir_message (const char *path)
          name[digits] == '.';
 }
 
+/**
+ * walk_pipermail_list:
+ * @path: a file, or a member of an archive
+ *
+ * Pipermail keeps a list's archive as monthly files ("2001-November.txt",
+ * gzipped or not) in a folder named after the list, and its messages
+ * carry no List-Id: the folder names their list.
+ *
+ * Returns: (transfer full) (nullable): the folder's name when @path is a
+ *   pipermail month, else %NULL
+ */
+char *
+walk_pipermail_list (const char *path)
+{
+  static const char *const months[] = { "January", "February", "March", "April", "May", "June", "July",
+                                        "August", "September", "October", "November", "December" };
+  g_autofree char *name = g_path_get_basename (path);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *folder = g_path_get_basename (dir);
+  const char *rest;
+
+  if (strspn (name, "0123456789") != 4 || name[4] != '-')
+    return NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (months); i++)
+    if (g_str_has_prefix (name + 5, months[i]))
+      {
+        rest = name + 5 + strlen (months[i]);
+        if ((strcmp (rest, ".txt") == 0 || strcmp (rest, ".txt.gz") == 0 || strcmp (rest, "") == 0) &&
+            strcmp (folder, ".") != 0 && strcmp (folder, "/") != 0 && *folder != '\0')
+          return g_utf8_make_valid (folder, -1);
+      }
+  return NULL;
+}
+

@@ -14,5 +14,6 @@ typedef struct {
 
 GPtrArray *walk_paths (char **paths);
 gboolean walk_is_maildir_message (const char *path);
+char *walk_pipermail_list (const char *path);
 
 G_END_DECLS
