@@ -1034,6 +1034,32 @@ mail_record_difference (const MailRecord *a, const MailRecord *b)
 }
 
 /**
+ * mail_record_read_envelope:
+ * @envelope: (array length=len): the message's envelope line
+ *
+ * What only the envelope tells about a message whose From the parser
+ * could not read: pipermail's "local WORD host", WORD being "at" in the
+ * list's language ("en", "em", …), is the address where the envelope
+ * shows the same three words (sender_pipermail_localized()).  The
+ * record's hashes follow.  Pure.
+ */
+void
+mail_record_read_envelope (MailRecord *r, const char *envelope, gsize len)
+{
+  char *addr, *name;
+
+  if (!(r->flags & MAIL_FLAG_BAD_FROM) || r->from_addr != NULL || r->from_name == NULL ||
+      !sender_pipermail_localized (envelope, len, r->from_name, &addr, &name))
+    return;
+  g_free (r->from_name);
+  r->from_addr = addr;
+  r->from_name = name;
+  r->flags = (r->flags & ~MAIL_FLAG_BAD_FROM) | MAIL_FLAG_FROM_MUNGED;
+  set_content_hash (r);
+  set_damage (r);
+}
+
+/**
  * mail_record_parse:
  * @data: (array length=len): one message as RFC 5322 text, without an mbox
  *   envelope and with mbox quoting removed (see mbox_span_extract())

@@ -65,6 +65,7 @@ typedef struct {
 void mail_init (void);
 MailRecord *mail_record_parse (const char *data, gsize len);
 MailRecord *mail_record_parse_gmime (const char *data, gsize len);
+void mail_record_read_envelope (MailRecord *record, const char *envelope, gsize len);
 const char *mail_record_difference (const MailRecord *a, const MailRecord *b);
 MailRecord *mail_record_ref (MailRecord *record);
 void mail_record_free (MailRecord *record);

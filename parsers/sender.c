@@ -485,3 +485,130 @@ sender_is_list_rewrite (const char *name, gsize len, gsize *person_len)
   *person_len = via - name;
   return TRUE;
 }
+
+/* One space-separated word of @s from *@pos (advanced past it and the
+ * spaces after it); FALSE at the end. */
+static gboolean
+next_word (const char *s, gsize len, gsize *pos, const char **word, gsize *word_len)
+{
+  gsize i = *pos;
+
+  while (i < len && s[i] == ' ')
+    i++;
+  if (i >= len)
+    return FALSE;
+  *word = s + i;
+  while (i < len && s[i] != ' ')
+    i++;
+  *word_len = i - (gsize) (*word - s);
+  *pos = i;
+  return TRUE;
+}
+
+static gboolean
+is_host (const char *p, gsize len)
+{
+  if (len == 0 || p[0] == '.' || p[0] == '-' || p[len - 1] == '.')
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (!(g_ascii_isalnum (p[i]) || p[i] == '.' || p[i] == '-' || p[i] == '_'))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+is_local_part (const char *p, gsize len)
+{
+  if (len == 0 || len > 64)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if ((guchar) p[i] <= ' ' || p[i] == '@' || p[i] == '<' || p[i] == '>' || p[i] == '(' ||
+        p[i] == ')' || p[i] == '"' || p[i] == ',')
+      return FALSE;
+  return TRUE;
+}
+
+/* A word of letters only (the archive's word for "at"): ASCII letters or
+ * UTF-8 letters, at most 16 bytes. */
+static gboolean
+is_at_word_of_a_language (const char *p, gsize len)
+{
+  g_autofree char *word = NULL;
+
+  if (len == 0 || len > 16 || !g_utf8_validate (p, len, NULL))
+    return FALSE;
+  word = g_strndup (p, len);
+  for (const char *q = word; *q; q = g_utf8_next_char (q))
+    if (!g_unichar_isalpha (g_utf8_get_char (q)))
+      return FALSE;
+  return TRUE;
+}
+
+/**
+ * sender_pipermail_localized:
+ * @envelope: (array length=envelope_len): the message's envelope line,
+ *   "From jane en example.org  Mon Jan  1 10:00:00 2001"
+ * @from: the From value as the parser read it (decoded),
+ *   "jane en example.org (Jane Doe)"
+ * @addr: (out) (transfer full): "jane@example.org"
+ * @name: (out) (transfer full) (nullable): "Jane Doe", or %NULL
+ *
+ * Mailman's pipermail writes an address as "local WORD host", WORD being
+ * "at" in the list's language (Spanish "en", Portuguese "em", …, some
+ * forty of them), in the envelope line and in From.  The envelope says
+ * which word the archive uses: where From begins with the same three
+ * words, they are the address.  Pure.
+ *
+ * Returns: whether @from is such an address
+ */
+gboolean
+sender_pipermail_localized (const char *envelope, gsize envelope_len, const char *from, char **addr,
+                            char **name)
+{
+  static const char *const days[] = { "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun" };
+  const char *local, *word, *host, *day;
+  gsize local_len, word_len, host_len, day_len, pos = 5, from_len;
+  g_autofree char *head = NULL;
+  const char *rest;
+  gboolean weekday = FALSE;
+
+  *addr = NULL;
+  *name = NULL;
+  if (envelope_len < 5 || memcmp (envelope, "From ", 5) != 0 || from == NULL ||
+      !next_word (envelope, envelope_len, &pos, &local, &local_len) ||
+      !next_word (envelope, envelope_len, &pos, &word, &word_len) ||
+      !next_word (envelope, envelope_len, &pos, &host, &host_len) ||
+      !next_word (envelope, envelope_len, &pos, &day, &day_len))
+    return FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (days); i++)
+    weekday |= day_len == 3 && memcmp (day, days[i], 3) == 0;
+  if (!weekday || !is_local_part (local, local_len) || !is_host (host, host_len) ||
+      !is_at_word_of_a_language (word, word_len))
+    return FALSE;
+  head = g_strdup_printf ("%.*s %.*s %.*s", (int) local_len, local, (int) word_len, word,
+                          (int) host_len, host);
+  from_len = strlen (from);
+  if (from_len < strlen (head) || g_ascii_strncasecmp (from, head, strlen (head)) != 0)
+    return FALSE;
+  rest = from + strlen (head);
+  while (*rest == ' ' || *rest == '\t')
+    rest++;
+  if (*rest != '\0' && *rest != '(')
+    return FALSE;
+  if (*rest == '(')
+    {
+      const char *close = strrchr (rest, ')');
+
+      if (close == NULL || close[1] != '\0')
+        return FALSE;
+      *name = g_strstrip (g_strndup (rest + 1, close - rest - 1));
+      if (**name == '\0')
+        g_clear_pointer (name, g_free);
+    }
+  {
+    g_autofree char *joined = g_strdup_printf ("%.*s@%.*s", (int) local_len, local, (int) host_len, host);
+
+    *addr = g_ascii_strdown (joined, -1);
+  }
+  return TRUE;
+}

@@ -24,5 +24,7 @@ typedef struct {
 void sender_parse (const char *value, gsize len, Sender *sender);
 void sender_clear (Sender *sender);
 gboolean sender_is_list_rewrite (const char *name, gsize len, gsize *person_len);
+gboolean sender_pipermail_localized (const char *envelope, gsize envelope_len, const char *from,
+                                     char **addr, char **name);
 
 G_END_DECLS

@@ -243,5 +243,31 @@ def the_twisted_lists_are_three_groups():
     assert sum(per_group.values()) == total and len(per_group) == len(months), per_group
 
 
+# -- pipermail's "at" in the list's language ---------------------------------
+
+def pipermail(local, word, host, name, n):
+    return ("From %s %s %s  Mon Jan  1 10:00:00 2001\nFrom: %s %s %s (%s)\nSubject: s%d\n"
+            "Message-ID: <pm%d@x>\nDate: Mon, 1 Jan 2001 10:00:00 +0000\n\nbody\n\n"
+            % (local, word, host, local, word, host, name, n, n))
+
+
+@tap.test
+def pipermail_addresses_in_every_language():
+    text = (pipermail("jane", "en", "example.org", "Jane Doe", 1) +            # Spanish
+            pipermail("joao", "em", "exemplo.com.br", "=?iso-8859-1?q?Jo=E3o?=", 2) +  # Portuguese
+            pipermail("anna", "szerint", "pelda.hu", "Anna", 3) +              # any word at all
+            pipermail("bob", "at", "example.com", "Bob", 4) +
+            # From does not repeat the envelope's words: nothing is made up
+            "From carl en example.org  Mon Jan  1 10:00:00 2001\nFrom: carl chez example.org (Carl)\n"
+            "Subject: s5\nMessage-ID: <pm5@x>\n\nbody\n\n")
+    db = fresh_db("pipermail-lang.db")
+    ok("ingest", "-q", "--db", db, write(tmp("lang.mbox"), text))
+    got = rows(db, "SELECT message_id, from_addr, from_name, flags FROM messages ORDER BY id")
+    assert got[0] == ("pm1@x", "jane@example.org", "Jane Doe", "from-munged"), got[0]
+    assert got[1][1:3] == ("joao@exemplo.com.br", "Jo\u00e3o"), got[1]
+    assert got[2][1] == "anna@pelda.hu" and got[3][1] == "bob@example.com", got
+    assert got[4][1] is None and "bad-from" in got[4][3], got[4]
+
+
 if __name__ == "__main__":
     tap.main(TMP)

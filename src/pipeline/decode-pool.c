@@ -292,6 +292,8 @@ decode_span (DecodePool *pool, const char *buf, const MboxSpan *span)
         return record;
     }
   record = mail_record_parse (text ? text : "", len);
+  if (span->envelope_length > 0)
+    mail_record_read_envelope (record, buf + span->offset, span->envelope_length);
   if (cut.length < span->length)
     record->flags |= MAIL_FLAG_TRUNCATED;
   if (keep)
