@@ -121,6 +121,25 @@ text_flags (TextFlags t)
          (t & TEXT_FLAG_HTML_CUT ? MAIL_FLAG_HTML_CUT : 0);
 }
 
+/* Whether @value holds @addr as written (case aside), not as a piece of
+ * a longer run of address characters. */
+static gboolean
+shows_address (const char *value, const char *addr)
+{
+  g_autofree char *v = g_ascii_strdown (value, -1), *a = g_ascii_strdown (addr, -1);
+  gsize n = strlen (a);
+
+  for (const char *p = strstr (v, a); p != NULL; p = strstr (p + 1, a))
+    {
+      char before = p > v ? p[-1] : ' ', after = p[n];
+
+      if (!(g_ascii_isalnum (before) || strchr ("@.|_-+", before)) &&
+          !(g_ascii_isalnum (after) || (after != '\0' && strchr ("@.|_-+", after) != NULL)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 has_8bit (const char *s)
 {
@@ -281,6 +300,10 @@ read_sender (const char *raw, const char *fallback, char **addr, char **name, Ma
    * parse cost a tenth of the decoders' time. */
   if (s.addr == NULL || strpbrk (s.addr, "\"\\") != NULL)
     gmime = gmime_address (flat);
+  /* GMime makes an address of pieces where there is none ("j@ne@doe
+   * …" gave "j@ne"): only one the value shows, as it shows it, is kept */
+  if (gmime != NULL && !shows_address (flat, gmime))
+    g_clear_pointer (&gmime, g_free);
   if (s.addr != NULL && gmime != NULL && strchr (gmime, '@') != NULL &&
       !(s.form & (SENDER_FORM_COMMENT | SENDER_FORM_MUNGED | SENDER_FORM_MASKED)))
     *addr = g_steal_pointer (&gmime);

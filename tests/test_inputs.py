@@ -269,5 +269,36 @@ def pipermail_addresses_in_every_language():
     assert got[4][1] is None and "bad-from" in got[4][3], got[4]
 
 
+# -- masked senders: never an address made up -------------------------------
+
+def masked(plain):
+    local, host = plain.split("@")
+    text = "%s sending from %s" % (local, host)
+    return "".join("@" if c in "as." else "|" if c in "ilf" else c for c in text)
+
+
+@tap.test
+def masked_senders_are_keys_never_addresses():
+    senders = [("Jane Doe", masked("jane.doe@example.org")),      # j@ne@doe @end|ng |rom ex@mp|e@org
+               ("R Core", masked("r-core@r-project.org")),
+               ("Jane Doe", "jane.doe@example.org"),               # the same person, in clear
+               ("Other", "o|her@ex@mp|e.com")]                      # another scheme: '|' with '@'
+    text = "".join("From x  Mon Jan  1 10:00:00 2001\nFrom: %s (%s)\nSubject: s%d\nMessage-ID: <k%d@x>\n\n"
+                   "body\n\n" % (addr, name, i, i) for i, (name, addr) in enumerate(senders))
+    db = fresh_db("masked.db")
+    ok("ingest", "-q", "--db", db, write(tmp("masked.mbox"), text))
+    got = rows(db, "SELECT from_addr, from_name, flags, author_id FROM messages ORDER BY id")
+    assert got[0][:3] == ("j@ne@doe @end|ng |rom ex@mp|e@org", "Jane Doe", "no-date,from-masked"), got[0]
+    assert got[1][0] == "r-core @end|ng |rom r-project@org" and "from-masked" in got[1][2], got[1]
+    assert got[3][0] == "o|her@ex@mp|e.com" and "from-masked" in got[3][2], got[3]
+    # every from_addr is either a plain address or the masked text as shown
+    for addr, _, flags, _ in got:
+        assert "from-masked" in flags or (addr.count("@") == 1 and "|" not in addr), (addr, flags)
+    # the mask of jane.doe@example.org is exactly the first: one author,
+    # whose address is the plain one
+    assert got[0][3] == got[2][3] and got[1][3] != got[0][3], got
+    assert rows(db, "SELECT address FROM authors WHERE id = ?", got[0][3]) == [("jane.doe@example.org",)]
+
+
 if __name__ == "__main__":
     tap.main(TMP)

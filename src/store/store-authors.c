@@ -187,9 +187,9 @@ gather_authors (const Senders *in, const gint64 *author_of)
         }
       /* A masked address ("ann...@") is primary only when there is no other. */
       if (a->primary == NULL ||
-          (identity_masked (a->primary->address, NULL) && !identity_masked (s->address, NULL)) ||
+          (identity_hidden (a->primary->address) && !identity_hidden (s->address)) ||
           (s->copies > a->primary->copies &&
-           identity_masked (s->address, NULL) == identity_masked (a->primary->address, NULL)))
+           identity_hidden (s->address) == identity_hidden (a->primary->address)))
         a->primary = s;
       a->messages += s->messages;
       widen (&a->first_date, &a->last_date, s->first_date, s->last_date);

@@ -7,6 +7,8 @@
  *     ignored by Gmail, and googlemail.com is gmail.com;
  *   - Google Groups' masked "ann...@example.com" and the one full address
  *     of the archive it fits, when their names do not disagree;
+ *   - an archive's mask ("j@ne@doe @end|ng |rom ex@mp|e@org") and the
+ *     plain address that masks to it exactly (identity_archive_mask());
  *   - people's decisions: merge, split (merged with nothing
  *     automatically), never (two addresses never in one author).
  *
@@ -389,6 +391,52 @@ names_agree (const char *x, const char *y)
   return kx == NULL || ky == NULL || strcmp (kx, ky) == 0;
 }
 
+/**
+ * identity_hidden:
+ *
+ * Returns: whether @address is a masked form that hides the address
+ *   (Google Groups' "ann...@example.com", an archive's "@end|ng |rom"):
+ *   such a key is an author's primary address only when it has no other
+ */
+gboolean
+identity_hidden (const char *address)
+{
+  return identity_masked (address, NULL) || strchr (address, '|') != NULL;
+}
+
+/**
+ * identity_archive_mask:
+ * @address: a plain address, "jane.doe@example.org"
+ *
+ * The form some archives (the R project's among them) show instead of an
+ * address: "user sending from host", then 'a', 's' and '.' made '@', and
+ * 'i', 'l' and 'f' made '|': "j@ne@doe @end|ng |rom ex@mp|e@org".  The
+ * parser keeps such a form as the sender's key (flag from-masked); the
+ * plain address whose mask it is exactly is the same person.
+ *
+ * Returns: (transfer full) (nullable): the mask, lower case; %NULL when
+ *   @address is no plain address
+ */
+char *
+identity_archive_mask (const char *address)
+{
+  const char *at = strchr (address, '@');
+  g_autofree char *text = NULL;
+
+  if (at == NULL || at == address || strchr (at + 1, '@') != NULL || strchr (address, ' ') != NULL)
+    return NULL;
+  text = g_strdup_printf ("%.*s sending from %s", (int) (at - address), address, at + 1);
+  for (char *p = text; *p; p++)
+    {
+      *p = g_ascii_tolower (*p);
+      if (*p == 'a' || *p == 's' || *p == '.')
+        *p = '@';
+      else if (*p == 'i' || *p == 'l' || *p == 'f')
+        *p = '|';
+    }
+  return g_steal_pointer (&text);
+}
+
 static void
 join_certain (Sets *s, const IdentityAddress *a, guint n)
 {
@@ -417,6 +465,27 @@ join_certain (Sets *s, const IdentityAddress *a, guint n)
       if (fits->len == 1 && names_agree (a[i].name, a[g_array_index (fits, guint, 0)].name))
         join (s, i, g_array_index (fits, guint, 0), TRUE);
     }
+  /* An archive's mask and the plain address that masks to it exactly. */
+  {
+    g_autoptr (GHashTable) masks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+    for (guint i = 0; i < n; i++)
+      {
+        char *mask = identity_archive_mask (a[i].address);
+
+        if (mask != NULL && !g_hash_table_contains (masks, mask))
+          g_hash_table_insert (masks, mask, GUINT_TO_POINTER (i + 1));
+        else
+          g_free (mask);
+      }
+    for (guint i = 0; i < n; i++)
+      {
+        gpointer plain = strchr (a[i].address, '|') ? g_hash_table_lookup (masks, a[i].address) : NULL;
+
+        if (plain != NULL)
+          join (s, i, GPOINTER_TO_UINT (plain) - 1, TRUE);
+      }
+  }
 }
 
 typedef struct {

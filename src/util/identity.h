@@ -78,6 +78,8 @@ char *identity_evidence_text (guint evidence);
 char *identity_name_key (const char *name);
 gboolean identity_masked (const char *address, gsize *prefix_len);
 char *identity_gmail_canonical (const char *address);
+char *identity_archive_mask (const char *address);
+gboolean identity_hidden (const char *address);
 guint64 identity_signature (const char *body, gsize len);
 guint identity_edit_distance (const char *a, const char *b, guint max);
 
