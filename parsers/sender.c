@@ -211,6 +211,30 @@ typedef struct {
  * "local at host [dot label]…" whose host has a dot (or not, when
  * @dotless_ok: pipermail's "washort at iceman (Allen Short)" names a
  * host on a local network). */
+/* A UUCP bang path, "gatech!ann" or "decvax!ucbvax!gatech!ann": hosts
+ * and a user, two parts at least, none empty. */
+static gboolean
+is_bang_path (Span t)
+{
+  guint parts = 1;
+
+  if (t.len < 3 || t.p[0] == '!' || t.p[t.len - 1] == '!' || memchr (t.p, '@', t.len) != NULL)
+    return FALSE;
+  for (gsize i = 0; i < t.len; i++)
+    {
+      if (t.p[i] == '!')
+        {
+          if (t.p[i - 1] == '!')
+            return FALSE;
+          parts++;
+        }
+      else if (!(g_ascii_isalnum (t.p[i]) || t.p[i] == '.' || t.p[i] == '-' || t.p[i] == '_' ||
+                 t.p[i] == '%' || t.p[i] == '+'))
+        return FALSE;
+    }
+  return parts >= 2;
+}
+
 static gboolean
 find_address (GArray *tokens, gboolean need_dot, gboolean dotless_ok, Found *found)
 {
@@ -264,6 +288,20 @@ find_address (GArray *tokens, gboolean need_dot, gboolean dotless_ok, Found *fou
       found->last = last;
       found->form = SENDER_FORM_MUNGED;
       return TRUE;
+    }
+  /* A UUCP bang path is an address too (not in a comment, where a path
+   * is rarely the sender's). */
+  for (guint i = 0; i < n && !need_dot; i++)
+    {
+      Span t = unwrap (g_array_index (tokens, Span, i));
+
+      if (is_bang_path (t))
+        {
+          found->addr = g_ascii_strdown (t.p, t.len);
+          found->first = found->last = i;
+          found->form = SENDER_FORM_UUCP;
+          return TRUE;
+        }
     }
   return FALSE;
 }

@@ -12,6 +12,7 @@ typedef enum {
   SENDER_FORM_COMMENT  = 1 << 2,  /* the address is in a comment: x at y (addr) */
   SENDER_FORM_MUNGED   = 1 << 3,  /* "user at host dot com" and the like, put back */
   SENDER_FORM_MASKED   = 1 << 4,  /* Google Groups' "abc...@domain" */
+  SENDER_FORM_UUCP     = 1 << 5,  /* a UUCP bang path, "gatech!ann" */
 } SenderForm;
 
 typedef struct {

@@ -300,5 +300,23 @@ def masked_senders_are_keys_never_addresses():
     assert rows(db, "SELECT address FROM authors WHERE id = ?", got[0][3]) == [("jane.doe@example.org",)]
 
 
+# -- UUCP senders ------------------------------------------------------------
+
+@tap.test
+def uucp_bang_paths_are_addresses():
+    senders = ["Ann Example <gatech!ann>", "decvax!ucbvax!gatech!ann (Ann Example)",
+               "ihnp4!gatech!bob", "Yahoo! Team <team@yahoo.example>", "Carl <utzoo!carl>"]
+    text = "".join("From x  Mon Jan  1 10:00:00 1985\nFrom: %s\nSubject: s%d\nMessage-ID: <u%d@x>\n\n"
+                   "body\n\n" % (f, i, i) for i, f in enumerate(senders))
+    db = fresh_db("uucp.db")
+    ok("ingest", "-q", "--db", db, write(tmp("uucp.mbox"), text))
+    got = rows(db, "SELECT from_addr, from_name, author_id FROM messages ORDER BY id")
+    assert [g[:2] for g in got] == [("gatech!ann", "Ann Example"), ("decvax!ucbvax!gatech!ann", "Ann Example"),
+                                    ("ihnp4!gatech!bob", None), ("team@yahoo.example", "Yahoo! Team"),
+                                    ("utzoo!carl", "Carl")], got
+    # the same user at the same last host, through other relays: one author
+    assert got[0][2] == got[1][2] and len({g[2] for g in got}) == 4, got
+
+
 if __name__ == "__main__":
     tap.main(TMP)

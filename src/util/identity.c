@@ -7,6 +7,7 @@
  *     ignored by Gmail, and googlemail.com is gmail.com;
  *   - Google Groups' masked "ann...@example.com" and the one full address
  *     of the archive it fits, when their names do not disagree;
+ *   - UUCP bang paths of the same user at the same last host;
  *   - an archive's mask ("j@ne@doe @end|ng |rom ex@mp|e@org") and the
  *     plain address that masks to it exactly (identity_archive_mask());
  *   - people's decisions: merge, split (merged with nothing
@@ -405,6 +406,27 @@ identity_hidden (const char *address)
 }
 
 /**
+ * identity_bang_tail:
+ * @address: a sender key
+ *
+ * Returns: (transfer full) (nullable): for a UUCP bang path, its last
+ *   host and user ("gatech!ann" of "decvax!ucbvax!gatech!ann"); %NULL for
+ *   anything else
+ */
+char *
+identity_bang_tail (const char *address)
+{
+  const char *last = strrchr (address, '!'), *host;
+
+  if (last == NULL || strchr (address, '@') != NULL || strchr (address, ' ') != NULL ||
+      last == address || last[1] == '\0')
+    return NULL;
+  for (host = last; host > address && host[-1] != '!'; host--)
+    ;
+  return g_strdup (host);
+}
+
+/**
  * identity_archive_mask:
  * @address: a plain address, "jane.doe@example.org"
  *
@@ -465,6 +487,27 @@ join_certain (Sets *s, const IdentityAddress *a, guint n)
       if (fits->len == 1 && names_agree (a[i].name, a[g_array_index (fits, guint, 0)].name))
         join (s, i, g_array_index (fits, guint, 0), TRUE);
     }
+  /* UUCP: the same user at the same last host, whatever relays the path
+   * went through ("decvax!ucbvax!gatech!ann" and "gatech!ann"). */
+  {
+    g_autoptr (GHashTable) tails = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+    for (guint i = 0; i < n; i++)
+      {
+        char *tail = identity_bang_tail (a[i].address);
+        gpointer first;
+
+        if (tail == NULL)
+          continue;
+        if ((first = g_hash_table_lookup (tails, tail)) != NULL)
+          {
+            join (s, GPOINTER_TO_UINT (first) - 1, i, TRUE);
+            g_free (tail);
+          }
+        else
+          g_hash_table_insert (tails, tail, GUINT_TO_POINTER (i + 1));
+      }
+  }
   /* An archive's mask and the plain address that masks to it exactly. */
   {
     g_autoptr (GHashTable) masks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

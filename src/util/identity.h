@@ -80,6 +80,7 @@ gboolean identity_masked (const char *address, gsize *prefix_len);
 char *identity_gmail_canonical (const char *address);
 char *identity_archive_mask (const char *address);
 gboolean identity_hidden (const char *address);
+char *identity_bang_tail (const char *address);
 guint64 identity_signature (const char *body, gsize len);
 guint identity_edit_distance (const char *a, const char *b, guint max);
 
