@@ -18,7 +18,10 @@
  *     message ----------" to the end; but when what follows the marker
  *     and its header lines ("From:", "Sent:", …) is quoted, the marker is
  *     only an attribution and a reply written below the quote is kept
- *     (Outlook Express quotes the original with ">");
+ *     (Outlook Express quotes the original with ">"); Outlook's header
+ *     block alone ("From:", then "Sent:", "To:", "Subject:" and the like,
+ *     in its languages), below the reply and not quoted, marks the
+ *     original the same way;
  *   - text the list software added, which is nobody's own words:
  *     pipermail's attachment notice (from "-------------- next part
  *     --------------" to the end, and "An HTML attachment was
@@ -408,6 +411,73 @@ quoted_original_after (GArray *lines, guint i)
   return j < lines->len && g_array_index (lines, Line, j).kind == LINE_QUOTE ? j : 0;
 }
 
+static gboolean
+starts_with_any (const Line *l, const char *const *names, gsize n)
+{
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  for (gsize i = 0; i < n; i++)
+    if (len > strlen (names[i]) && g_ascii_strncasecmp (p, names[i], strlen (names[i])) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Which of Outlook's header names @l begins with, in the languages
+ * Outlook writes them: 1 for From, 2 for Sent (the field only Outlook's
+ * block has: a reader's own "From:/Date:/Subject:" lines above a reply
+ * are not it), 3 for To, Cc and Subject; 0 for none. */
+static int
+outlook_field (const Line *l)
+{
+  static const char *const from[] = { "From:", "Von:", "De:", "De :", "Da:", "Van:", "Fra:", "Od:" };
+  static const char *const sent[] = {
+    "Sent:", "Gesendet:", "Envoy\xc3\xa9 :", "Envoy\xc3\xa9:", "Enviado:", "Enviado el:",
+    "Inviato:", "Verzonden:", "Skickat:", "Sendt:", "Wys\xc5\x82" "ano:",
+  };
+  static const char *const others[] = {
+    "To:", "Cc:", "Subject:", "An:", "Betreff:", "\xc3\x80 :", "\xc3\x80:", "Objet :", "Objet:",
+    "Para:", "Asunto:", "Assunto:", "A:", "Oggetto:", "Aan:", "Onderwerp:", "Till:", "\xc3\x84" "mne:",
+    "Til:", "Emne:", "Do:", "Temat:",
+  };
+
+  if (starts_with_any (l, from, G_N_ELEMENTS (from)))
+    return 1;
+  if (starts_with_any (l, sent, G_N_ELEMENTS (sent)))
+    return 2;
+  if (starts_with_any (l, others, G_N_ELEMENTS (others)))
+    return 3;
+  return 0;
+}
+
+/* Outlook's top-post: the reply above, then the original's header block
+ * with no "Original Message" line: "From:", then "Sent:" and at least
+ * one of To, Cc, Subject on the lines right after it (two blank lines
+ * among them at most), not quoted. */
+static gboolean
+is_outlook_block (GArray *lines, guint i)
+{
+  guint others = 0, blanks = 0;
+  gboolean sent = FALSE;
+
+  if (g_array_index (lines, Line, i).kind != LINE_OWN || outlook_field (&g_array_index (lines, Line, i)) != 1)
+    return FALSE;
+  for (guint j = i + 1; j < lines->len && j <= i + 8; j++)
+    {
+      const Line *l = &g_array_index (lines, Line, j);
+      int field;
+
+      if (l->kind == LINE_BLANK && ++blanks <= 2)
+        continue;
+      if (l->kind != LINE_OWN || (field = outlook_field (l)) < 2)
+        break;
+      sent |= field == 2;
+      others += field == 3;
+    }
+  return sent && others >= 1;
+}
+
 /* "-----Ursprüngliche Nachricht-----", "----- Mensagem original -----",
  * "-----Message d'origine-----": a dash-framed title of a few words in
  * any language, or Outlook's line of underscores, taken as an original's
@@ -622,7 +692,7 @@ cut_tail (GArray *lines)
           i += notice - 1;
           continue;
         }
-      if (is_original (l) || is_framed_original (lines, i))
+      if (is_original (l) || is_framed_original (lines, i) || (i > 0 && is_outlook_block (lines, i)))
         {
           guint quoted = quoted_original_after (lines, i);
 

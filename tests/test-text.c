@@ -151,6 +151,15 @@ static const struct {
   /* the same marker in German (with its umlaut lost to a charset) and Portuguese */
   { "Top\n\n-----Urspr?ngliche Nachricht-----\nVon: x\nBetreff: y\n\nalter Text\n", "Top\n", 4, 1 },
   { "Top\n-----Mensagem original-----\nDe: x\nold\n", "Top\n", 3, 1 },
+  /* Outlook's top-post: its header block alone, no "Original Message" line */
+  { "Sounds good.\n\nFrom: Bob Smith [mailto:bob@example.org]\nSent: Monday, March 03, 2003 10:15 AM\n"
+    "To: list@example.org\nSubject: RE: plans\n\nThe whole original.\nSecond line.\n",
+    "Sounds good.\n", 6, 1 },
+  { "Einverstanden.\n\nVon: Bob\nGesendet: Montag, 3. M\xc3\xa4rz 2003 10:15\nAn: Liste\nBetreff: Pl\xc3\xa4ne\n\nalt\n",
+    "Einverstanden.\n", 5, 1 },
+  /* two header-like lines in the author's own text are no such block */
+  { "The form wants:\nFrom: your name\nTo: the office\n\nThanks.\n",
+    "The form wants:\nFrom: your name\nTo: the office\n\nThanks.\n", 0, 4 },
   { "Top\n________________________________\nVan: x\nVerzonden: y\n\nold\n", "Top\n", 4, 1 },
   /* a dash-framed title not followed by header lines is the author's */
   { "Top\n----- cut here -----\ncode()\n", "Top\n----- cut here -----\ncode()\n", 0, 3 },
