@@ -667,6 +667,28 @@ is_blank (const char *line, gsize len)
   return TRUE;
 }
 
+/* The first message: the line at @p (@tlen bytes, its envelope), its
+ * header block @hb at @next; the splitter goes on after the block. */
+static void
+begin_message (MboxSplitter *s, goffset p, gsize tlen, MboxShape shape, MboxReason reasons,
+               goffset next, const HeaderBlock *hb)
+{
+  Message *m = &s->current;
+
+  memset (m, 0, sizeof *m);
+  m->offset = p;
+  m->envelope_length = tlen;
+  m->line_no = s->line_no;
+  m->shape = shape;
+  m->reasons = reasons;
+  m->headers = next;
+  m->hb = *hb;
+  m->body_line_no = s->line_no + 1 + hb->lines;
+  s->have_current = TRUE;
+  s->pos = hb->body;
+  s->line_no = m->body_line_no;
+}
+
 /* At the start of the file a full envelope (G or R) followed at once by
  * the blank line that ends an empty header block is a message without
  * headers (git's nul-plain): there is no earlier message it could belong
@@ -676,25 +698,16 @@ start_without_headers (MboxSplitter *s, goffset p, goffset end, gsize tlen)
 {
   MboxShape shape = mbox_envelope_shape (s->buf + p, tlen);
   goffset next = next_line (s, end);
-  Message *m = &s->current;
+  HeaderBlock hb;
 
   if (shape != MBOX_SHAPE_G && shape != MBOX_SHAPE_R)
     return FALSE;
   if (next >= (goffset) s->len || text_length (s, next, line_end (s, next)) != 0)
     return FALSE;
-  memset (m, 0, sizeof *m);
-  m->offset = p;
-  m->envelope_length = tlen;
-  m->line_no = s->line_no;
-  m->shape = shape;
-  m->reasons = MBOX_REASON_NO_HEADER_BLOCK;
-  m->headers = next;
-  read_header_block (s, next, &m->hb);
-  m->body_line_no = s->line_no + 1 + m->hb.lines;
-  log_line (s, p, tlen, s->line_no, shape, MBOX_VERDICT_ACCEPTED, MBOX_REASON_NO_HEADER_BLOCK);
-  s->have_current = TRUE;
-  s->pos = m->hb.body;
-  s->line_no = m->body_line_no;
+  read_header_block (s, next, &hb);
+  begin_message (s, p, tlen, shape, MBOX_REASON_NO_HEADER_BLOCK, next, &hb);
+  log_line (s, p, tlen, s->line_no - 1 - hb.lines, shape, MBOX_VERDICT_ACCEPTED,
+            MBOX_REASON_NO_HEADER_BLOCK);
   return TRUE;
 }
 
@@ -723,7 +736,6 @@ static gboolean
 start_saved_article (MboxSplitter *s, goffset p, goffset end, gsize tlen)
 {
   goffset next = next_line (s, end);
-  Message *m = &s->current;
   HeaderBlock hb;
 
   if (next >= (goffset) s->len)
@@ -731,18 +743,8 @@ start_saved_article (MboxSplitter *s, goffset p, goffset end, gsize tlen)
   read_header_block (s, next, &hb);
   if (!hb.block || hb.n_standard < 2)
     return FALSE;
-  memset (m, 0, sizeof *m);
-  m->offset = p;
-  m->envelope_length = tlen;
-  m->line_no = s->line_no;
-  m->shape = MBOX_SHAPE_NONE;
-  m->headers = next;
-  m->hb = hb;
-  m->body_line_no = s->line_no + 1 + hb.lines;
+  begin_message (s, p, tlen, MBOX_SHAPE_NONE, MBOX_REASON_NONE, next, &hb);
   s->single = TRUE;
-  s->have_current = TRUE;
-  s->pos = hb.body;
-  s->line_no = m->body_line_no;
   return TRUE;
 }
 

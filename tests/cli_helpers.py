@@ -23,6 +23,13 @@ def deja(*args, user=None):
     return subprocess.run(cmd, capture_output=True, text=True, env=env)
 
 
+def ok(*args):
+    """deja ARGS, which must succeed; its CompletedProcess."""
+    r = deja(*args)
+    assert r.returncode == 0, (args, r.returncode, r.stderr)
+    return r
+
+
 def tmp(name):
     return os.path.join(TMP, name)
 

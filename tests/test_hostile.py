@@ -15,7 +15,7 @@ import threading
 import zipfile
 
 import tap
-from cli_helpers import FIXTURES, SAMPLE, TMP, deja, fresh_db, tmp
+from cli_helpers import FIXTURES, SAMPLE, TMP, deja, fresh_db, ok, tmp
 
 
 def message(n, sender="A <a@x.example>", headers="", body="body"):
@@ -29,12 +29,6 @@ def write(name, text, mode="w", encoding=None):
     with open(path, mode, encoding=encoding) as f:
         f.write(text)
     return path
-
-
-def ok(*args):
-    r = deja(*args)
-    assert r.returncode == 0, (args, r.returncode, r.stderr)
-    return r
 
 
 def sample_db(name):

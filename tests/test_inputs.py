@@ -17,7 +17,7 @@ import sqlite3
 import tarfile
 
 import tap
-from cli_helpers import FIXTURES, TMP, deja, fresh_db, tmp
+from cli_helpers import FIXTURES, TMP, deja, fresh_db, ok, tmp
 
 CORPORA = os.path.join(os.environ["SOURCE_ROOT"], "..", "shared", "corpora")
 ITS = os.path.join(CORPORA, "larsbrinkhoff__its-archives", "usenet")
@@ -39,12 +39,6 @@ def write(path, text):
     with open(path, "w") as f:
         f.write(text)
     return path
-
-
-def ok(*args):
-    r = deja(*args)
-    assert r.returncode == 0, (args, r.returncode, r.stderr)
-    return r
 
 
 def rows(db, sql, *params):

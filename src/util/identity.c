@@ -459,27 +459,35 @@ identity_archive_mask (const char *address)
   return g_steal_pointer (&text);
 }
 
+/* Joins the addresses that @key_of gives one key (NULL: none). */
 static void
-join_certain (Sets *s, const IdentityAddress *a, guint n)
+join_by_key (Sets *s, const IdentityAddress *a, guint n, char *(*key_of) (const char *address))
 {
-  g_autoptr (GHashTable) gmail = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GHashTable) by_domain = full_addresses_by_domain (a, n);
+  g_autoptr (GHashTable) firsts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   for (guint i = 0; i < n; i++)
     {
-      char *canonical = identity_gmail_canonical (a[i].address);
+      char *key = key_of (a[i].address);
       gpointer first;
 
-      if (canonical == NULL)
+      if (key == NULL)
         continue;
-      if ((first = g_hash_table_lookup (gmail, canonical)) != NULL)
+      if ((first = g_hash_table_lookup (firsts, key)) != NULL)
         {
           join (s, GPOINTER_TO_UINT (first) - 1, i, TRUE);
-          g_free (canonical);
+          g_free (key);
         }
       else
-        g_hash_table_insert (gmail, canonical, GUINT_TO_POINTER (i + 1));
+        g_hash_table_insert (firsts, key, GUINT_TO_POINTER (i + 1));
     }
+}
+
+static void
+join_certain (Sets *s, const IdentityAddress *a, guint n)
+{
+  g_autoptr (GHashTable) by_domain = full_addresses_by_domain (a, n);
+
+  join_by_key (s, a, n, identity_gmail_canonical);
   for (guint i = 0; i < n; i++)
     {
       g_autoptr (GArray) fits = masked_candidates (a, by_domain, a[i].address);
@@ -489,25 +497,7 @@ join_certain (Sets *s, const IdentityAddress *a, guint n)
     }
   /* UUCP: the same user at the same last host, whatever relays the path
    * went through ("decvax!ucbvax!gatech!ann" and "gatech!ann"). */
-  {
-    g_autoptr (GHashTable) tails = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
-    for (guint i = 0; i < n; i++)
-      {
-        char *tail = identity_bang_tail (a[i].address);
-        gpointer first;
-
-        if (tail == NULL)
-          continue;
-        if ((first = g_hash_table_lookup (tails, tail)) != NULL)
-          {
-            join (s, GPOINTER_TO_UINT (first) - 1, i, TRUE);
-            g_free (tail);
-          }
-        else
-          g_hash_table_insert (tails, tail, GUINT_TO_POINTER (i + 1));
-      }
-  }
+  join_by_key (s, a, n, identity_bang_tail);
   /* An archive's mask and the plain address that masks to it exactly. */
   {
     g_autoptr (GHashTable) masks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
