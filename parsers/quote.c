@@ -412,6 +412,14 @@ quoted_original_after (GArray *lines, guint i)
 }
 
 static gboolean
+ends_with (const char *p, gsize len, const char *suffix)
+{
+  gsize n = strlen (suffix);
+
+  return len >= n && memcmp (p + len - n, suffix, n) == 0;
+}
+
+static gboolean
 starts_with_any (const Line *l, const char *const *names, gsize n)
 {
   const char *p;
@@ -476,6 +484,28 @@ is_outlook_block (GArray *lines, guint i)
       others += field == 3;
     }
   return sent && others >= 1;
+}
+
+/* Google Groups' web form and Gmail, top-posting, put the original
+ * unquoted under "On Tue, Jan 5, 2010 at 10:20 AM, Bob <bob@x.org> wrote:".
+ * That line (beginning "On ", ending "wrote:"), below the reply and
+ * followed by text that is not quoted, starts the original. */
+static gboolean
+is_unquoted_attribution (GArray *lines, guint i)
+{
+  const Line *l = &g_array_index (lines, Line, i);
+  const char *p;
+  gsize len;
+  guint j;
+
+  if (l->kind != LINE_OWN)
+    return FALSE;
+  trimmed (l, &p, &len);
+  if (len < 12 || len > 200 || strncmp (p, "On ", 3) != 0 || !ends_with (p, len, "wrote:"))
+    return FALSE;
+  for (j = i + 1; j < lines->len && g_array_index (lines, Line, j).kind == LINE_BLANK; j++)
+    ;
+  return j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN;
 }
 
 /* "-----Ursprüngliche Nachricht-----", "----- Mensagem original -----",
@@ -692,7 +722,8 @@ cut_tail (GArray *lines)
           i += notice - 1;
           continue;
         }
-      if (is_original (l) || is_framed_original (lines, i) || (i > 0 && is_outlook_block (lines, i)))
+      if (is_original (l) || is_framed_original (lines, i) ||
+          (i > 0 && (is_outlook_block (lines, i) || is_unquoted_attribution (lines, i))))
         {
           guint quoted = quoted_original_after (lines, i);
 

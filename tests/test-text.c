@@ -157,6 +157,11 @@ static const struct {
     "Sounds good.\n", 6, 1 },
   { "Einverstanden.\n\nVon: Bob\nGesendet: Montag, 3. M\xc3\xa4rz 2003 10:15\nAn: Liste\nBetreff: Pl\xc3\xa4ne\n\nalt\n",
     "Einverstanden.\n", 5, 1 },
+  /* Gmail and Google Groups' web form: the original unquoted under "On … wrote:" */
+  { "Yes, merged.\n\nOn Tue, Jan 5, 2010 at 10:20 AM, Bob <bob@x.org> wrote:\nShall I merge it?\nThanks\n",
+    "Yes, merged.\n", 3, 1 },
+  /* such a line before quoted text is an attribution only */
+  { "Yes.\nOn Tue, Jan 5, 2010, Bob wrote:\n> Merge?\nDone.\n", "Yes.\nDone.\n", 1, 2 },
   /* two header-like lines in the author's own text are no such block */
   { "The form wants:\nFrom: your name\nTo: the office\n\nThanks.\n",
     "The form wants:\nFrom: your name\nTo: the office\n\nThanks.\n", 0, 4 },
