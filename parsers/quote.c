@@ -411,6 +411,18 @@ quoted_original_after (GArray *lines, guint i)
   return j < lines->len && g_array_index (lines, Line, j).kind == LINE_QUOTE ? j : 0;
 }
 
+/* Whether @l's first non-blank byte is one of @set: most lines are ruled
+ * out of the header and attribution checks below by it. */
+static gboolean
+first_byte_in (const Line *l, const char *set)
+{
+  gsize i = 0;
+
+  while (i < l->len && (l->p[i] == ' ' || l->p[i] == '\t'))
+    i++;
+  return i < l->len && l->p[i] != '\0' && strchr (set, l->p[i]) != NULL;
+}
+
 static gboolean
 ends_with (const char *p, gsize len, const char *suffix)
 {
@@ -469,7 +481,9 @@ is_outlook_block (GArray *lines, guint i)
   guint others = 0, blanks = 0;
   gboolean sent = FALSE;
 
-  if (g_array_index (lines, Line, i).kind != LINE_OWN || outlook_field (&g_array_index (lines, Line, i)) != 1)
+  if (g_array_index (lines, Line, i).kind != LINE_OWN ||
+      !first_byte_in (&g_array_index (lines, Line, i), "FfVvDdOo") ||
+      outlook_field (&g_array_index (lines, Line, i)) != 1)
     return FALSE;
   for (guint j = i + 1; j < lines->len && j <= i + 8; j++)
     {
@@ -498,7 +512,7 @@ is_unquoted_attribution (GArray *lines, guint i)
   gsize len;
   guint j;
 
-  if (l->kind != LINE_OWN)
+  if (l->kind != LINE_OWN || !first_byte_in (l, "O"))
     return FALSE;
   trimmed (l, &p, &len);
   if (len < 12 || len > 200 || strncmp (p, "On ", 3) != 0 || !ends_with (p, len, "wrote:"))
