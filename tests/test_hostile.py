@@ -3,7 +3,8 @@
 outputs that a stranger's text reaches.
 
 One test per class of defect (docs/security.md lists them): each was seen
-failing before its fix.  Run by meson (suite 'cli').
+failing before its fix.  Run by meson (suite 'slow': a zip of 1,200 members, a
+news spool, a tmpfs).
 """
 import csv
 import io

@@ -10,7 +10,7 @@ stored in several group directories is one message and its copies.  The
 real ITS/Usenet articles of ../shared/corpora give the counts measured by
 reading their bytes.
 
-Run by meson (suite 'cli').
+Run by meson (suite 'slow': it runs deja some hundred times and builds tarballs).
 """
 import os
 import sqlite3
