@@ -577,25 +577,14 @@ next_word (const char *s, gsize len, gsize *pos, const char **word, gsize *word_
   return TRUE;
 }
 
-static gboolean
-is_host (const char *p, gsize len)
-{
-  if (len == 0 || p[0] == '.' || p[0] == '-' || p[len - 1] == '.')
-    return FALSE;
-  for (gsize i = 0; i < len; i++)
-    if (!(g_ascii_isalnum (p[i]) || p[i] == '.' || p[i] == '-' || p[i] == '_'))
-      return FALSE;
-  return TRUE;
-}
-
+/* RFC 5322's atext, as the rest of this file reads a local part. */
 static gboolean
 is_local_part (const char *p, gsize len)
 {
   if (len == 0 || len > 64)
     return FALSE;
   for (gsize i = 0; i < len; i++)
-    if ((guchar) p[i] <= ' ' || p[i] == '@' || p[i] == '<' || p[i] == '>' || p[i] == '(' ||
-        p[i] == ')' || p[i] == '"' || p[i] == ',')
+    if (!is_local_char (p[i]))
       return FALSE;
   return TRUE;
 }
@@ -654,7 +643,7 @@ sender_pipermail_localized (const char *envelope, gsize envelope_len, const char
     return FALSE;
   for (gsize i = 0; i < G_N_ELEMENTS (days); i++)
     weekday |= day_len == 3 && memcmp (day, days[i], 3) == 0;
-  if (!weekday || !is_local_part (local, local_len) || !is_host (host, host_len) ||
+  if (!weekday || !is_local_part (local, local_len) || !is_host_label (host, host_len) ||
       !is_at_word_of_a_language (word, word_len))
     return FALSE;
   head = g_strdup_printf ("%.*s %.*s %.*s", (int) local_len, local, (int) word_len, word,

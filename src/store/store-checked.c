@@ -18,7 +18,6 @@
 #include "store-private.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 /* The undecorated SQLite functions (store-private.h defines macros of
  * these names for the rest of the store). */
@@ -44,16 +43,18 @@ read_fault_at (gpointer unused)
 
 static _Thread_local int injected;
 
-/* Whether this call is the one DEJA_STORE_FAULT names (@sql: what it
- * runs, for the note). */
+/* Whether this call is the one DEJA_STORE_FAULT names (@sql, or @stmt's
+ * SQL, read only then: what it runs, for the note). */
 static gboolean
-fault (const char *what, const char *sql)
+fault (const char *what, const char *sql, sqlite3_stmt *stmt)
 {
   static GOnce once = G_ONCE_INIT;
   gint at = GPOINTER_TO_INT (g_once (&once, read_fault_at, NULL));
 
   if (at <= 0 || g_atomic_int_add (&calls, 1) + 1 != at)
     return FALSE;
+  if (sql == NULL && stmt != NULL)
+    sql = sqlite3_sql (stmt);
   fprintf (stderr, "deja: [test] store fault injected at call %d (%s: %.60s)\n", at, what,
            sql ? sql : "");
   injected = SQLITE_IOERR;
@@ -93,7 +94,7 @@ _store_step (sqlite3_stmt *stmt)
       refused.stmt = NULL;
       return rc;
     }
-  if (fault ("step", sqlite3_sql (stmt)))
+  if (fault ("step", NULL, stmt))
     return SQLITE_IOERR;
   return sqlite3_step (stmt);
 }
@@ -102,7 +103,7 @@ int
 _store_exec (sqlite3 *db, const char *sql, int (*callback) (void *, int, char **, char **),
              void *data, char **errmsg)
 {
-  if (fault ("exec", sql))
+  if (fault ("exec", sql, NULL))
     return SQLITE_IOERR;
   return sqlite3_exec (db, sql, callback, data, errmsg);
 }
@@ -111,7 +112,7 @@ int
 _store_prepare (sqlite3 *db, const char *sql, int len, unsigned int flags, sqlite3_stmt **stmt,
                 const char **tail)
 {
-  if (fault ("prepare", sql))
+  if (fault ("prepare", sql, NULL))
     {
       *stmt = NULL;
       return SQLITE_IOERR;
