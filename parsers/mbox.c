@@ -76,6 +76,9 @@ struct _MboxSplitter {
   MboxScanFunc scanned;    /* told as a long message is read */
   gpointer scanned_data;
   gboolean single;         /* one message: nothing after the start splits */
+  const goffset *bounds;   /* message starts given by the container, or NULL */
+  gsize n_bounds;
+  gsize next_bound;
 };
 
 /* A message this long tells its reader how far the scan has come. */
@@ -166,6 +169,26 @@ mbox_splitter_new (const char *buf, gsize len, MboxSplitFlags flags)
   s->line_no = 1;
   s->log = g_array_new (FALSE, FALSE, sizeof (MboxLogEntry));
   return s;
+}
+
+/**
+ * mbox_splitter_set_bounds:
+ * @starts: (array length=n) (transfer none): the offset of every message,
+ *   ascending, each at a line's start; must outlive the splitter
+ * @n: how many
+ *
+ * For a container that knows where its messages are (a public-inbox
+ * epoch: one message per commit): the spans are exactly these, nothing
+ * is judged or split, and each message is read as one without an
+ * envelope.  Before the first mbox_splitter_next() only.
+ */
+void
+mbox_splitter_set_bounds (MboxSplitter *s, const goffset *starts, gsize n)
+{
+  g_return_if_fail (!s->started);
+  s->bounds = starts;
+  s->n_bounds = n;
+  s->single = TRUE;
 }
 
 /**
@@ -825,6 +848,66 @@ start (MboxSplitter *s, GError **error)
   return TRUE;
 }
 
+static void fill_span (const Message *m, goffset end, MboxSpan *span);
+
+static guint64
+count_lines (const MboxSplitter *s, goffset p, goffset end)
+{
+  guint64 n = 0;
+  const char *nl;
+
+  while (p < end && (nl = memchr (s->buf + p, '\n', end - p)) != NULL)
+    {
+      n++;
+      p = nl - s->buf + 1;
+    }
+  return n;
+}
+
+/* The next of the given messages (mbox_splitter_set_bounds()): the first
+ * one at or after where splitting starts. */
+static gboolean
+next_bounded (MboxSplitter *s, MboxSpan *span)
+{
+  Message m = { 0 };
+  goffset p, end;
+
+  if (!s->started)
+    {
+      gsize lo = 0, hi = s->n_bounds;
+
+      s->started = TRUE;
+      while (lo < hi)
+        {
+          gsize mid = lo + (hi - lo) / 2;
+
+          if (s->bounds[mid] < s->pos)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      s->next_bound = lo;
+      if (lo < s->n_bounds)
+        s->line_no += count_lines (s, s->pos, s->bounds[lo]);
+    }
+  if (s->next_bound >= s->n_bounds)
+    return FALSE;
+  p = s->bounds[s->next_bound];
+  end = s->next_bound + 1 < s->n_bounds ? s->bounds[s->next_bound + 1] : (goffset) s->len;
+  m.offset = m.headers = p;
+  m.line_no = s->line_no;
+  m.shape = MBOX_SHAPE_NONE;
+  m.reasons = MBOX_REASON_NO_ENVELOPE;
+  read_header_block (s, p, &m.hb);
+  if (!m.hb.block)
+    m.hb.body = p;
+  fill_span (&m, end, span);
+  s->line_no += count_lines (s, p, end);
+  s->pos = end;
+  s->next_bound++;
+  return TRUE;
+}
+
 static void
 fill_span (const Message *m, goffset end, MboxSpan *span)
 {
@@ -861,6 +944,8 @@ mbox_splitter_next (MboxSplitter *s, MboxSpan *span, GError **error)
 
   g_return_val_if_fail (s != NULL && span != NULL, FALSE);
 
+  if (s->bounds != NULL)
+    return next_bounded (s, span);
   if (!s->started)
     {
       s->started = TRUE;

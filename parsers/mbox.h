@@ -80,6 +80,7 @@ typedef enum {
 
 MboxSplitter *mbox_splitter_new (const char *buf, gsize len, MboxSplitFlags flags);
 void mbox_splitter_set_decisions (MboxSplitter *splitter, GHashTable *decisions);
+void mbox_splitter_set_bounds (MboxSplitter *splitter, const goffset *starts, gsize n);
 void mbox_splitter_set_scan_func (MboxSplitter *splitter, MboxScanFunc func, gpointer data);
 void mbox_splitter_start_at (MboxSplitter *splitter, goffset offset, guint64 line_no);
 void mbox_splitter_free (MboxSplitter *splitter);

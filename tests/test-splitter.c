@@ -174,10 +174,59 @@ test_fixture (gconstpointer data)
   check_resume (mbox);
 }
 
+/* Given bounds (a public-inbox epoch): exactly those spans, never split
+ * at an envelope inside one, line numbers right, and a resume at a
+ * middle bound starts there. */
+static void
+test_bounds (void)
+{
+  static const char buf[] =
+    "From: a@x\nSubject: one\n\nFrom 9150618 Thu Apr 29 16:36:43 1993\nFrom: b@x\n\nbody\n"
+    "From: c@x\nSubject: two\n\nshort\n"
+    "no header block at all\n";
+  const goffset starts[] = { 0, 78, 108 };
+  g_autoptr (MboxSplitter) s = mbox_splitter_new (buf, sizeof buf - 1, MBOX_SPLIT_NONE);
+  g_autoptr (MboxSplitter) r = mbox_splitter_new (buf, sizeof buf - 1, MBOX_SPLIT_NONE);
+  MboxSpan span;
+  gsize n_log;
+
+  g_assert_cmpstr (buf + 78, ==, "From: c@x\nSubject: two\n\nshort\nno header block at all\n");
+  mbox_splitter_set_bounds (s, starts, G_N_ELEMENTS (starts));
+  g_assert_true (mbox_splitter_next (s, &span, NULL));
+  g_assert_cmpint (span.offset, ==, 0);
+  g_assert_cmpuint (span.length, ==, 78);
+  g_assert_cmpint (span.body, ==, 24);
+  g_assert_cmpuint (span.envelope_length, ==, 0);
+  g_assert_cmpuint (span.line_no, ==, 1);
+  g_assert_true (mbox_splitter_next (s, &span, NULL));
+  g_assert_cmpint (span.offset, ==, 78);
+  g_assert_cmpuint (span.line_no, ==, 8);
+  g_assert_cmpint (span.body, ==, 78 + 24);
+  g_assert_true (mbox_splitter_next (s, &span, NULL));
+  g_assert_cmpint (span.offset, ==, 108);
+  g_assert_cmpint (span.body, ==, 108);   /* no header block: all body */
+  g_assert_cmpuint (span.length, ==, sizeof buf - 1 - 108);
+  g_assert_false (mbox_splitter_next (s, &span, NULL));
+  g_assert_cmpuint (mbox_splitter_get_lines (s), ==, 13);
+  mbox_splitter_peek_log (s, &n_log);
+  g_assert_cmpuint (n_log, ==, 0);
+  g_assert_true (mbox_splitter_is_single (s));
+
+  mbox_splitter_set_bounds (r, starts, G_N_ELEMENTS (starts));
+  mbox_splitter_start_at (r, 78, 8);
+  g_assert_true (mbox_splitter_next (r, &span, NULL));
+  g_assert_cmpint (span.offset, ==, 78);
+  g_assert_cmpuint (span.line_no, ==, 8);
+  g_assert_true (mbox_splitter_next (r, &span, NULL));
+  g_assert_cmpuint (span.line_no, ==, 12);
+  g_assert_false (mbox_splitter_next (r, &span, NULL));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/splitter/bounds", test_bounds);
   g_assert_cmpuint (fixture_tests_add ("from", "/splitter", test_fixture), >=, 10);
   return g_test_run ();
 }

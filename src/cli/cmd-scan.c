@@ -25,11 +25,12 @@ print_entry (const char *path, const char *buf, const MboxLogEntry *e)
 static char *
 shape_of (const char *path, const Input *input, MboxSplitter *splitter)
 {
-  const char *what = !mbox_splitter_is_single (splitter) ? "an mbox file"
+  const char *what = input->format ? input->format
+                     : !mbox_splitter_is_single (splitter) ? "an mbox file"
                      : walk_is_maildir_message (path) ? "one message (a Maildir file)"
                      : "one message (a header block and no envelope: a news article, MH or .eml file)";
 
-  return input->compression ? g_strdup_printf ("%s, from %s", what, input->compression) : g_strdup (what);
+  return input->compression && !input->format ? g_strdup_printf ("%s, from %s", what, input->compression) : g_strdup (what);
 }
 
 static gboolean
@@ -43,9 +44,7 @@ scan_file (const char *path, gboolean force, gboolean log, SplitCounts *counts, 
 
   if (input == NULL)
     return FALSE;
-  splitter = mbox_splitter_new (input->data, input->len,
-                                (force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE) |
-                                (walk_is_maildir_message (path) ? MBOX_SPLIT_SINGLE : 0));
+  splitter = split_new (input, path, force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
   while (mbox_splitter_next (splitter, &span, &split_error))
     {
       gsize n;

@@ -16,6 +16,7 @@
  * usual way, which reads it and reports what it is.
  */
 #include "ahead.h"
+#include "split.h"
 #include "walk.h"
 
 #include <glib/gstdio.h>
@@ -68,8 +69,7 @@ prepare (Ahead *a, const char *path)
   if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > AHEAD_FILE_MAX ||
       (input = input_open (path, NULL)) == NULL || input->len > AHEAD_TEXT_MAX)
     return f;
-  splitter = mbox_splitter_new (input->data, input->len,
-                                a->flags | (walk_is_maildir_message (path) ? MBOX_SPLIT_SINGLE : 0));
+  splitter = split_new (input, path, a->flags);
   if (!mbox_splitter_next (splitter, &span, NULL))
     return f;
   decode_batch_limits (input->len, a->threads, &max_bytes, &max_messages);

@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "charset.h"
 #include "input.h"
+#include "split.h"
 #include "walk.h"
 #include "decode-pool.h"
 #include "ahead.h"
@@ -605,9 +606,7 @@ splitter_for (IngestSession *session, Input *input, const char *path, char **sha
   g_autoptr (GHashTable) decisions = NULL;
   gboolean any_decisions;
 
-  splitter = mbox_splitter_new (input->data, input->len,
-                                (session->options.force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE) |
-                                (walk_is_maildir_message (path) ? MBOX_SPLIT_SINGLE : 0));
+  splitter = split_new (input, path, session->options.force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE);
   mbox_splitter_set_scan_func (splitter, release_behind, input);
   if (!store_has_decisions (session->store, &any_decisions, error))
     return NULL;

@@ -1,6 +1,7 @@
 /* split.c — counting and describing the splitter's judgements. */
 #include "split.h"
 #include "charset.h"
+#include "walk.h"
 
 void
 split_count_log (SplitCounts *c, const MboxLogEntry *e, gsize n)
@@ -43,4 +44,27 @@ split_counts_describe (const SplitCounts *c)
                           " envelope-shaped lines rejected, %" G_GUINT64_FORMAT
                           " lines where a liberal parser would split and deja does not%s",
                           c->messages, c->accepted, c->rejected, c->rejected + c->body, adjacent);
+}
+
+/**
+ * split_new:
+ * @input: (transfer none): what to split; must outlive the splitter
+ * @path: its path, which says whether it is one message (a Maildir file)
+ * @force: %MBOX_SPLIT_FORCE, or %MBOX_SPLIT_NONE
+ *
+ * The splitter for @input as scan and ingest read it: a Maildir file is
+ * one message, a container that knows its messages (a public-inbox
+ * epoch) gives their bounds.
+ *
+ * Returns: (transfer full): the splitter
+ */
+MboxSplitter *
+split_new (const Input *input, const char *path, MboxSplitFlags force)
+{
+  MboxSplitter *s = mbox_splitter_new (input->data, input->len,
+                                       force | (walk_is_maildir_message (path) ? MBOX_SPLIT_SINGLE : 0));
+
+  if (input->starts != NULL)
+    mbox_splitter_set_bounds (s, (const goffset *) input->starts->data, input->starts->len);
+  return s;
 }

@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "input.h"
 #include "mbox.h"
 
 G_BEGIN_DECLS
@@ -20,5 +21,6 @@ typedef struct {
 void split_count_log (SplitCounts *counts, const MboxLogEntry *entries, gsize n);
 char *split_line_text (const char *buf, const MboxLogEntry *entry);
 char *split_counts_describe (const SplitCounts *counts);
+MboxSplitter *split_new (const Input *input, const char *path, MboxSplitFlags force);
 
 G_END_DECLS

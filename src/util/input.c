@@ -12,6 +12,9 @@
  * (input_member_name()).  A zip archive is expanded once, all its members
  * into one temporary file, when its first member is opened.
  *
+ * A public-inbox repository (input-git.c) is expanded the same way, its
+ * messages one after another, their starts kept in input->starts.
+ *
  * Expansion is bounded: past INPUT_MAX_EXPANSION times the compressed
  * size (at least INPUT_EXPANSION_FLOOR), or when the temporary folder's
  * disk would be left with less than INPUT_KEEP_FREE, the file is refused
@@ -21,7 +24,7 @@
  * pages the pipeline has finished with, so resident memory stays flat on
  * archives of any size.
  */
-#include "input.h"
+#include "input-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -789,10 +792,44 @@ open_zip_member (Input *input, const char *zip, const char *name, GError **error
   return g_steal_pointer (&owned);
 }
 
+static gboolean
+sink_write_func (const void *p, gsize n, gpointer sink, GError **error)
+{
+  return sink_write (sink, p, n, error);
+}
+
+/* A public-inbox epoch or v1 inbox: its messages, in commit order, into
+ * a temporary file (input-git.c). */
+static Input *
+open_git (Input *input, const char *path, const struct stat *st, GError **error)
+{
+  g_autoptr (Input) owned = input;
+  InputGitInfo info;
+  Sink sink;
+
+  owned->stored_size = _input_git_stored_size (path);
+  owned->mtime = st->st_mtime;
+  owned->compression = "git";
+  owned->starts = g_array_new (FALSE, FALSE, sizeof (goffset));
+  sink = sink_new (owned->stored_size, error);
+  if (sink.fd < 0)
+    return NULL;
+  owned->fd = sink.fd;
+  if (!_input_git_expand (path, sink_write_func, &sink, owned->starts, &info, error))
+    return NULL;
+  owned->removed = info.removed;
+  owned->format = g_strdup_printf ("a public-inbox v%d repository: %u commits, %u messages, %u removed",
+                                   MAX (info.version, 1), info.commits, owned->starts->len, info.removed);
+  if (!map_fd (owned, owned->fd, error))
+    return NULL;
+  return g_steal_pointer (&owned);
+}
+
 /**
  * input_open:
- * @path: a file (plain, gzip, bzip2, xz), or a member of a zip archive
- *   named "ARCHIVE.zip/MEMBER"
+ * @path: a file (plain, gzip, bzip2, xz), a member of a zip archive
+ *   named "ARCHIVE.zip/MEMBER", or a public-inbox repository (a bare git
+ *   repository: an epoch, or a v1 inbox)
  *
  * Returns: (transfer full) (nullable): the file's mbox text as a buffer,
  * or %NULL with @error set (the message does not repeat @path)
@@ -825,6 +862,11 @@ input_open (const char *path, GError **error)
       close (fd);
       set_errno_error (error, INPUT_ERROR_OPEN, "cannot stat", err);
       return NULL;
+    }
+  if (S_ISDIR (st.st_mode) && input_is_git_repository (path))
+    {
+      close (fd);
+      return open_git (g_steal_pointer (&input), path, &st, error);
     }
   if (!S_ISREG (st.st_mode))
     {
@@ -982,5 +1024,8 @@ input_free (Input *input)
     }
   if (input->fd >= 0)
     close (input->fd);
+  if (input->starts)
+    g_array_unref (input->starts);
+  g_free (input->format);
   g_free (input);
 }

@@ -27,7 +27,13 @@ typedef struct {
   gsize len;
   gint64 stored_size;      /* bytes on disk */
   gint64 mtime;
-  const char *compression;   /* NULL, "gzip", "bzip2", "xz" or "zip" */
+  const char *compression;   /* NULL, "gzip", "bzip2", "xz", "zip", "tar" or "git" */
+  /* A container that knows where its messages begin (a public-inbox
+   * epoch, one message per commit): their offsets, ascending, for
+   * mbox_splitter_set_bounds(); NULL for a file the splitter reads. */
+  GArray *starts;
+  char *format;              /* what it is ("public-inbox v2, 12 commits"), or NULL */
+  guint removed;             /* messages the container removed, left out */
   /* private */
   void *map;
   gsize map_len;
@@ -42,6 +48,8 @@ void input_release (Input *input, goffset upto);
 void input_free (Input *input);
 GPtrArray *input_zip_members (const char *path, GError **error);
 gboolean input_is_zip (const char *path);
+gboolean input_is_git_repository (const char *path);
+GPtrArray *input_inbox_epochs (const char *dir);
 char *input_member_name (const char *raw);
 gboolean input_check_unchanged (const Input *input, GError **error);
 void input_forget_archives (void);

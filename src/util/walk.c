@@ -5,7 +5,9 @@
  * be an mbox is skipped with a note, since archive folders hold READMEs
  * and indexes.  A zip archive is expanded into its members the same way.
  * Hidden files and directories are ignored; the order is sorted so that
- * ingests are reproducible.
+ * ingests are reproducible.  A public-inbox repository is one source: a
+ * bare git repository (a v1 inbox, or one epoch) is an item, an inbox
+ * folder (git/N.git) is its epochs in order; neither is walked as files.
  */
 #include "walk.h"
 #include "input.h"
@@ -77,6 +79,24 @@ dir_key (const struct stat *st)
 
 static void walk_directory_seen (GPtrArray *items, const char *dir, GHashTable *seen);
 
+/* A public-inbox repository or inbox at @dir: its items, TRUE. */
+static gboolean
+add_inbox (GPtrArray *items, const char *dir, gboolean from_directory)
+{
+  g_autoptr (GPtrArray) epochs = NULL;
+
+  if (input_is_git_repository (dir))
+    {
+      add_one (items, dir, from_directory);
+      return TRUE;
+    }
+  if ((epochs = input_inbox_epochs (dir)) == NULL)
+    return FALSE;
+  for (guint i = 0; i < epochs->len; i++)
+    add_one (items, g_ptr_array_index (epochs, i), from_directory);
+  return TRUE;
+}
+
 static void
 walk_directory (GPtrArray *items, const char *dir)
 {
@@ -124,7 +144,7 @@ walk_directory_seen (GPtrArray *items, const char *dir, GHashTable *seen)
         }
       if (S_ISDIR (st.st_mode))
         {
-          if (g_hash_table_add (seen, dir_key (&st)))
+          if (g_hash_table_add (seen, dir_key (&st)) && !add_inbox (items, path, TRUE))
             walk_directory_seen (items, path, seen);
         }
       else if (S_ISREG (st.st_mode))
@@ -152,7 +172,10 @@ walk_paths (char **paths)
       struct stat st;
 
       if (stat (*p, &st) == 0 && S_ISDIR (st.st_mode))
-        walk_directory (items, *p);
+        {
+          if (!add_inbox (items, *p, FALSE))
+            walk_directory (items, *p);
+        }
       else
         add_item (items, *p, FALSE);   /* errors are reported when opened */
     }
