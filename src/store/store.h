@@ -301,6 +301,33 @@ typedef gboolean (*StoreNetFunc) (const StoreNetRow *row, gpointer user_data);
 gboolean store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter,
                              StoreNetFunc func, gpointer user_data, GError **error);
 
+/* deja groups (store-groups.c): one message in one of its groups. */
+typedef struct {
+  gint64 group_id;
+  const char *group;
+  gint64 message;
+  const char *date;          /* ISO 8601, never NULL (undated messages are left out) */
+  gint64 author;             /* authors.id, 0 when none */
+  gint64 thread;             /* the thread's root, 0 when not threaded */
+  gboolean reply;            /* it answers a message (in the archive or not) */
+  gint64 words;              /* of own text, -1 when not analysed */
+  const char *lang;          /* or NULL */
+  const char *other_groups;  /* the message's other groups, space-separated, or NULL */
+} StoreGroupPost;
+
+typedef gboolean (*StoreGroupPostFunc) (const StoreGroupPost *row, gpointer user_data);
+gboolean store_group_posts (Store *store, const StoreFilter *filter, StoreGroupPostFunc func,
+                            gpointer user_data, GError **error);
+
+/* A message's place in its reply tree. */
+typedef struct {
+  gint64 message, parent, thread;   /* parent 0: none */
+  const char *date;                 /* or NULL */
+} StoreTreePost;
+
+typedef gboolean (*StoreTreePostFunc) (const StoreTreePost *row, gpointer user_data);
+gboolean store_reply_tree (Store *store, StoreTreePostFunc func, gpointer user_data, GError **error);
+
 /* deja stats (store-query.c). */
 typedef enum {
   STORE_STATS_TOTALS,     /* one row: files, messages, canonical, duplicates, authors, threads,

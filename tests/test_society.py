@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Usenet as a society: deja groups, and the crosspost and site networks.
+
+fixtures/society/usenet.mbox is eight articles whose every figure is
+computed by hand here (its README has the table): a group with one
+message (soc.b), a thread crossing years (m3 -> m4), a cross-post to a
+group with no other message (m5 to soc.c), a Path with a loop (m5) and
+one with INN's diagnostic element (m6).  Run by meson (suite 'cli').
+"""
+import csv
+import io
+import json
+import os
+import sqlite3
+
+import tap
+from cli_helpers import FIXTURES, deja, fresh_db, ok
+
+SOCIETY = os.path.join(FIXTURES, "society", "usenet.mbox")
+
+
+def database():
+    db = fresh_db("society.db")
+    ok("ingest", "-q", "--db", db, SOCIETY)
+    return db
+
+
+def groups(db, *args):
+    rows = json.loads(ok("groups", "--db", db, "--format", "json", *args).stdout)
+    return {(r["group"], r["period"]): r for r in rows}
+
+
+@tap.test
+def accounting_by_year_computed_by_hand():
+    rows = groups(database())
+    assert sorted(rows) == [("soc.a", "1990"), ("soc.a", "1991"), ("soc.a", "1992"),
+                            ("soc.b", "1990"), ("soc.c", "1991")], sorted(rows)
+    a90, a91, a92 = rows["soc.a", "1990"], rows["soc.a", "1991"], rows["soc.a", "1992"]
+    # 1990: m1 m2 m8 m3 by ann (2), bob, cy
+    assert (a90["messages"], a90["authors"], a90["new_authors"], a90["returning_authors"],
+            a90["lost_authors"]) == (4, 3, 3, 0, 0), a90
+    assert a90["messages_per_author"] == round(4 / 3, 4) and a90["median_messages_per_author"] == 1
+    assert a90["top_decile_share"] == 0.5            # ann's 2 of 4
+    assert (a90["threads"], a90["replies"], a90["reply_share"]) == (2, 2, 0.5)
+    assert (a90["unanswered_threads"], a90["unanswered_share"]) == (0, 0)
+    # first replies: m2 2 h after m1, m4 6 h after m3 (in 1991: it still answers m3's thread)
+    assert a90["median_hours_to_first_reply"] == 4
+    # m1's thread is m1 <- m2 <- m8: depth 2, breadth 1; m3's: depth 1, breadth 1
+    assert (a90["mean_thread_depth"], a90["mean_thread_breadth"]) == (1.5, 1)
+    assert a90["crossposts"] == 0 and a90["crosspost_groups"] is None
+    # 1991: cy (m4) and ann (m5) both came back; bob was last seen in 1990
+    assert (a91["messages"], a91["authors"], a91["new_authors"], a91["returning_authors"],
+            a91["lost_authors"]) == (2, 2, 0, 2, 1), a91
+    assert (a91["threads"], a91["replies"], a91["unanswered_threads"], a91["unanswered_share"]) == \
+        (1, 1, 1, 1), a91
+    assert a91["median_hours_to_first_reply"] is None      # no thread of 1991 was answered
+    assert (a91["crossposts"], a91["crosspost_groups"]) == (1, "soc.c:1")
+    # 1992: dan is new; cy and ann were last seen in 1991
+    assert (a92["messages"], a92["new_authors"], a92["returning_authors"], a92["lost_authors"]) == \
+        (1, 1, 0, 2), a92
+    # a group with one message, and one only cross-posted to
+    b = rows["soc.b", "1990"]
+    assert (b["messages"], b["authors"], b["threads"], b["unanswered_threads"], b["top_decile_share"]) == \
+        (1, 1, 1, 1, 1), b
+    c = rows["soc.c", "1991"]
+    assert (c["messages"], c["new_authors"], c["crossposts"], c["crosspost_groups"]) == (1, 1, 1, "soc.a:1")
+    # median words of own text: soc.b's one message has 7
+    assert b["median_words"] == 7
+
+
+@tap.test
+def periods_and_filters():
+    db = database()
+    q = groups(db, "--by", "quarter")
+    assert [p for g, p in sorted(q) if g == "soc.a"] == ["1990-Q1", "1990-Q4", "1991-Q1", "1991-Q2", "1992-Q1"]
+    # 1991-Q1 follows 1990-Q4 (ann), but cy was not in it: nobody returns
+    assert (q["soc.a", "1991-Q1"]["returning_authors"], q["soc.a", "1991-Q1"]["lost_authors"]) == (0, 0)
+    m = groups(db, "--by", "month")
+    assert m["soc.a", "1990-03"]["messages"] == 3 and m["soc.a", "1990-12"]["messages"] == 1
+    # 1990-12 then 1991-01: consecutive months, ann not back in January
+    assert (m["soc.a", "1991-01"]["returning_authors"], m["soc.a", "1991-01"]["lost_authors"]) == (0, 0)
+    only = groups(db, "--group", "soc.c")
+    assert sorted(only) == [("soc.c", "1991")], sorted(only)
+    since = groups(db, "--since", "1991")
+    assert since["soc.a", "1991"]["new_authors"] == 2       # new within the span read
+    # every format, the same columns the contract names
+    for fmt in ("tsv", "csv"):
+        text = ok("groups", "--db", db, "--format", fmt).stdout
+        head = next(csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ","))
+        assert head[:10] == ["group", "period", "messages", "authors", "new_authors", "returning_authors",
+                             "lost_authors", "messages_per_author", "median_messages_per_author",
+                             "top_decile_share"], head
+        for name in ("threads", "replies", "unanswered_threads", "crossposts"):
+            assert name in head, (name, head)
+    assert "soc.a" in ok("groups", "--db", db).stdout
+    r = deja("groups", "--db", db, "--by", "week")
+    assert r.returncode == 2 and "--by must be" in r.stderr, r.stderr
+
+
+if __name__ == "__main__":
+    tap.run()
