@@ -16,6 +16,7 @@
 #include "flags.h"
 #include "fnv.h"
 #include "headers.h"
+#include "links.h"
 #include "msgid.h"
 #include "quote.h"
 #include "rfc2047.h"
@@ -71,6 +72,13 @@ record_clear (MailRecord *r)
   g_clear_pointer (&r->references, g_ptr_array_unref);
   g_clear_pointer (&r->in_reply_to, g_ptr_array_unref);
   g_clear_pointer (&r->newsgroups, g_ptr_array_unref);
+  g_free (r->usenet.path);
+  g_free (r->usenet.control);
+  g_free (r->usenet.cancels);
+  g_free (r->usenet.supersedes);
+  g_free (r->usenet.approved);
+  g_free (r->usenet.followup_to);
+  g_clear_pointer (&r->links, g_ptr_array_unref);
 }
 
 /**
@@ -474,6 +482,52 @@ undo_list_rewrite (MailRecord *r, const MailHeaders *headers, const char *fallba
   r->flags |= MAIL_FLAG_FROM_REWRITTEN;
 }
 
+/* A header's value unfolded, trimmed and in UTF-8; NULL when absent or
+ * empty. */
+static char *
+flat_value (const MailHeaders *headers, const char *name)
+{
+  const char *raw = mail_headers_get (headers, name);
+  g_autofree char *flat = NULL;
+  gsize len;
+
+  if (raw == NULL)
+    return NULL;
+  flat = rfc2047_unfold (raw, strlen (raw), &len);
+  g_strstrip (flat);
+  return *flat ? charset_to_utf8 (flat, strlen (flat), NULL, NULL) : NULL;
+}
+
+/* Path, Control (a cancel's target), Supersedes, Approved, Followup-To. */
+static void
+decode_usenet (MailUsenet *u, const MailHeaders *headers)
+{
+  u->path = flat_value (headers, "Path");
+  u->control = flat_value (headers, "Control");
+  u->approved = flat_value (headers, "Approved");
+  u->followup_to = flat_value (headers, "Followup-To");
+  if (u->control && g_ascii_strncasecmp (u->control, "cancel", 6) == 0 &&
+      g_ascii_isspace (u->control[6]))
+    u->cancels = msgid_normalize (u->control + 7, strlen (u->control + 7));
+  else if (u->control == NULL)
+    {
+      /* B news wrote a cancel as a Subject: "cmsg cancel <id>" */
+      const char *subject = mail_headers_get (headers, "Subject");
+
+      if (subject && g_str_has_prefix (subject, "cmsg cancel "))
+        {
+          u->control = g_strdup (subject + 5);
+          u->cancels = msgid_normalize (subject + 12, strlen (subject + 12));
+        }
+    }
+  {
+    g_autofree char *supersedes = flat_value (headers, "Supersedes");
+
+    if (supersedes)
+      u->supersedes = msgid_normalize (supersedes, strlen (supersedes));
+  }
+}
+
 static void
 decode_date (MailRecord *r, const char *raw)
 {
@@ -765,6 +819,7 @@ decode_headers (MailRecord *r, const MailHeaders *headers, const char *fallback)
       if (list != NULL)
         g_ptr_array_add (r->newsgroups, list);
     }
+  decode_usenet (&r->usenet, headers);
 }
 
 /* A header charset hint: @declared, the first text part's charset, which
@@ -973,6 +1028,7 @@ record_parse (const char *data, gsize len, gboolean plain)
     }
   set_content_hash (r);
   set_damage (r);
+  r->links = links_find (r->own_text, r->own_text_len, r->date);
   return r;
 }
 
@@ -1034,6 +1090,12 @@ mail_record_difference (const MailRecord *a, const MailRecord *b)
   STR (body);
   STR (own_text);
   STR (charset);
+  STR (usenet.path);
+  STR (usenet.control);
+  STR (usenet.cancels);
+  STR (usenet.supersedes);
+  STR (usenet.approved);
+  STR (usenet.followup_to);
 #undef STR
   if (!same_spans (a->own_spans, b->own_spans))
     return "own_spans";
@@ -1051,6 +1113,11 @@ mail_record_difference (const MailRecord *a, const MailRecord *b)
     return "in_reply_to";
   if (!same_strings (a->newsgroups, b->newsgroups))
     return "newsgroups";
+  if ((a->links ? a->links->len : 0) != (b->links ? b->links->len : 0))
+    return "links";
+  for (guint i = 0; a->links && i < a->links->len; i++)
+    if (g_strcmp0 (((Link *) a->links->pdata[i])->normalized, ((Link *) b->links->pdata[i])->normalized) != 0)
+      return "links";
   if (a->flags != b->flags)
     return "flags";
   return NULL;

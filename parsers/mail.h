@@ -36,6 +36,17 @@ typedef enum {
   MAIL_FLAG_B_NEWS           = 1 << 24, /* Message-ID or date read from B news's Article-I.D./Posted */
 } MailFlags;
 
+/* Usenet's transport and control headers (RFC 1036, RFC 5536/5537), as
+ * written (unfolded, UTF-8); NULL when absent. */
+typedef struct {
+  char *path;            /* "utzoo!decvax!ann": the sites, newest first */
+  char *control;         /* "cancel <id>", "newgroup soc.a", … */
+  char *cancels;         /* the Message-ID a cancel names, normalised */
+  char *supersedes;      /* normalised */
+  char *approved;        /* the moderator who approved it */
+  char *followup_to;
+} MailUsenet;
+
 typedef struct {
   char *message_id;      /* normalised, or NULL */
   char *subject;
@@ -59,6 +70,8 @@ typedef struct {
   GPtrArray *references; /* (element-type utf8) */
   GPtrArray *in_reply_to;
   GPtrArray *newsgroups; /* lower-case group names */
+  MailUsenet usenet;
+  GPtrArray *links;      /* (element-type Link) cited in own text (links.h) */
   MailFlags flags;
 } MailRecord;
 

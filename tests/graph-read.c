@@ -4,7 +4,7 @@
  *
  * prints "vertices N", "edges M", then one "edge SOURCE TARGET WEIGHT"
  * line per edge, sorted, with vertices named by their address (the
- * "address" attribute, or Pajek's "id" labels).
+ * "address" attribute; "name" for groups and sites; or Pajek's "id" labels).
  */
 #include <glib.h>
 #include <igraph/igraph.h>
@@ -16,6 +16,8 @@ vertex_name (const igraph_t *g, igraph_integer_t v)
 {
   if (igraph_cattribute_has_attr (g, IGRAPH_ATTRIBUTE_VERTEX, "address"))
     return VAS (g, "address", v);
+  if (igraph_cattribute_has_attr (g, IGRAPH_ATTRIBUTE_VERTEX, "name"))
+    return VAS (g, "name", v);   /* networks of groups and sites */
   if (igraph_cattribute_has_attr (g, IGRAPH_ATTRIBUTE_VERTEX, "id"))
     return VAS (g, "id", v);
   return "?";

@@ -11,12 +11,29 @@ import csv
 import io
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
+import xml.etree.ElementTree as ET
 
 import tap
-from cli_helpers import FIXTURES, deja, fresh_db, ok
+from cli_helpers import FIXTURES, deja, fresh_db, ok, tmp
 
 SOCIETY = os.path.join(FIXTURES, "society", "usenet.mbox")
+GRAPH_READ = os.environ["GRAPH_READ"]
+NX_READ = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nx_read.py")
+GEXF = "{http://www.gexf.net/1.2draft}"
+
+# By hand from the README's table.  Cross-posts: m5 to soc.a and soc.c.
+CROSSPOST_EDGES = {("soc.a", "soc.c"): 1}
+# Sites: news went from the last site of Path to the first; a hop counts
+# once per article.  m5 (utzoo!decvax!ucbvax!decvax!ann) passes decvax
+# twice: decvax -> ucbvax, ucbvax -> decvax, decvax -> utzoo.
+SITE_EDGES = {("ucbvax", "decvax"): 3, ("decvax", "utzoo"): 4, ("utzoo", "mcvax"): 1,
+              ("decvax", "ucbvax"): 1}
+# articles through each site (once each); m6's INN ".POSTED" element and
+# the user name at the end are no sites; m7 has no Path
+SITE_ARTICLES = {"utzoo": 6, "decvax": 4, "ucbvax": 3, "mcvax": 1, "news.example.com": 1}
 
 
 def database():
@@ -95,6 +112,93 @@ def periods_and_filters():
     assert "soc.a" in ok("groups", "--db", db).stdout
     r = deja("groups", "--db", db, "--by", "week")
     assert r.returncode == 2 and "--by must be" in r.stderr, r.stderr
+
+
+def igraph_read(fmt, path):
+    out = subprocess.run([GRAPH_READ, fmt, path], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    edges = {tuple(l.split()[1:3]): float(l.split()[3]) for l in lines[2:]}
+    return int(lines[0].split()[1]), int(lines[1].split()[1]), edges
+
+
+def nx_read(fmt, path):
+    for python in ("/usr/bin/python3", "python3"):
+        if shutil.which(python) and subprocess.run([python, "-c", "import networkx"],
+                                                   capture_output=True).returncode == 0:
+            r = subprocess.run([python, NX_READ, fmt, path], capture_output=True, text=True)
+            assert r.returncode == 0, (fmt, r.stderr)
+            return json.loads(r.stdout)
+    tap.skip("networkx is not installed (Debian: python3-networkx)")
+
+
+def undirected(edges):
+    return {tuple(sorted(k)): v for k, v in edges.items()}
+
+
+@tap.test
+def crosspost_network_of_groups():
+    db = database()
+    ids = {"g%d" % i: n for i, n in sqlite3.connect(db).execute("SELECT id, name FROM newsgroups")}
+    for fmt in ("graphml", "gml", "gexf"):
+        path = tmp("crosspost." + fmt)
+        ok("network", "--db", db, "--kind", "crosspost", "--format", fmt, "--out", path)
+        g = nx_read(fmt, path)
+        names = {n: d["name"] for n, d in g["nodes"].items()} if fmt != "gml" else \
+            {n: d["name"] for n, d in g["nodes"].items()}
+        # every group is a node, keyed g + newsgroups.id, cross-posted or not
+        assert sorted(names) == sorted(ids) and names == ids, (fmt, names)
+        nodes = g["nodes"]
+        assert {names[n]: (d["messages"], d["authors"]) for n, d in nodes.items()} == \
+            {"soc.a": (7, 4), "soc.b": (1, 1), "soc.c": (1, 1)}, (fmt, nodes)
+        edges = {tuple(sorted((names[s], names[t]))): d["weight"] for s, t, d in g["edges"]}
+        assert edges == CROSSPOST_EDGES, (fmt, edges)
+    for fmt in ("graphml", "gml"):
+        path = tmp("crosspost-i." + fmt)
+        ok("network", "--db", db, "--kind", "crosspost", "--format", fmt, "--out", path)
+        n, m, edges = igraph_read(fmt, path)
+        assert (n, m, undirected(edges)) == (3, 1, CROSSPOST_EDGES), (fmt, n, m, edges)
+    # dynamic GEXF: the edge lives from the cross-post's date
+    path = tmp("crosspost-dyn.gexf")
+    ok("network", "--db", db, "--kind", "crosspost", "--format", "gexf", "--dynamic", "--out", path)
+    edge = ET.parse(path).getroot().find(".//%sedge" % GEXF)
+    assert edge.get("start", "").startswith("1991-05-01"), edge.attrib
+    # a filter: before 1991 nothing was cross-posted
+    r = ok("network", "--db", db, "--kind", "crosspost", "--until", "1990", "--format", "graphml",
+           "--out", tmp("cp-1990.graphml"))
+    assert "crosspost network: 2 vertices, 0 edges" in r.stderr, r.stderr
+
+
+@tap.test
+def site_network_of_path():
+    db = database()
+    for fmt in ("graphml", "gml", "gexf"):
+        path = tmp("site." + fmt)
+        ok("network", "--db", db, "--kind", "site", "--format", fmt, "--out", path)
+        g = nx_read(fmt, path)
+        names = {n: d["name"] for n, d in g["nodes"].items()}
+        assert {names[n]: d["messages"] for n, d in g["nodes"].items()} == SITE_ARTICLES, (fmt, g["nodes"])
+        edges = {(names[s], names[t]): d["weight"] for s, t, d in g["edges"]}
+        assert edges == SITE_EDGES, (fmt, edges)
+    for fmt in ("graphml", "gml", "pajek"):
+        path = tmp("site-i." + fmt)
+        ok("network", "--db", db, "--kind", "site", "--format", fmt, "--out", path)
+        n, m, edges = igraph_read(fmt, path)
+        assert (n, m) == (5, 4), (fmt, n, m)
+        if fmt != "pajek":
+            assert edges == SITE_EDGES, (fmt, edges)
+    ok("network", "--db", db, "--kind", "site", "--format", "csv", "--out", tmp("site.csv"))
+    with open(tmp("site.csv")) as f:
+        rows = {(r["Source"], r["Target"]): int(r["Weight"]) for r in csv.DictReader(f)}
+    assert rows == {("s:" + a, "s:" + b): w for (a, b), w in SITE_EDGES.items()}, rows
+    # year by year: 1990's articles only
+    path = tmp("site-1990.graphml")
+    ok("network", "--db", db, "--kind", "site", "--until", "1990", "--format", "graphml", "--out", path)
+    g = nx_read("graphml", path)
+    names = {n: d["name"] for n, d in g["nodes"].items()}
+    assert {(names[s], names[t]): d["weight"] for s, t, d in g["edges"]} == \
+        {("ucbvax", "decvax"): 2, ("decvax", "utzoo"): 3}
+    stats = json.loads(ok("network", "--db", db, "--kind", "site", "--format", "json").stdout)
+    assert stats["directed"] is True and stats["kind"] == "site", stats
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ ALLOWED_SQL_ARGS = {
     "sql",              # helpers' own parameter, and store_search's static literal
     "stmt_sql[i]",      # store.c: a static table of literals
     "net_sql[query]",   # store-network.c: a static table of literals
+    "group_posts_sql",  # store-groups.c: one static literal
     "report_sql[kind]", # store-query.c: a static table of literals
     "search_sql[mode][filter->match == NULL]",  # store-query.c: a static table of literals
     "show_sql[what]",   # store-show.c: a static table of literals

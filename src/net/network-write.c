@@ -36,12 +36,18 @@ static guint
 node_specs (const Network *net, AttrSpec *specs)
 {
   guint n = 0;
+  gboolean of_authors = net->kind != NETWORK_CROSSPOST && net->kind != NETWORK_SITE;
 
-  specs[n++] = (AttrSpec) { "author_id", ATTR_INTEGER };
-  specs[n++] = (AttrSpec) { "address", ATTR_STRING };
-  specs[n++] = (AttrSpec) { "addresses", ATTR_STRING };
+  if (of_authors)
+    {
+      specs[n++] = (AttrSpec) { "author_id", ATTR_INTEGER };
+      specs[n++] = (AttrSpec) { "address", ATTR_STRING };
+      specs[n++] = (AttrSpec) { "addresses", ATTR_STRING };
+    }
   specs[n++] = (AttrSpec) { "name", ATTR_STRING };
   specs[n++] = (AttrSpec) { "messages", ATTR_INTEGER };
+  if (net->kind == NETWORK_CROSSPOST)
+    specs[n++] = (AttrSpec) { "authors", ATTR_INTEGER };
   specs[n++] = (AttrSpec) { "first_date", ATTR_STRING };
   specs[n++] = (AttrSpec) { "last_date", ATTR_STRING };
   if (net->kind == NETWORK_GROUP)
@@ -92,6 +98,8 @@ node_values (const Network *net, const NetVertex *v, AttrValue *values)
         text = g_strdup (v->name ? v->name : v->address);
       else if (strcmp (name, "messages") == 0)
         text = integer (v->messages);
+      else if (strcmp (name, "authors") == 0)
+        text = integer (v->authors);
       else if (strcmp (name, "first_date") == 0)
         text = g_strdup (v->first_date);
       else if (strcmp (name, "last_date") == 0)

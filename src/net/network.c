@@ -45,7 +45,7 @@ network_free (Network *n)
 const char *
 network_kind_name (NetworkKind kind)
 {
-  static const char *const names[] = { "reply", "thread", "group" };
+  static const char *const names[] = { "reply", "thread", "group", "crosspost", "site" };
   return names[kind];
 }
 
@@ -54,8 +54,10 @@ typedef struct {
   GHashTable *vertex_of;    /* vertex id ("a12", "g3") -> index + 1 */
   GHashTable *edge_of;      /* "FROM TO" (vertex indexes, "%u %u") -> NetEdge */
   const NetworkOptions *options;
-  gint64 thread;            /* NETWORK_THREAD: the thread being read */
-  GArray *thread_authors;   /* of guint */
+  gint64 thread;            /* NETWORK_THREAD: the thread being read; CROSSPOST: the message */
+  GArray *thread_authors;   /* of guint: its authors (its groups) */
+  const char *date;         /* CROSSPOST: the message's date */
+  char *date_owned;
 } Builder;
 
 static void
@@ -208,6 +210,136 @@ add_group_posting (const StoreNetRow *r, gpointer data)
   return TRUE;
 }
 
+/* NETWORK_CROSSPOST: every group is a vertex, with its messages and
+ * authors (deja groups's), cross-posted or not. */
+static gboolean
+add_group_node (const StoreNetRow *r, gpointer data)
+{
+  Builder *b = data;
+  guint index = vertex_for (b, r->other, TRUE);   /* may grow the array: before indexing */
+  NetVertex *g = g_ptr_array_index (b->net->vertices, index);
+
+  g->name = g_strdup (r->name);
+  g->address = g_strdup (r->name);
+  g->messages = r->messages;
+  g->authors = r->authors;
+  g->first_date = g_strdup (r->first_date);
+  g->last_date = g_strdup (r->last_date);
+  return TRUE;
+}
+
+/* Rows come grouped by message; each pair of its groups shares one more
+ * message. */
+static void
+close_crosspost (Builder *b)
+{
+  for (guint i = 0; i < b->thread_authors->len; i++)
+    for (guint k = i + 1; k < b->thread_authors->len; k++)
+      count_on_edge (edge_for (b, g_array_index (b->thread_authors, guint, i),
+                               g_array_index (b->thread_authors, guint, k)), 1, b->date_owned, b->date_owned);
+  g_array_set_size (b->thread_authors, 0);
+}
+
+static gboolean
+add_crosspost (const StoreNetRow *r, gpointer data)
+{
+  Builder *b = data;
+  guint group = vertex_for (b, r->other, TRUE);
+
+  if (r->message != b->thread)
+    {
+      close_crosspost (b);
+      g_free (b->date_owned);
+      b->date_owned = g_strdup (r->first_date);
+    }
+  b->thread = r->message;
+  g_array_append_val (b->thread_authors, group);
+  return TRUE;
+}
+
+/**
+ * network_path_sites:
+ * @path: a Path header ("utzoo!decvax!ucbvax!ann")
+ *
+ * The news sites of @path, newest first, lower case: its "!"-separated
+ * elements but the last (the poster's user name, or not-for-mail), empty
+ * ones ("!!") and INN's diagnostics (".POSTED…", ".MISMATCH…") left out.
+ *
+ * Returns: (transfer full) (element-type utf8): the sites
+ */
+GPtrArray *
+network_path_sites (const char *path)
+{
+  GPtrArray *sites = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) parts = g_strsplit (path ? path : "", "!", -1);
+  guint n = g_strv_length (parts);
+
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      char *site = g_strstrip (g_ascii_strdown (parts[i], -1));
+
+      if (*site == '\0' || *site == '.')
+        g_free (site);
+      else
+        g_ptr_array_add (sites, site);
+    }
+  return sites;
+}
+
+static guint
+site_vertex (Builder *b, const char *site)
+{
+  g_autofree char *key = g_strconcat ("s:", site, NULL);
+  gpointer found = g_hash_table_lookup (b->vertex_of, key);
+  NetVertex *v;
+
+  if (found)
+    return GPOINTER_TO_UINT (found) - 1;
+  v = g_new0 (NetVertex, 1);
+  v->id = g_steal_pointer (&key);
+  v->name = g_strdup (site);
+  v->address = g_strdup (site);
+  v->is_site = TRUE;
+  g_ptr_array_add (b->net->vertices, v);
+  g_hash_table_insert (b->vertex_of, v->id, GUINT_TO_POINTER (b->net->vertices->len));
+  return b->net->vertices->len - 1;
+}
+
+/* NETWORK_SITE: news went from the last site of Path to the first; each
+ * hop is an edge, counted once per article (a Path that passes a site
+ * twice passes each hop it repeats once); a site counts the articles that
+ * passed through it, once each. */
+static gboolean
+add_path (const StoreNetRow *r, gpointer data)
+{
+  Builder *b = data;
+  g_autoptr (GPtrArray) sites = network_path_sites (r->name);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) hops = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GArray) index = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint i = 0; i < sites->len; i++)
+    {
+      guint v = site_vertex (b, g_ptr_array_index (sites, i));
+      NetVertex *vertex = g_ptr_array_index (b->net->vertices, v);
+
+      g_array_append_val (index, v);
+      if (g_hash_table_add (seen, GUINT_TO_POINTER (v + 1)))
+        {
+          vertex->messages++;
+          widen_dates (&vertex->first_date, &vertex->last_date, r->first_date);
+        }
+    }
+  for (guint i = index->len; i > 1; i--)
+    {
+      guint from = g_array_index (index, guint, i - 1), to = g_array_index (index, guint, i - 2);
+
+      if (from != to && g_hash_table_add (hops, g_strdup_printf ("%u %u", from, to)))
+        count_on_edge (edge_for (b, from, to), 1, r->first_date, r->last_date);
+    }
+  return TRUE;
+}
+
 static void
 drop_light_edges (Network *net, gint64 min_weight)
 {
@@ -241,11 +373,23 @@ network_load (Store *store, const NetworkOptions *options, GError **error)
   gboolean ok;
 
   net->kind = options->kind;
-  net->directed = options->kind == NETWORK_REPLY;
+  net->directed = options->kind == NETWORK_REPLY || options->kind == NETWORK_SITE;
   net->vertices = g_ptr_array_new_with_free_func ((GDestroyNotify) vertex_free);
   net->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) edge_free);
-  ok = store_network_rows (store, STORE_NET_AUTHORS, &options->filter, add_author, &b, error);
-  if (ok && options->kind == NETWORK_REPLY)
+  if (options->kind == NETWORK_CROSSPOST)
+    {
+      ok = store_network_rows (store, STORE_NET_GROUP_NODES, &options->filter, add_group_node, &b, error) &&
+           store_network_rows (store, STORE_NET_CROSSPOSTS, &options->filter, add_crosspost, &b, error);
+      close_crosspost (&b);
+      g_free (b.date_owned);
+    }
+  else if (options->kind == NETWORK_SITE)
+    ok = store_network_rows (store, STORE_NET_PATHS, &options->filter, add_path, &b, error);
+  else
+    ok = store_network_rows (store, STORE_NET_AUTHORS, &options->filter, add_author, &b, error);
+  if (options->kind == NETWORK_CROSSPOST || options->kind == NETWORK_SITE)
+    ;
+  else if (ok && options->kind == NETWORK_REPLY)
     ok = store_network_rows (store, STORE_NET_REPLIES, &options->filter, add_reply, &b, error);
   else if (ok && options->kind == NETWORK_THREAD)
     {
@@ -254,7 +398,7 @@ network_load (Store *store, const NetworkOptions *options, GError **error)
     }
   else if (ok)
     ok = store_network_rows (store, STORE_NET_GROUPS, &options->filter, add_group_posting, &b, error);
-  if (ok && net->vertices->len > 0)
+  if (ok && net->vertices->len > 0 && options->kind != NETWORK_CROSSPOST && options->kind != NETWORK_SITE)
     ok = store_network_rows (store, STORE_NET_EVERY_AUTHOR, &options->filter, name_author, &b, error);
   if (ok && options->min_weight > 1)
     drop_light_edges (net, options->min_weight);
@@ -279,7 +423,7 @@ network_pseudonymise (Network *net, NetworkPseudonymFunc pseudonym, gpointer use
       NetVertex *v = g_ptr_array_index (net->vertices, i);
       char *p;
 
-      if (v->is_group)
+      if (v->is_group || v->is_site)
         continue;
       p = pseudonym (v->address, user_data);
       g_free (v->id), v->id = g_strdup (p);

@@ -12,17 +12,22 @@ typedef enum {
   NETWORK_REPLY,    /* replier -> author replied to, directed */
   NETWORK_THREAD,   /* authors posting in the same thread, undirected */
   NETWORK_GROUP,    /* author -- newsgroup, bipartite, undirected */
+  NETWORK_CROSSPOST,/* newsgroup -- newsgroup, by messages posted to both, undirected */
+  NETWORK_SITE,     /* news site -> news site of Path:, as news travelled, directed */
 } NetworkKind;
 
 typedef struct {
-  char *id;              /* "a" + authors.id, or "g" + newsgroups.id: stable across filters */
+  char *id;              /* "a" + authors.id, "g" + newsgroups.id, or "s:" + a site's name:
+                          * stable across filters */
   gint64 author_id;      /* 0 for a newsgroup */
   char *address;         /* the author's primary address, or the newsgroup's name */
   char *addresses;       /* every address of the author, space-separated; NULL for groups */
   char *name;            /* the author's name (authors.name, never empty), or the group's */
-  gint64 messages;
+  gint64 messages;       /* a site: the articles that passed through it */
+  gint64 authors;        /* NETWORK_CROSSPOST: distinct authors of the group's messages */
   char *first_date, *last_date;
-  gboolean is_group;     /* a newsgroup vertex (NETWORK_GROUP) */
+  gboolean is_group;     /* a newsgroup vertex (NETWORK_GROUP, NETWORK_CROSSPOST) */
+  gboolean is_site;      /* a news site (NETWORK_SITE) */
   /* metrics, filled by graph_compute_metrics() */
   double in_degree, out_degree, strength, betweenness;
   gint64 community;
@@ -54,6 +59,7 @@ typedef struct {
 Network *network_load (Store *store, const NetworkOptions *options, GError **error);
 void network_free (Network *network);
 const char *network_kind_name (NetworkKind kind);
+GPtrArray *network_path_sites (const char *path);
 
 /* Writers that need no igraph (network-write.c). */
 gboolean network_write_csv (const Network *network, const char *edges_path, GError **error);

@@ -15,6 +15,7 @@
  */
 #include "ingest.h"
 #include "charset.h"
+#include "links.h"
 #include "input.h"
 #include "split.h"
 #include "walk.h"
@@ -286,30 +287,62 @@ strv_of (GPtrArray *array)
 G_STATIC_ASSERT (sizeof (OwnSpan) == 2 * sizeof (guint32));
 
 static void
-message_row (Pipeline *p, DecodeItem *item, StoreMessage *m)
+message_row (Pipeline *p, DecodeItem *item, StoreMessage *m, GArray *links)
 {
   const MailRecord *r = item->record;
+  const MailUsenet *u = &r->usenet;
 
+  g_array_set_size (links, 0);
+  for (guint i = 0; r->links && i < r->links->len; i++)
+    {
+      const Link *l = g_ptr_array_index (r->links, i);
+      StoreLink row = { .url = l->url, .normalized = l->normalized, .host = l->host,
+                        .domain = l->domain, .wayback = l->wayback };
+
+      g_array_append_val (links, row);
+    }
   *m = (StoreMessage) {
-    item->replaces ? 0 : store_message_id (p->store, item->span.offset, r->content_hash),
-    item->span.offset, item->span.length, (gint64) item->span.line_no, item->envelope,
-    r->message_id, r->subject, r->from_addr, r->from_name, r->date, r->date_raw, r->body,
-    r->own_text, r->own_spans ? (const guint32 *) r->own_spans->data : NULL,
-    r->own_spans ? r->own_spans->len : 0, r->charset, item->flags, r->quoted_lines, r->own_lines, r->content_hash,
-    r->damage,
-    item->attachments ? (const StoreAttachment *) item->attachments->data : NULL,
-    item->attachments ? item->attachments->len : 0,
-    strv_of (r->references), r->references ? r->references->len : 0,
-    strv_of (r->in_reply_to), r->in_reply_to ? r->in_reply_to->len : 0,
-    strv_of (r->newsgroups), r->newsgroups ? r->newsgroups->len : 0,
+    .id = item->replaces ? 0 : store_message_id (p->store, item->span.offset, r->content_hash),
+    .byte_offset = item->span.offset,
+    .byte_length = item->span.length,
+    .line_no = (gint64) item->span.line_no,
+    .envelope = item->envelope,
+    .message_id = r->message_id,
+    .subject = r->subject,
+    .from_addr = r->from_addr,
+    .from_name = r->from_name,
+    .date = r->date,
+    .date_raw = r->date_raw,
+    .body = r->body,
+    .own_text = r->own_text,
+    .own_spans = r->own_spans ? (const guint32 *) r->own_spans->data : NULL,
+    .n_own_spans = r->own_spans ? r->own_spans->len : 0,
+    .charset = r->charset,
+    .flags = item->flags,
+    .quoted_lines = r->quoted_lines,
+    .own_lines = r->own_lines,
+    .content_hash = r->content_hash,
+    .text_damage = r->damage,
+    .attachments = item->attachments ? (const StoreAttachment *) item->attachments->data : NULL,
+    .n_attachments = item->attachments ? item->attachments->len : 0,
+    .references = strv_of (r->references),
+    .n_references = r->references ? r->references->len : 0,
+    .in_reply_to = strv_of (r->in_reply_to),
+    .n_in_reply_to = r->in_reply_to ? r->in_reply_to->len : 0,
+    .newsgroups = strv_of (r->newsgroups),
+    .n_newsgroups = r->newsgroups ? r->newsgroups->len : 0,
+    .body_len = r->body_len,
+    .own_text_len = r->own_text_len,
+    .usenet = { .path = u->path, .control = u->control, .cancels = u->cancels,
+                .supersedes = u->supersedes, .approved = u->approved, .followup_to = u->followup_to },
+    .links = (const StoreLink *) links->data,
+    .n_links = links->len,
   };
   if (m->n_newsgroups == 0 && p->list[0] != NULL)
     {
       m->newsgroups = p->list;
       m->n_newsgroups = 1;
     }
-  m->body_len = r->body_len;
-  m->own_text_len = r->own_text_len;
   if (item->analysed)
     analyse_signals_of (&item->analysis, &m->text);
   /* a replaced row keeps no guess: threading, after every append, sets it */
@@ -325,13 +358,15 @@ drain_one (Pipeline *p, GError **error)
   gboolean ok = TRUE;
   goffset end = 0;
 
+  g_autoptr (GArray) links = g_array_new (FALSE, FALSE, sizeof (StoreLink));
+
   decode_pool_wait (p->pool, batch);
   for (guint i = 0; ok && i < batch->items->len; i++)
     {
       DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
       StoreMessage m;
 
-      message_row (p, item, &m);
+      message_row (p, item, &m, links);
       ok = item->replaces ? store_replace_message (p->store, &m, error)
                           : store_add_message (p->store, &m, error);
       end = item->span.offset + item->span.length;

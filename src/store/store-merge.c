@@ -117,6 +117,14 @@ static const char *const rows_sql[] = {
   "INSERT INTO main.separator_log (file_id, line_no, byte_offset, line_text, verdict, reason, shape)"
   " SELECT f.out_id, l.line_no, l.byte_offset, l.line_text, l.verdict, l.reason, l.shape"
   " FROM shard.separator_log l JOIN temp.merge_files f ON f.shard_id = l.file_id ORDER BY l.id",
+  "INSERT INTO main.usenet_headers (message_id, path, control, cancels, supersedes, approved,"
+  " followup_to) SELECT u.message_id + :base, u.path, u.control, u.cancels, u.supersedes,"
+  " u.approved, u.followup_to FROM shard.usenet_headers u JOIN shard.messages m ON m.id = u.message_id"
+  " JOIN temp.merge_files f ON f.shard_id = m.file_id",
+  "INSERT INTO main.links (message_id, position, url, normalized, host, domain, wayback)"
+  " SELECT l.message_id + :base, l.position, l.url, l.normalized, l.host, l.domain, l.wayback"
+  " FROM shard.links l JOIN shard.messages m ON m.id = l.message_id"
+  " JOIN temp.merge_files f ON f.shard_id = m.file_id ORDER BY l.id",
   "INSERT INTO main.messages_fts (rowid, subject, own_text)"
   " SELECT id, subject, own_text FROM main.messages WHERE id > :base",
 };

@@ -9,6 +9,9 @@
 #include "store-private.h"
 
 #define NET_FILTER " m.duplicate_of IS NULL AND m.author_id IS NOT NULL AND" STORE_FILTER_SQL
+/* Networks of groups and sites count every canonical message, with an
+ * author or not. */
+#define ANY_FILTER " m.duplicate_of IS NULL AND" STORE_FILTER_SQL
 
 static const char *const net_sql[] = {
   [STORE_NET_AUTHORS] =
@@ -37,6 +40,19 @@ static const char *const net_sql[] = {
     " (SELECT group_concat(address, ' ') FROM (SELECT address FROM author_addresses aa"
     "   WHERE aa.author_id = a.id ORDER BY aa.messages DESC, aa.address)) AS addresses"
     " FROM authors a ORDER BY a.id",
+  [STORE_NET_GROUP_NODES] =
+    "SELECT g.id, g.name, count(*), count(DISTINCT m.author_id), min(m.date), max(m.date)"
+    " FROM messages m JOIN message_newsgroups mg ON mg.message_id = m.id"
+    " JOIN newsgroups g ON g.id = mg.newsgroup_id WHERE" ANY_FILTER
+    " GROUP BY g.id ORDER BY g.id",
+  [STORE_NET_CROSSPOSTS] =
+    "SELECT m.id, mg.newsgroup_id, m.date FROM messages m"
+    " JOIN message_newsgroups mg ON mg.message_id = m.id WHERE" ANY_FILTER
+    " AND (SELECT count(*) FROM message_newsgroups x WHERE x.message_id = m.id) > 1"
+    " ORDER BY m.id, mg.newsgroup_id",
+  [STORE_NET_PATHS] =
+    "SELECT m.id, u.path, m.date FROM messages m JOIN usenet_headers u ON u.message_id = m.id"
+    " WHERE u.path IS NOT NULL AND" ANY_FILTER " ORDER BY m.id",
 };
 
 gboolean
@@ -85,6 +101,26 @@ store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter
         case STORE_NET_THREADS:
           row.thread = sqlite3_column_int64 (stmt, 0);
           row.author = sqlite3_column_int64 (stmt, 1);
+          row.messages = 1;
+          row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
+          break;
+        case STORE_NET_GROUP_NODES:
+          row.other = sqlite3_column_int64 (stmt, 0);
+          row.name = (const char *) sqlite3_column_text (stmt, 1);
+          row.messages = sqlite3_column_int64 (stmt, 2);
+          row.authors = sqlite3_column_int64 (stmt, 3);
+          row.first_date = (const char *) sqlite3_column_text (stmt, 4);
+          row.last_date = (const char *) sqlite3_column_text (stmt, 5);
+          break;
+        case STORE_NET_CROSSPOSTS:
+          row.message = sqlite3_column_int64 (stmt, 0);
+          row.other = sqlite3_column_int64 (stmt, 1);
+          row.messages = 1;
+          row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
+          break;
+        case STORE_NET_PATHS:
+          row.message = sqlite3_column_int64 (stmt, 0);
+          row.name = (const char *) sqlite3_column_text (stmt, 1);
           row.messages = 1;
           row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
           break;

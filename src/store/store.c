@@ -86,6 +86,12 @@ static const char *const stmt_sql[N_STMTS] = {
     "INSERT INTO authors (id, name, address, messages) VALUES (?1, ?2, ?2, 0)",
   [STMT_INSERT_AUTHOR_ADDRESS] =
     "INSERT INTO author_addresses (address, author_id, messages) VALUES (?2, ?1, 0)",
+  [STMT_INSERT_USENET] =
+    "INSERT INTO usenet_headers (message_id, path, control, cancels, supersedes, approved, followup_to)"
+    " VALUES (:id, :path, :control, :cancels, :supersedes, :approved, :followup_to)",
+  [STMT_INSERT_LINK] =
+    "INSERT INTO links (message_id, position, url, normalized, host, domain, wayback)"
+    " VALUES (:id, :position, :url, :normalized, :host, :domain, :wayback)",
 };
 
 
@@ -1211,6 +1217,55 @@ add_groups (Store *store, gint64 id, const char *const *groups, guint n, GError 
   return TRUE;
 }
 
+/* Binds @value to the named parameter @name of @stmt (NULL: SQL NULL). */
+static void
+bind_named (sqlite3_stmt *stmt, const char *name, const char *value)
+{
+  _store_bind_text_or_null (stmt, sqlite3_bind_parameter_index (stmt, name), value);
+}
+
+static gboolean
+add_usenet (Store *store, gint64 id, const StoreUsenet *u, GError **error)
+{
+  sqlite3_stmt *stmt = store->stmts[STMT_INSERT_USENET];
+  int rc;
+
+  if (!u->path && !u->control && !u->cancels && !u->supersedes && !u->approved && !u->followup_to)
+    return TRUE;
+  sqlite3_bind_int64 (stmt, sqlite3_bind_parameter_index (stmt, ":id"), id);
+  bind_named (stmt, ":path", u->path);
+  bind_named (stmt, ":control", u->control);
+  bind_named (stmt, ":cancels", u->cancels);
+  bind_named (stmt, ":supersedes", u->supersedes);
+  bind_named (stmt, ":approved", u->approved);
+  bind_named (stmt, ":followup_to", u->followup_to);
+  if ((rc = step_reset (stmt)) != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot record Usenet headers", error);
+  return TRUE;
+}
+
+static gboolean
+add_links (Store *store, gint64 id, const StoreLink *links, guint n, GError **error)
+{
+  sqlite3_stmt *stmt = store->stmts[STMT_INSERT_LINK];
+
+  for (guint i = 0; i < n; i++)
+    {
+      int rc;
+
+      sqlite3_bind_int64 (stmt, sqlite3_bind_parameter_index (stmt, ":id"), id);
+      sqlite3_bind_int64 (stmt, sqlite3_bind_parameter_index (stmt, ":position"), i);
+      bind_named (stmt, ":url", links[i].url);
+      bind_named (stmt, ":normalized", links[i].normalized);
+      bind_named (stmt, ":host", links[i].host);
+      bind_named (stmt, ":domain", links[i].domain);
+      bind_named (stmt, ":wayback", links[i].wayback);
+      if ((rc = step_reset (stmt)) != SQLITE_DONE)
+        return _store_fail (store, rc, "cannot record a link", error);
+    }
+  return TRUE;
+}
+
 /* A file with a savepoint has its full-text rows indexed after it
  * (fts_flush()); the first of a transaction, as they come.  So does a
  * file with a savepoint once its own rows hold FTS_WAITING_BYTES of text:
@@ -1511,7 +1566,9 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
          add_attachments (store, m, error) &&
          add_refs (store, m->id, STORE_REF_REFERENCES, m->references, m->n_references, error) &&
          add_refs (store, m->id, STORE_REF_IN_REPLY_TO, m->in_reply_to, m->n_in_reply_to, error) &&
-         add_groups (store, m->id, m->newsgroups, m->n_newsgroups, error);
+         add_groups (store, m->id, m->newsgroups, m->n_newsgroups, error) &&
+         add_usenet (store, m->id, &m->usenet, error) &&
+         add_links (store, m->id, m->links, m->n_links, error);
 }
 
 /* Sets one message's text signals (deja analyse). */

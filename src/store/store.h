@@ -74,6 +74,17 @@ typedef struct {
   double oov_share;          /* < 0: NULL (no dictionary) */
 } StoreTextSignals;
 
+/* Usenet's transport and control headers of a message (usenet_headers);
+ * NULL when absent. */
+typedef struct {
+  const char *path, *control, *cancels, *supersedes, *approved, *followup_to;
+} StoreUsenet;
+
+/* A link cited in own text (links). */
+typedef struct {
+  const char *url, *normalized, *host, *domain, *wayback;
+} StoreLink;
+
 /* One message row as the store writes it: every value already text or a
  * number (the store knows no parser type).  Strings are borrowed for the
  * call; NULL is SQL NULL. */
@@ -111,6 +122,9 @@ typedef struct {
   StoreThreadGuess guess;
   StoreTextSignals text;     /* lang NULL: not analysed (left to deja analyse) */
   gsize body_len, own_text_len;  /* when known, else 0 (then measured) */
+  StoreUsenet usenet;
+  const StoreLink *links;
+  guint n_links;
 } StoreMessage;
 
 /* One separator-log row (docs/splitter.md), as text. */
@@ -280,6 +294,9 @@ typedef enum {
   STORE_NET_THREADS,     /* thread, author, date: one row per author and thread */
   STORE_NET_GROUPS,      /* author, other (newsgroups.id), name (of the group), messages, dates */
   STORE_NET_EVERY_AUTHOR,  /* as AUTHORS for every author, unfiltered, messages 0, no dates */
+  STORE_NET_GROUP_NODES, /* other (newsgroups.id), name, messages, authors, dates: every message */
+  STORE_NET_CROSSPOSTS,  /* message, other (newsgroups.id), date: messages in two groups or more */
+  STORE_NET_PATHS,       /* message, name (the Path), date: messages with a Path */
 } StoreNetQuery;
 
 /* One row of a network query; which members are set depends on it
@@ -291,7 +308,9 @@ typedef struct {
   const char *address;       /* AUTHORS: the primary address */
   const char *addresses;     /* AUTHORS: every address, space-separated, most used first */
   gint64 thread;             /* THREADS: thread id */
+  gint64 message;            /* CROSSPOSTS, PATHS: messages.id */
   gint64 messages;           /* AUTHORS, GROUPS: how many (in the filter); REPLIES, THREADS: 1 */
+  gint64 authors;            /* GROUP_NODES: distinct authors */
   const char *first_date;    /* or the date of the one message */
   const char *last_date;
 } StoreNetRow;
