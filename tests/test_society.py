@@ -201,5 +201,78 @@ def site_network_of_path():
     assert stats["directed"] is True and stats["kind"] == "site", stats
 
 
+LINKS = os.path.join(FIXTURES, "society", "links.mbox")
+
+
+def rows_of(db, *args):
+    return json.loads(ok(*(("links", "--db", db, "--format", "json") + args)).stdout)
+
+
+@tap.test
+def links_in_own_text_with_their_archived_copies():
+    db = fresh_db("links.db")
+    ok("ingest", "-q", "--db", db, LINKS)
+    # k1: example.com, bbc.co.uk, funet.fi; k2 quotes k1's link (not counted)
+    # and cites news.bbc.co.uk and an address; k3 cites example.com twice;
+    # k4's mailto: and news: are no links
+    domains = {r["domain"]: (r["messages"], r["links"], r["authors"], r["first_date"], r["last_date"])
+               for r in rows_of(db)}
+    assert domains == {
+        "example.com": (2, 3, 1, "1996-05-01T08:00:00", "1997-03-01T12:00:00"),
+        "bbc.co.uk": (2, 2, 2, "1996-05-01T08:00:00", "1996-05-02T09:30:00"),
+        "funet.fi": (1, 1, 1, "1996-05-01T08:00:00", "1996-05-01T08:00:00"),
+        "10.1.2.3": (1, 1, 1, "1996-05-02T09:30:00", "1996-05-02T09:30:00"),
+    }, domains
+    assert list(rows_of(db)[0]) == ["domain", "messages", "links", "authors", "first_date", "last_date"]
+    by = {(r["group"], r["period"], r["domain"]): r["messages"]
+          for r in rows_of(db, "--by", "year", "--per-group")}
+    assert by == {("comp.infosystems.www", "1996", "example.com"): 1,
+                  ("comp.infosystems.www", "1996", "bbc.co.uk"): 2,
+                  ("comp.infosystems.www", "1996", "funet.fi"): 1,
+                  ("comp.infosystems.www", "1996", "10.1.2.3"): 1,
+                  ("alt.html", "1996", "bbc.co.uk"): 1, ("alt.html", "1996", "10.1.2.3"): 1,
+                  ("alt.html", "1997", "example.com"): 1}, by
+    top = rows_of(db, "--by", "year", "--top", "1")
+    assert [(r["period"], r["domain"]) for r in top] == [("1996", "bbc.co.uk"), ("1997", "example.com")], top
+    urls = rows_of(db, "--urls")
+    assert [(u["message"], u["url"]) for u in urls] == [
+        ("k1@links.example", "http://WWW.Example.COM:80/~ann/index.html#top"),
+        ("k1@links.example", "www.bbc.co.uk/news"),
+        ("k1@links.example", "ftp://ftp.funet.fi/pub/"),
+        ("k2@links.example", "http://news.bbc.co.uk/"),
+        ("k2@links.example", "http://10.1.2.3/cgi-bin/x"),
+        ("k3@links.example", "http://www.example.com/~ann/"),
+        ("k3@links.example", "http://www.example.com/~ann/new.html")], urls
+    first = urls[0]
+    assert (first["normalized"], first["host"], first["domain"], first["wayback"]) == (
+        "http://www.example.com/~ann/index.html", "www.example.com", "example.com",
+        "https://web.archive.org/web/19960501080000/http://www.example.com/~ann/index.html"), first
+    assert urls[4]["domain"] is None and urls[4]["host"] == "10.1.2.3"
+    # the table the contract names
+    with sqlite3.connect(db) as c:
+        cols = [r[1] for r in c.execute("PRAGMA table_info(links)")]
+        for name in ("message_id", "url", "host", "domain", "wayback"):
+            assert name in cols, cols
+        assert c.execute("SELECT count(*) FROM links l JOIN messages m ON m.id = l.message_id").fetchone() == (7,)
+    assert deja("links", "--db", db, "--urls", "--top", "3").returncode == 2
+
+
+@tap.test
+def link_network_of_authors_and_domains():
+    db = fresh_db("links-net.db")
+    ok("ingest", "-q", "--db", db, LINKS)
+    path = tmp("links.graphml")
+    ok("network", "--db", db, "--kind", "link", "--format", "graphml", "--out", path)
+    g = nx_read("graphml", path)
+    names = {n: d["name"] for n, d in g["nodes"].items()}
+    types = {d["name"]: d["type"] for d in g["nodes"].values()}
+    # every author of a counted message is a vertex, as in every network of authors: Cy too
+    assert types == {"Ann": "author", "Bob": "author", "Cy": "author", "example.com": "domain", "bbc.co.uk": "domain",
+                     "funet.fi": "domain", "10.1.2.3": "domain"}, types
+    edges = {(names[s], names[t]): d["weight"] for s, t, d in g["edges"]}
+    assert edges == {("Ann", "example.com"): 2, ("Ann", "bbc.co.uk"): 1, ("Ann", "funet.fi"): 1,
+                     ("Bob", "bbc.co.uk"): 1, ("Bob", "10.1.2.3"): 1}, edges
+
+
 if __name__ == "__main__":
     tap.run()

@@ -23,6 +23,7 @@ ALLOWED_SQL_ARGS = {
     "stmt_sql[i]",      # store.c: a static table of literals
     "net_sql[query]",   # store-network.c: a static table of literals
     "group_posts_sql",  # store-groups.c: one static literal
+    "links_sql[query]",  # store-links.c: a static table of literals
     "report_sql[kind]", # store-query.c: a static table of literals
     "search_sql[mode][filter->match == NULL]",  # store-query.c: a static table of literals
     "show_sql[what]",   # store-show.c: a static table of literals

@@ -18,6 +18,7 @@ int cmd_export (int argc, char **argv);
 int cmd_thread (int argc, char **argv);
 int cmd_network (int argc, char **argv);
 int cmd_groups (int argc, char **argv);
+int cmd_links (int argc, char **argv);
 int cmd_stats (int argc, char **argv);
 int cmd_export_mbox (int argc, char **argv);
 int cmd_review (int argc, char **argv);

@@ -30,6 +30,7 @@ static const struct {
   { "authors", cmd_authors, "list authors, suggest and decide which addresses are one person" },
   { "network", cmd_network, "export the reply network (GraphML, GML, Pajek, CSV, GEXF) and its statistics" },
   { "groups", cmd_groups, "social accounting per group and period: who posts, comes, stays, leaves; threads" },
+  { "links", cmd_links, "links cited in own text: domains over time, and each link's Wayback Machine copy" },
   { "stats", cmd_stats, "count messages per newsgroup and year, authors, threads, dates" },
   { "show", cmd_show, "read one message, its place in the archive, or its thread as a tree" },
   { "analyse", cmd_analyse, "language and prose signals of own text stored by an older deja" },

@@ -45,7 +45,7 @@ network_free (Network *n)
 const char *
 network_kind_name (NetworkKind kind)
 {
-  static const char *const names[] = { "reply", "thread", "group", "crosspost", "site" };
+  static const char *const names[] = { "reply", "thread", "group", "crosspost", "site", "link" };
   return names[kind];
 }
 
@@ -287,9 +287,9 @@ network_path_sites (const char *path)
 }
 
 static guint
-site_vertex (Builder *b, const char *site)
+named_vertex (Builder *b, const char *prefix, const char *site)
 {
-  g_autofree char *key = g_strconcat ("s:", site, NULL);
+  g_autofree char *key = g_strconcat (prefix, site, NULL);
   gpointer found = g_hash_table_lookup (b->vertex_of, key);
   NetVertex *v;
 
@@ -299,7 +299,8 @@ site_vertex (Builder *b, const char *site)
   v->id = g_steal_pointer (&key);
   v->name = g_strdup (site);
   v->address = g_strdup (site);
-  v->is_site = TRUE;
+  v->is_site = prefix[0] == 's';
+  v->is_domain = prefix[0] == 'd';
   g_ptr_array_add (b->net->vertices, v);
   g_hash_table_insert (b->vertex_of, v->id, GUINT_TO_POINTER (b->net->vertices->len));
   return b->net->vertices->len - 1;
@@ -320,7 +321,7 @@ add_path (const StoreNetRow *r, gpointer data)
 
   for (guint i = 0; i < sites->len; i++)
     {
-      guint v = site_vertex (b, g_ptr_array_index (sites, i));
+      guint v = named_vertex (b, "s:", g_ptr_array_index (sites, i));
       NetVertex *vertex = g_ptr_array_index (b->net->vertices, v);
 
       g_array_append_val (index, v);
@@ -337,6 +338,21 @@ add_path (const StoreNetRow *r, gpointer data)
       if (from != to && g_hash_table_add (hops, g_strdup_printf ("%u %u", from, to)))
         count_on_edge (edge_for (b, from, to), 1, r->first_date, r->last_date);
     }
+  return TRUE;
+}
+
+/* NETWORK_LINK: an author's messages citing a domain. */
+static gboolean
+add_link (const StoreNetRow *r, gpointer data)
+{
+  Builder *b = data;
+  guint author = vertex_for (b, r->author, FALSE), domain = named_vertex (b, "d:", r->name);
+  NetVertex *d = g_ptr_array_index (b->net->vertices, domain);
+
+  d->messages += r->messages;
+  widen_dates (&d->first_date, &d->last_date, r->first_date);
+  widen_dates (&d->first_date, &d->last_date, r->last_date);
+  count_on_edge (edge_for (b, author, domain), r->messages, r->first_date, r->last_date);
   return TRUE;
 }
 
@@ -373,7 +389,8 @@ network_load (Store *store, const NetworkOptions *options, GError **error)
   gboolean ok;
 
   net->kind = options->kind;
-  net->directed = options->kind == NETWORK_REPLY || options->kind == NETWORK_SITE;
+  net->directed = options->kind == NETWORK_REPLY || options->kind == NETWORK_SITE ||
+                  options->kind == NETWORK_LINK;
   net->vertices = g_ptr_array_new_with_free_func ((GDestroyNotify) vertex_free);
   net->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) edge_free);
   if (options->kind == NETWORK_CROSSPOST)
@@ -391,6 +408,8 @@ network_load (Store *store, const NetworkOptions *options, GError **error)
     ;
   else if (ok && options->kind == NETWORK_REPLY)
     ok = store_network_rows (store, STORE_NET_REPLIES, &options->filter, add_reply, &b, error);
+  else if (ok && options->kind == NETWORK_LINK)
+    ok = store_network_rows (store, STORE_NET_LINKS, &options->filter, add_link, &b, error);
   else if (ok && options->kind == NETWORK_THREAD)
     {
       ok = store_network_rows (store, STORE_NET_THREADS, &options->filter, add_thread_author, &b, error);
@@ -423,7 +442,7 @@ network_pseudonymise (Network *net, NetworkPseudonymFunc pseudonym, gpointer use
       NetVertex *v = g_ptr_array_index (net->vertices, i);
       char *p;
 
-      if (v->is_group || v->is_site)
+      if (v->is_group || v->is_site || v->is_domain)
         continue;
       p = pseudonym (v->address, user_data);
       g_free (v->id), v->id = g_strdup (p);

@@ -14,10 +14,12 @@ typedef enum {
   NETWORK_GROUP,    /* author -- newsgroup, bipartite, undirected */
   NETWORK_CROSSPOST,/* newsgroup -- newsgroup, by messages posted to both, undirected */
   NETWORK_SITE,     /* news site -> news site of Path:, as news travelled, directed */
+  NETWORK_LINK,     /* author -> domain cited in own text, bipartite, directed */
 } NetworkKind;
 
 typedef struct {
-  char *id;              /* "a" + authors.id, "g" + newsgroups.id, or "s:" + a site's name:
+  char *id;              /* "a" + authors.id, "g" + newsgroups.id, "s:" + a site's name or
+                          * "d:" + a domain's:
                           * stable across filters */
   gint64 author_id;      /* 0 for a newsgroup */
   char *address;         /* the author's primary address, or the newsgroup's name */
@@ -28,6 +30,7 @@ typedef struct {
   char *first_date, *last_date;
   gboolean is_group;     /* a newsgroup vertex (NETWORK_GROUP, NETWORK_CROSSPOST) */
   gboolean is_site;      /* a news site (NETWORK_SITE) */
+  gboolean is_domain;    /* a domain cited (NETWORK_LINK) */
   /* metrics, filled by graph_compute_metrics() */
   double in_degree, out_degree, strength, betweenness;
   gint64 community;

@@ -53,6 +53,10 @@ static const char *const net_sql[] = {
   [STORE_NET_PATHS] =
     "SELECT m.id, u.path, m.date FROM messages m JOIN usenet_headers u ON u.message_id = m.id"
     " WHERE u.path IS NOT NULL AND" ANY_FILTER " ORDER BY m.id",
+  [STORE_NET_LINKS] =
+    "SELECT m.author_id, coalesce(l.domain, l.host, '(none)'), count(DISTINCT m.id), min(m.date),"
+    " max(m.date) FROM links l JOIN messages m ON m.id = l.message_id WHERE" NET_FILTER
+    " GROUP BY 1, 2 ORDER BY 1, 2",
 };
 
 gboolean
@@ -83,6 +87,13 @@ store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter
           row.first_date = (const char *) sqlite3_column_text (stmt, 4);
           row.last_date = (const char *) sqlite3_column_text (stmt, 5);
           row.addresses = (const char *) sqlite3_column_text (stmt, 6);
+          break;
+        case STORE_NET_LINKS:
+          row.author = sqlite3_column_int64 (stmt, 0);
+          row.name = (const char *) sqlite3_column_text (stmt, 1);
+          row.messages = sqlite3_column_int64 (stmt, 2);
+          row.first_date = (const char *) sqlite3_column_text (stmt, 3);
+          row.last_date = (const char *) sqlite3_column_text (stmt, 4);
           break;
         case STORE_NET_GROUPS:
           row.author = sqlite3_column_int64 (stmt, 0);

@@ -297,6 +297,7 @@ typedef enum {
   STORE_NET_GROUP_NODES, /* other (newsgroups.id), name, messages, authors, dates: every message */
   STORE_NET_CROSSPOSTS,  /* message, other (newsgroups.id), date: messages in two groups or more */
   STORE_NET_PATHS,       /* message, name (the Path), date: messages with a Path */
+  STORE_NET_LINKS,       /* author, name (the domain cited), messages, dates */
 } StoreNetQuery;
 
 /* One row of a network query; which members are set depends on it
@@ -346,6 +347,15 @@ typedef struct {
 
 typedef gboolean (*StoreTreePostFunc) (const StoreTreePost *row, gpointer user_data);
 gboolean store_reply_tree (Store *store, StoreTreePostFunc func, gpointer user_data, GError **error);
+
+/* deja links (store-links.c). */
+typedef enum {
+  STORE_LINKS_DOMAINS,   /* group, period, domain, messages, links, authors, first_date, last_date */
+  STORE_LINKS_URLS,      /* message_id, message, date, author, url, normalized, host, domain, wayback */
+} StoreLinks;
+
+gboolean store_links (Store *store, StoreLinks query, const StoreFilter *filter, const char *by,
+                      gboolean per_group, StoreRowFunc func, gpointer user_data, GError **error);
 
 /* deja stats (store-query.c). */
 typedef enum {
