@@ -72,9 +72,14 @@ def accounting_by_year_computed_by_hand():
         (1, 1, 1, 1), a91
     assert a91["median_hours_to_first_reply"] is None      # no thread of 1991 was answered
     assert (a91["crossposts"], a91["crosspost_groups"]) == (1, "soc.c:1")
-    # 1992: dan is new; cy and ann were last seen in 1991
-    assert (a92["messages"], a92["new_authors"], a92["returning_authors"], a92["lost_authors"]) == \
-        (1, 1, 0, 2), a92
+    # 1992: dan is new; cy and ann were last seen in 1991.  Two cancels of
+    # m6 (control messages, not posts) and m12 superseding it: posts m6, m12
+    assert (a92["messages"], a92["authors"], a92["new_authors"], a92["returning_authors"],
+            a92["lost_authors"]) == (2, 1, 1, 0, 2), a92
+    assert (a92["threads"], a92["unanswered_threads"], a92["messages_per_author"]) == (2, 2, 2), a92
+    assert (a92["control_messages"], a92["cancels"], a92["cancelled"], a92["superseded"]) == (2, 2, 1, 1), a92
+    # moderated: m3 carries Approved:
+    assert (a90["approved"], a91["approved"], a90["cancels"]) == (1, 0, 0)
     # a group with one message, and one only cross-posted to
     b = rows["soc.b", "1990"]
     assert (b["messages"], b["authors"], b["threads"], b["unanswered_threads"], b["top_decile_share"]) == \
@@ -149,7 +154,7 @@ def crosspost_network_of_groups():
         assert sorted(names) == sorted(ids) and names == ids, (fmt, names)
         nodes = g["nodes"]
         assert {names[n]: (d["messages"], d["authors"]) for n, d in nodes.items()} == \
-            {"soc.a": (7, 4), "soc.b": (1, 1), "soc.c": (1, 1)}, (fmt, nodes)
+            {"soc.a": (8, 4), "soc.b": (1, 1), "soc.c": (1, 1)}, (fmt, nodes)   # posts, not cancels
         edges = {tuple(sorted((names[s], names[t]))): d["weight"] for s, t, d in g["edges"]}
         assert edges == CROSSPOST_EDGES, (fmt, edges)
     for fmt in ("graphml", "gml"):
@@ -199,6 +204,24 @@ def site_network_of_path():
         {("ucbvax", "decvax"): 2, ("decvax", "utzoo"): 3}
     stats = json.loads(ok("network", "--db", db, "--kind", "site", "--format", "json").stdout)
     assert stats["directed"] is True and stats["kind"] == "site", stats
+
+
+@tap.test
+def cancels_and_supersedes_link_never_delete():
+    db = database()
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT t.message_id, r.kind, b.message_id FROM message_revisions r"
+                         " JOIN messages t ON t.id = r.message_id JOIN messages b ON b.id = r.by_id"
+                         " ORDER BY 2, 3").fetchall()
+        assert rows == [("m6@society.example", "cancelled", "m10@society.example"),
+                        ("m6@society.example", "cancelled", "m9@society.example"),
+                        ("m6@society.example", "superseded", "m12@society.example")], rows
+        assert c.execute("SELECT count(*) FROM messages WHERE message_id = 'm6@society.example'").fetchone() == (1,)
+        u = c.execute("SELECT control, cancels, approved FROM usenet_headers u JOIN messages m"
+                      " ON m.id = u.message_id WHERE m.message_id IN ('m9@society.example',"
+                      " 'm3@society.example') ORDER BY m.id").fetchall()
+        assert u == [(None, None, "moderator@utzoo.example"),
+                     ("cancel <m6@society.example>", "m6@society.example", None)], u
 
 
 LINKS = os.path.join(FIXTURES, "society", "links.mbox")

@@ -204,6 +204,7 @@ thread_breadth (const ThreadShape *t)
 typedef struct {
   gint64 period;
   gint64 messages, replies, threads, unanswered, crossposts;
+  gint64 controls, cancels, cancelled, superseded, approved;
   GHashTable *authors;        /* author id -> messages in the period */
   GArray *reply_hours;        /* of double: time to first reply, of threads started */
   gint64 depth_sum, breadth_sum;
@@ -347,7 +348,7 @@ period_at (Accounting *a, gint64 period)
 
 /* ---- rows ---- */
 
-#define N_COLUMNS 22
+#define N_COLUMNS 27
 
 typedef struct {
   RowValue values[N_COLUMNS];
@@ -466,6 +467,11 @@ emit_period (Accounting *a, const Period *p, const Period *previous)
   put (&r, "crosspost_groups", top_counts (p->others, 5), FALSE);
   put_real (&r, "median_words", median_of (p->words, FALSE));
   put (&r, "languages", top_counts (p->langs, 5), FALSE);
+  put_int (&r, "approved", p->approved);
+  put_int (&r, "cancelled", p->cancelled);
+  put_int (&r, "superseded", p->superseded);
+  put_int (&r, "control_messages", p->controls);
+  put_int (&r, "cancels", p->cancels);
   ok = a->func (r.values, r.n, a->user_data);
   a->rows++;
   return ok;
@@ -506,7 +512,17 @@ add_post (const StoreGroupPost *row, gpointer data)
   if (period == G_MININT64)
     return TRUE;
   p = period_at (a, period);
+  if (row->control)
+    {
+      /* a control message is not a post: counted apart */
+      p->controls++;
+      p->cancels += row->cancel;
+      return TRUE;
+    }
   p->messages++;
+  p->approved += row->approved;
+  p->cancelled += row->cancelled;
+  p->superseded += row->superseded;
   if (row->author != 0)
     {
       gint64 *first = g_hash_table_lookup (a->first, &row->author);

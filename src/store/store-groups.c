@@ -11,9 +11,12 @@ static const char group_posts_sql[] =
   "SELECT g.id, g.name, m.id, m.date, m.author_id, m.thread_id,"
   " (m.parent_id IS NOT NULL OR m.missing_parent IS NOT NULL) AS reply, m.words, m.lang,"
   " (SELECT group_concat(g2.name, ' ') FROM message_newsgroups x JOIN newsgroups g2"
-  "   ON g2.id = x.newsgroup_id WHERE x.message_id = m.id AND x.newsgroup_id <> g.id) AS others"
+  "   ON g2.id = x.newsgroup_id WHERE x.message_id = m.id AND x.newsgroup_id <> g.id) AS others,"
+  " u.control, u.cancels IS NOT NULL AS cancel, u.approved IS NOT NULL AS approved,"
+  " EXISTS (SELECT 1 FROM usenet_headers c WHERE c.cancels = m.message_id) AS cancelled,"
+  " EXISTS (SELECT 1 FROM usenet_headers s WHERE s.supersedes = m.message_id) AS superseded"
   " FROM newsgroups g JOIN message_newsgroups mg ON mg.newsgroup_id = g.id"
-  " JOIN messages m ON m.id = mg.message_id"
+  " JOIN messages m ON m.id = mg.message_id LEFT JOIN usenet_headers u ON u.message_id = m.id"
   " WHERE m.duplicate_of IS NULL AND m.date IS NOT NULL AND" STORE_FILTER_SQL
   " AND (NOT :grouped OR EXISTS (SELECT 1 FROM temp.deja_filter_groups t WHERE g.name GLOB t.value))"
   " ORDER BY g.name, m.date, m.id";
@@ -50,6 +53,11 @@ store_group_posts (Store *store, const StoreFilter *filter, StoreGroupPostFunc f
         .words = sqlite3_column_type (stmt, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64 (stmt, 7),
         .lang = (const char *) sqlite3_column_text (stmt, 8),
         .other_groups = (const char *) sqlite3_column_text (stmt, 9),
+        .control = sqlite3_column_type (stmt, 10) != SQLITE_NULL,
+        .cancel = sqlite3_column_int (stmt, 11) != 0,
+        .approved = sqlite3_column_int (stmt, 12) != 0,
+        .cancelled = sqlite3_column_int (stmt, 13) != 0,
+        .superseded = sqlite3_column_int (stmt, 14) != 0,
       };
 
       if (!func (&row, user_data))

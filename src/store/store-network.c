@@ -44,6 +44,7 @@ static const char *const net_sql[] = {
     "SELECT g.id, g.name, count(*), count(DISTINCT m.author_id), min(m.date), max(m.date)"
     " FROM messages m JOIN message_newsgroups mg ON mg.message_id = m.id"
     " JOIN newsgroups g ON g.id = mg.newsgroup_id WHERE" ANY_FILTER
+    " AND NOT EXISTS (SELECT 1 FROM usenet_headers u WHERE u.message_id = m.id AND u.control IS NOT NULL)"
     " GROUP BY g.id ORDER BY g.id",
   [STORE_NET_CROSSPOSTS] =
     "SELECT m.id, mg.newsgroup_id, m.date FROM messages m"

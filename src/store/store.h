@@ -333,6 +333,11 @@ typedef struct {
   gint64 words;              /* of own text, -1 when not analysed */
   const char *lang;          /* or NULL */
   const char *other_groups;  /* the message's other groups, space-separated, or NULL */
+  gboolean control;          /* a control message (Control:), not a post */
+  gboolean cancel;           /* a cancel */
+  gboolean approved;         /* Approved: a moderator's */
+  gboolean cancelled;        /* a cancel names it */
+  gboolean superseded;       /* a later article supersedes it */
 } StoreGroupPost;
 
 typedef gboolean (*StoreGroupPostFunc) (const StoreGroupPost *row, gpointer user_data);
