@@ -224,6 +224,32 @@ def cancels_and_supersedes_link_never_delete():
                      ("cancel <m6@society.example>", "m6@society.example", None)], u
 
 
+@tap.test
+def author_roles_by_the_documented_rule():
+    db = fresh_db("roles.db")
+    ok("ingest", "-q", "--db", db, os.path.join(FIXTURES, "society", "roles.mbox"))
+    rows = {r["name"]: r for r in json.loads(ok("authors", "--db", db, "--roles", "--format", "json").stdout)}
+    roles = {name: r["role"] for name, r in rows.items()}
+    assert roles == {"Helper": "answer person", "Talker0": "mixed", "Talker1": "discussion person",
+                     "Talker2": "discussion person", "Talker3": "discussion person",
+                     "Shouter": "unanswered starter", "Starter": "thread starter",
+                     "Asker0": "occasional", "Asker1": "occasional", "Asker2": "occasional",
+                     "Asker3": "occasional", "Asker4": "occasional", "Asker5": "occasional"}, roles
+    # the signature, by hand: the helper answered six askers in their threads;
+    # ties: askers 0-4 have 2 (helper, starter), asker 5 has 1, talkers 3,
+    # the starter 5, the helper 6: the median author with a tie has 2, and
+    # all the helper's partners have 2 or fewer
+    h = rows["Helper"]
+    assert (h["replies_to_others"], h["ties"], h["low_degree_tie_share"], h["replies_received_per_message"]) == \
+        (6, 6, 1, 0), h
+    t = rows["Talker1"]
+    assert (t["replies_to_others"], t["ties"], t["low_degree_tie_share"]) == (5, 3, 0), t
+    assert rows["Shouter"]["ties"] == 0 and rows["Shouter"]["low_degree_tie_share"] is None
+    assert rows["Talker0"]["replies_to_others"] == 0     # every reply in the thread it started
+    r = deja("authors", "--db", db, "--roles", "--suggest")
+    assert r.returncode == 2, r.stderr
+
+
 LINKS = os.path.join(FIXTURES, "society", "links.mbox")
 
 

@@ -13,6 +13,7 @@
  */
 #include "deja.h"
 #include "output.h"
+#include "roles.h"
 #include "rows.h"
 #include "store.h"
 
@@ -24,7 +25,7 @@
 typedef struct {
   char *db, *format, *export_path, *import_path, *split, *note;
   char **merge, **never;
-  gboolean addresses, suggest, review, decisions;
+  gboolean addresses, suggest, review, decisions, roles;
   gint64 min_messages;
   int min_score;
 } Args;
@@ -48,6 +49,72 @@ list (Store *store, StoreAuthors what, const Args *a, RowFormat format)
 
   ok = store_authors (store, what, a->min_messages, row_writer_add_func, writer, &error);
   row_writer_finish (writer);
+  if (!ok)
+    {
+      deja_error ("cannot read the authors of '%s': %s", a->db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  return DEJA_EXIT_OK;
+}
+
+/* --roles: each author's row, and its structural signature (roles.c). */
+typedef struct {
+  RowWriter *writer;
+  const Roles *roles;
+} RoleRows;
+
+static gint64
+number (const StoreValue *v, guint n, const char *name)
+{
+  const char *text = row_get (v, n, name);
+
+  return text ? g_ascii_strtoll (text, NULL, 10) : 0;
+}
+
+static gboolean
+role_row (const StoreValue *v, guint n, gpointer data)
+{
+  RoleRows *r = data;
+  gint64 messages = number (v, n, "messages");
+  const RoleFacts *f = roles_facts (r->roles, number (v, n, "author_id"));
+  char buffer[5][G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree StoreValue *all = g_new (StoreValue, n + 5);
+
+  memcpy (all, v, n * sizeof *v);
+  g_snprintf (buffer[0], sizeof buffer[0], "%" G_GINT64_FORMAT, f->replies_to_others);
+  g_snprintf (buffer[1], sizeof buffer[1], "%" G_GINT64_FORMAT, f->ties);
+  g_ascii_formatd (buffer[2], sizeof buffer[2], "%.4f", f->low_degree_tie_share);
+  g_ascii_formatd (buffer[3], sizeof buffer[3], "%.4f",
+                   messages ? (double) number (v, n, "replies_received") / (double) messages : 0);
+  all[n] = (StoreValue) { .name = "replies_to_others", .text = buffer[0], .number = TRUE };
+  all[n + 1] = (StoreValue) { .name = "ties", .text = buffer[1], .number = TRUE };
+  all[n + 2] = (StoreValue) { .name = "low_degree_tie_share",
+                              .text = f->low_degree_tie_share < 0 ? NULL : buffer[2], .number = TRUE };
+  all[n + 3] = (StoreValue) { .name = "replies_received_per_message", .text = messages ? buffer[3] : NULL,
+                              .number = TRUE };
+  all[n + 4] = (StoreValue) { .name = "role", .number = FALSE,
+                              .text = roles_label (messages, number (v, n, "threads_started"),
+                                                   number (v, n, "replies_received"), f) };
+  row_writer_add (r->writer, all, n + 5);
+  return TRUE;
+}
+
+static int
+list_roles (Store *store, const Args *a, RowFormat format)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Roles) roles = roles_load (store, &error);
+  RoleRows rows = { .roles = roles };
+  gboolean ok;
+
+  if (roles == NULL)
+    {
+      deja_error ("cannot read the replies of '%s': %s", a->db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  rows.writer = row_writer_new (format, stdout);
+  ok = store_authors (store, STORE_AUTHORS_LIST, a->min_messages, role_row, &rows, &error);
+  row_writer_finish (rows.writer);
   if (!ok)
     {
       deja_error ("cannot read the authors of '%s': %s", a->db, error->message);
@@ -381,10 +448,10 @@ check (GOptionContext *context, Args *a, int argc, char **argv, RowFormat *forma
     return status;
   if (!row_format_parse (a->format, ROW_FORMAT_TABLE, format))
     return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
-  modes = a->addresses + a->suggest + a->review + a->decisions + (a->export_path != NULL) +
+  modes = a->addresses + a->suggest + a->review + a->decisions + a->roles + (a->export_path != NULL) +
           (a->import_path != NULL) + (a->merge || a->never || a->split);
   if (modes > 1)
-    return deja_usage_error (context, "--addresses, --suggest, --review, --decisions, --export,"
+    return deja_usage_error (context, "--addresses, --suggest, --review, --decisions, --roles, --export,"
                              " --import and the decisions (--merge, --never, --split) go in separate runs");
   if ((a->merge && g_strv_length (a->merge) < 2) || (a->never && g_strv_length (a->never) < 2))
     return deja_usage_error (context, "--merge and --never take two authors or more: --merge A --merge B");
@@ -404,6 +471,7 @@ cmd_authors (int argc, char **argv)
     { "format", 'f', 0, G_OPTION_ARG_STRING, &a.format, "output format (default: table)", ROW_FORMAT_NAMES },
     { "min-messages", 0, 0, G_OPTION_ARG_INT64, &a.min_messages, "only authors with N distinct messages or more", "N" },
     { "addresses", 0, 0, G_OPTION_ARG_NONE, &a.addresses, "list every address with its author", NULL },
+    { "roles", 0, 0, G_OPTION_ARG_NONE, &a.roles, "add each author's structural signature and role (answer person, discussion person, ...)", NULL },
     { "suggest", 0, 0, G_OPTION_ARG_NONE, &a.suggest, "list possible merges with their evidence, strongest first", NULL },
     { "min-score", 0, 0, G_OPTION_ARG_INT, &a.min_score, "suggestions: leave out scores below N (default 3)", "N" },
     { "review", 0, 0, G_OPTION_ARG_NONE, &a.review, "decide the suggestions one by one, in a terminal", NULL },
@@ -453,6 +521,8 @@ cmd_authors (int argc, char **argv)
     status = export_tsv (store, &a);
   else if (a.suggest)
     status = suggest (store, &a, format);
+  else if (a.roles)
+    status = list_roles (store, &a, format);
   else
     status = list (store, a.addresses ? STORE_AUTHORS_ADDRESSES
                           : a.decisions ? STORE_AUTHORS_DECISIONS : STORE_AUTHORS_LIST, &a, format);

@@ -58,6 +58,11 @@ static const char *const net_sql[] = {
     "SELECT m.author_id, coalesce(l.domain, l.host, '(none)'), count(DISTINCT m.id), min(m.date),"
     " max(m.date) FROM links l JOIN messages m ON m.id = l.message_id WHERE" NET_FILTER
     " GROUP BY 1, 2 ORDER BY 1, 2",
+  [STORE_NET_REPLY_STARTERS] =
+    "SELECT m.author_id, p.author_id, coalesce(r.author_id, 0) FROM messages m"
+    " JOIN messages p ON p.id = m.parent_id LEFT JOIN messages r ON r.id = m.thread_id"
+    " WHERE m.duplicate_of IS NULL AND m.author_id IS NOT NULL AND p.author_id IS NOT NULL"
+    " ORDER BY m.id",
 };
 
 gboolean
@@ -115,6 +120,12 @@ store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter
           row.author = sqlite3_column_int64 (stmt, 1);
           row.messages = 1;
           row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
+          break;
+        case STORE_NET_REPLY_STARTERS:
+          row.author = sqlite3_column_int64 (stmt, 0);
+          row.other = sqlite3_column_int64 (stmt, 1);
+          row.thread = sqlite3_column_int64 (stmt, 2);
+          row.messages = 1;
           break;
         case STORE_NET_GROUP_NODES:
           row.other = sqlite3_column_int64 (stmt, 0);

@@ -1217,13 +1217,6 @@ add_groups (Store *store, gint64 id, const char *const *groups, guint n, GError 
   return TRUE;
 }
 
-/* Binds @value to the named parameter @name of @stmt (NULL: SQL NULL). */
-static void
-bind_named (sqlite3_stmt *stmt, const char *name, const char *value)
-{
-  _store_bind_text_or_null (stmt, sqlite3_bind_parameter_index (stmt, name), value);
-}
-
 static gboolean
 add_usenet (Store *store, gint64 id, const StoreUsenet *u, GError **error)
 {
@@ -1233,12 +1226,12 @@ add_usenet (Store *store, gint64 id, const StoreUsenet *u, GError **error)
   if (!u->path && !u->control && !u->cancels && !u->supersedes && !u->approved && !u->followup_to)
     return TRUE;
   sqlite3_bind_int64 (stmt, sqlite3_bind_parameter_index (stmt, ":id"), id);
-  bind_named (stmt, ":path", u->path);
-  bind_named (stmt, ":control", u->control);
-  bind_named (stmt, ":cancels", u->cancels);
-  bind_named (stmt, ":supersedes", u->supersedes);
-  bind_named (stmt, ":approved", u->approved);
-  bind_named (stmt, ":followup_to", u->followup_to);
+  _store_bind_named (stmt, ":path", u->path);
+  _store_bind_named (stmt, ":control", u->control);
+  _store_bind_named (stmt, ":cancels", u->cancels);
+  _store_bind_named (stmt, ":supersedes", u->supersedes);
+  _store_bind_named (stmt, ":approved", u->approved);
+  _store_bind_named (stmt, ":followup_to", u->followup_to);
   if ((rc = step_reset (stmt)) != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record Usenet headers", error);
   return TRUE;
@@ -1255,11 +1248,11 @@ add_links (Store *store, gint64 id, const StoreLink *links, guint n, GError **er
 
       sqlite3_bind_int64 (stmt, sqlite3_bind_parameter_index (stmt, ":id"), id);
       sqlite3_bind_int64 (stmt, sqlite3_bind_parameter_index (stmt, ":position"), i);
-      bind_named (stmt, ":url", links[i].url);
-      bind_named (stmt, ":normalized", links[i].normalized);
-      bind_named (stmt, ":host", links[i].host);
-      bind_named (stmt, ":domain", links[i].domain);
-      bind_named (stmt, ":wayback", links[i].wayback);
+      _store_bind_named (stmt, ":url", links[i].url);
+      _store_bind_named (stmt, ":normalized", links[i].normalized);
+      _store_bind_named (stmt, ":host", links[i].host);
+      _store_bind_named (stmt, ":domain", links[i].domain);
+      _store_bind_named (stmt, ":wayback", links[i].wayback);
       if ((rc = step_reset (stmt)) != SQLITE_DONE)
         return _store_fail (store, rc, "cannot record a link", error);
     }

@@ -298,6 +298,8 @@ typedef enum {
   STORE_NET_CROSSPOSTS,  /* message, other (newsgroups.id), date: messages in two groups or more */
   STORE_NET_PATHS,       /* message, name (the Path), date: messages with a Path */
   STORE_NET_LINKS,       /* author, name (the domain cited), messages, dates */
+  STORE_NET_REPLY_STARTERS, /* author -> other (replied-to author), thread (its starter's author,
+                             * 0 when none): one row per reply, unfiltered */
 } StoreNetQuery;
 
 /* One row of a network query; which members are set depends on it
