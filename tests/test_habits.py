@@ -81,7 +81,7 @@ def bash_completes_commands_options_and_values():
     assert "--threads" in bash_complete("search", "--") and "--count" in bash_complete("search", "--")
     assert bash_complete("search", "--format", "") == ["table", "tsv", "csv", "json"]
     assert bash_complete("show", "-f", "") == []          # FORMAT depends on --thread
-    assert bash_complete("network", "--kind", "") == ["reply", "thread", "group"]
+    assert bash_complete("network", "--kind", "") == ["reply", "thread", "group", "crosspost", "site", "link"]
     assert bash_complete("plot", "n") == ["network"]
     assert bash_complete("search", "--limit", "") == []   # a number: nothing to offer
     with open(tmp("corpus-x.db"), "w"):
@@ -112,7 +112,8 @@ def zsh_completes_commands_options_and_values():
     assert sorted(zsh_complete("")) == sorted(commands())
     assert "--format" in zsh_complete("search", "--") and "--threads" in zsh_complete("search", "--")
     assert zsh_complete("search", "--format", "") == ["table", "tsv", "csv", "json"]
-    assert zsh_complete("plot", "") == ["messages", "authors", "threads", "posters", "network", "languages"]
+    assert zsh_complete("plot", "") == ["messages", "authors", "threads", "posters", "network", "languages",
+                                       "crossposts", "domains", "roles"]
     assert zsh_complete("stats", "--db", "") == ["<files>"]
     assert zsh_complete("search", "--limit", "") == []
 

@@ -2,6 +2,7 @@
 each chart alone as SVG and PNG, and the page looked at in a real browser
 (headless Chromium, where it is installed)."""
 import base64
+import json
 import html.parser
 import os
 import re
@@ -15,7 +16,8 @@ from cli_helpers import FIXTURES, TMP, deja, fresh_db, tmp
 
 THREADS = os.path.join(FIXTURES, "threads")
 DB = fresh_db("report.db")
-CHARTS = ["messages", "authors", "threads", "posters", "languages", "network"]
+CHARTS = ["messages", "authors", "threads", "posters", "languages", "network", "roles", "crossposts",
+          "domains"]
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -74,7 +76,7 @@ def report_is_one_page_with_every_chart():
         svg = base64.b64decode(img["src"][len(prefix):]).decode("utf-8")
         assert "<svg" in svg and "<path" in svg, img["data-chart"]
         assert img["alt"]
-    assert page.sections == ["summary"] + CHARTS + ["separator-log", "sources"]
+    assert page.sections == ["summary"] + CHARTS[:7] + ["groups"] + CHARTS[7:] + ["separator-log", "sources"]
     # Nothing is fetched: every reference is inside the page.
     assert all(ref.startswith("data:") for ref in page.refs), page.refs
     assert not re.search(r"(src|href)=\"(https?:|//)|url\(", text)
@@ -94,6 +96,14 @@ def report_numbers_are_the_databases():
         files = c.execute("SELECT path, sha256 FROM files ORDER BY path").fetchall()
     for path, sha in files:
         assert path in cells and sha in cells, (path, sha)
+    # the groups table is deja groups's: the largest group's first row
+    rows = json.loads(deja("groups", "--db", DB, "--format", "json").stdout)
+    biggest = sorted({r["group"] for r in rows},
+                     key=lambda g: (-sum(r["messages"] for r in rows if r["group"] == g), g))[0]
+    first = [r for r in rows if r["group"] == biggest][0]
+    i = cells.index("unanswered_share")
+    row = cells[i + 3:i + 3 + 11]
+    assert row[:4] == [first["group"], first["period"], str(first["messages"]), str(first["authors"])], row
 
 
 @tap.test

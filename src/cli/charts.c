@@ -8,6 +8,7 @@
 
 #include "graph.h"
 #include "network.h"
+#include "roles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@ static const struct {
   [CHART_POSTERS] = { "posters", "Most active authors" },
   [CHART_NETWORK] = { "network", "Reply network of the most active authors" },
   [CHART_LANGUAGES] = { "languages", "Languages of the authors' own text" },
+  [CHART_CROSSPOSTS] = { "crossposts", "Groups linked by cross-posted messages" },
+  [CHART_DOMAINS] = { "domains", "Most cited domains per year" },
+  [CHART_ROLES] = { "roles", "Authors by role" },
 };
 
 const char *
@@ -306,12 +310,13 @@ by_messages (gconstpointer a, gconstpointer b, gpointer data)
   return strcmp (x->address, y->address);
 }
 
-/* The NETWORK_VERTICES authors with the most messages among those who
- * replied or were replied to, placed by igraph, coloured by community. */
+/* The NETWORK_VERTICES vertices with the most messages among those with
+ * an edge (authors who replied or were replied to; groups that shared a
+ * message), placed by igraph, coloured by community. */
 static GBytes *
-network_chart (Store *store, PlotPage *page, GError **error)
+network_chart (Store *store, PlotPage *page, NetworkKind kind, GError **error)
 {
-  NetworkOptions options = { NETWORK_REPLY, { 0 }, 1, FALSE };
+  NetworkOptions options = { .kind = kind, .min_weight = 1 };
   g_autoptr (Network) net = network_load (store, &options, error);
   g_autoptr (GArray) keep = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GHashTable) degree = g_hash_table_new (NULL, NULL);
@@ -401,14 +406,136 @@ network_chart (Store *store, PlotPage *page, GError **error)
       colour[i] = (gint64) GPOINTER_TO_UINT (g_hash_table_lookup (rank, &group[i])) - 1;
     memcpy (group, colour, keep->len * sizeof (gint64));
   }
-  note = g_strdup_printf ("%u of %" G_GINT64_FORMAT " authors, %" G_GINT64_FORMAT
-                          " reply links in all; colours: the largest communities (Louvain)",
-                          keep->len, stats.vertices, stats.edges);
+  note = g_strdup_printf ("%u of %" G_GINT64_FORMAT " %s, %" G_GINT64_FORMAT
+                          " %s in all; colours: the largest communities (Louvain)",
+                          keep->len, stats.vertices, kind == NETWORK_CROSSPOST ? "groups" : "authors",
+                          stats.edges, kind == NETWORK_CROSSPOST ? "cross-post links" : "reply links");
   if (page->note == NULL)
     page->note = note;
   drawing = (PlotNetwork) { keep->len, xy, size, group, labels, ends->len / 2,
                             (const guint *) ends->data, (const double *) weights->data };
   return plot_network (page, &drawing, error);
+}
+
+/* Messages citing each of the six most cited domains, per year. */
+static gboolean
+collect_domain (const StoreValue *v, guint n, gpointer data)
+{
+  /* group, period, domain, messages, … */
+  char **row = g_new0 (char *, 4);
+
+  row[0] = g_strdup (v[1].text ? v[1].text : "");
+  row[1] = g_strdup (v[2].text ? v[2].text : "");
+  row[2] = g_strdup (v[3].text ? v[3].text : "0");
+  g_ptr_array_add (data, row);
+  return TRUE;
+}
+
+static GBytes *
+domains_chart (Store *store, PlotPage *page, GError **error)
+{
+  g_autoptr (GPtrArray) data = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_autoptr (GHashTable) totals = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (group_free);
+  g_autoptr (GPtrArray) years = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autofree double *values = NULL;
+  StoreFilter all = { 0 };
+  PlotLines lines;
+  int first = G_MAXINT, last = G_MININT;
+  guint n;
+
+  if (!store_links (store, STORE_LINKS_DOMAINS, &all, "year", FALSE, collect_domain, data, error))
+    return NULL;
+  if (data->len == 0)
+    return empty_chart (page, error);
+  for (guint i = 0; i < data->len; i++)
+    {
+      char **r = g_ptr_array_index (data, i);
+      Group *g = g_hash_table_lookup (totals, r[1]);
+
+      if (g == NULL)
+        {
+          g = g_new0 (Group, 1);
+          g->name = g_strdup (r[1]);
+          g_ptr_array_add (order, g);
+          g_hash_table_insert (totals, g->name, g);
+        }
+      g->total += g_ascii_strtod (r[2], NULL);
+      first = MIN (first, atoi (r[0]));
+      last = MAX (last, atoi (r[0]));
+    }
+  g_ptr_array_sort (order, by_total);
+  n = MIN (order->len, TOP_GROUPS);
+  for (int y = first; y <= last; y++)
+    g_ptr_array_add (years, g_strdup_printf ("%d", y));
+  values = g_new0 (double, (gsize) n * years->len);
+  for (guint k = 0; k < n; k++)
+    {
+      Group *g = g_ptr_array_index (order, k);
+
+      g->index = k + 1;
+      g_ptr_array_add (names, g->name);
+    }
+  for (guint i = 0; i < data->len; i++)
+    {
+      char **r = g_ptr_array_index (data, i);
+      Group *g = g_hash_table_lookup (totals, r[1]);
+
+      if (g->index > 0)
+        values[(g->index - 1) * years->len + (guint) (atoi (r[0]) - first)] += g_ascii_strtod (r[2], NULL);
+    }
+  lines = (PlotLines) { .y_label = "messages citing it", .n_x = years->len,
+                        .x_labels = (const char *const *) years->pdata, .n_series = n,
+                        .series = (const char *const *) names->pdata, .values = values };
+  return plot_lines (page, &lines, error);
+}
+
+/* Authors per role, by deja authors --roles's rule. */
+typedef struct {
+  const Roles *roles;
+  GHashTable *counts;   /* role (static) -> count */
+} RoleCount;
+
+static gint64
+value_of (const StoreValue *v, guint n, const char *name)
+{
+  for (guint i = 0; i < n; i++)
+    if (strcmp (v[i].name, name) == 0)
+      return v[i].text ? g_ascii_strtoll (v[i].text, NULL, 10) : 0;
+  return 0;
+}
+
+static gboolean
+count_role (const StoreValue *v, guint n, gpointer data)
+{
+  RoleCount *c = data;
+  const char *role = roles_label (value_of (v, n, "messages"), value_of (v, n, "threads_started"),
+                                  value_of (v, n, "replies_received"),
+                                  roles_facts (c->roles, value_of (v, n, "author_id")));
+
+  g_hash_table_insert (c->counts, (gpointer) role,
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (c->counts, role)) + 1));
+  return TRUE;
+}
+
+static GBytes *
+roles_chart (Store *store, PlotPage *page, GError **error)
+{
+  static const char *const order[] = { "answer person", "discussion person", "thread starter",
+                                       "unanswered starter", "mixed", "occasional" };
+  g_autoptr (Roles) roles = roles_load (store, error);
+  g_autoptr (GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
+  RoleCount c = { roles, counts };
+  double values[G_N_ELEMENTS (order)];
+  PlotBars bars;
+
+  if (roles == NULL || !store_authors (store, STORE_AUTHORS_LIST, 0, count_role, &c, error))
+    return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+    values[i] = GPOINTER_TO_UINT (g_hash_table_lookup (counts, order[i]));
+  bars = (PlotBars) { .x_label = "authors", .n = G_N_ELEMENTS (order), .labels = order, .values = values };
+  return plot_bars (page, &bars, error);
 }
 
 GBytes *
@@ -433,10 +560,20 @@ chart_render (Store *store, Chart chart, PlotFormat format, int width, int heigh
       if (height <= 0)
         page.height = 120 + 18 * 20;
       return languages_chart (store, &page, error);
+    case CHART_CROSSPOSTS:
+      if (height <= 0)
+        page.height = 640;
+      return network_chart (store, &page, NETWORK_CROSSPOST, error);
+    case CHART_DOMAINS:
+      return domains_chart (store, &page, error);
+    case CHART_ROLES:
+      if (height <= 0)
+        page.height = 120 + 18 * 6;
+      return roles_chart (store, &page, error);
     case CHART_NETWORK:
     default:
       if (height <= 0)
         page.height = 640;
-      return network_chart (store, &page, error);
+      return network_chart (store, &page, NETWORK_REPLY, error);
     }
 }

@@ -16,6 +16,9 @@ typedef enum {
   CHART_POSTERS,        /* the 25 authors with the most messages */
   CHART_NETWORK,        /* the reply network of the most active authors */
   CHART_LANGUAGES,      /* messages per language of own text */
+  CHART_CROSSPOSTS,     /* the network of groups by shared messages */
+  CHART_DOMAINS,        /* citing messages per year of the most cited domains */
+  CHART_ROLES,          /* authors per role (deja authors --roles) */
   N_CHARTS
 } Chart;
 

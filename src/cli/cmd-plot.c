@@ -31,7 +31,7 @@ cmd_plot (int argc, char **argv)
   gsize len;
 
   for (guint i = 0; i < N_CHARTS; i++)
-    g_string_append_printf (names, "  %-10s %s\n", chart_name ((Chart) i), chart_title ((Chart) i));
+    g_string_append_printf (names, "  %-11s %s\n", chart_name ((Chart) i), chart_title ((Chart) i));
   {
     g_autofree char *description = g_strdup_printf (
       "Draws one of the charts of 'deja report', for a paper or a slide: SVG (text as paths,\n"
@@ -44,7 +44,8 @@ cmd_plot (int argc, char **argv)
   if (db == NULL)
     return deja_usage_error (context, "--db is required");
   if (argc != 2 || !chart_parse (argv[1], &chart))
-    return deja_usage_error (context, "one chart is required: messages, authors, threads, posters or network");
+    return deja_usage_error (context, "one chart is required: messages, authors, threads, posters, network, languages, crossposts,"
+                             " domains or roles");
   if (out == NULL)
     return deja_usage_error (context, "--out is required");
   if (format_name == NULL && g_str_has_suffix (out, ".png"))

@@ -5,8 +5,10 @@
  * glyph ids cannot collide), no script and nothing fetched.  It opens
  * offline and can be mailed to a colleague.
  */
+#include "accounting.h"
 #include "charts.h"
 #include "deja.h"
+#include "rows.h"
 #include "output.h"
 #include "store.h"
 
@@ -147,6 +149,86 @@ section_table (GString *html, Store *store, StoreStats query, const char *id, co
   return TRUE;
 }
 
+/* ---- the accounting of the largest groups (deja groups) ---- */
+
+#define GROUPS_SHOWN 5
+
+static const char *const group_columns[] = {
+  "group", "period", "messages", "authors", "new_authors", "returning_authors", "lost_authors",
+  "threads", "unanswered_share", "median_hours_to_first_reply", "crossposts",
+};
+
+static gboolean
+keep_group_row (const StoreValue *v, guint n, gpointer data)
+{
+  g_ptr_array_add (data, row_copy_new (v, n, NULL, NULL));
+  return TRUE;
+}
+
+static gboolean
+groups_section (GString *html, Store *store, GError **error)
+{
+  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) row_copy_free);
+  g_autoptr (GHashTable) totals = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) largest = g_ptr_array_new ();
+  AccountingOptions options = { .by = ACCOUNTING_BY_YEAR };
+  Table t = { html, 0, NULL };
+  GHashTableIter it;
+  gpointer key, value;
+
+  if (!accounting_run (store, &options, keep_group_row, all, NULL, error))
+    return FALSE;
+  for (guint i = 0; i < all->len; i++)
+    {
+      const RowCopy *r = g_ptr_array_index (all, i);
+      const char *group = row_get (r->values, r->n, "group");
+      gint64 messages = g_ascii_strtoll (row_get (r->values, r->n, "messages"), NULL, 10);
+      gpointer old = g_hash_table_lookup (totals, group);
+
+      g_hash_table_insert (totals, g_strdup (group), GSIZE_TO_POINTER (GPOINTER_TO_SIZE (old) + messages));
+    }
+  g_hash_table_iter_init (&it, totals);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    g_ptr_array_add (largest, key);
+  /* most messages first, then by name */
+  for (guint i = 1; i < largest->len; i++)
+    for (guint k = i; k > 0; k--)
+      {
+        const char *a = largest->pdata[k - 1], *b = largest->pdata[k];
+        gsize ta = GPOINTER_TO_SIZE (g_hash_table_lookup (totals, a));
+        gsize tb = GPOINTER_TO_SIZE (g_hash_table_lookup (totals, b));
+
+        if (ta > tb || (ta == tb && strcmp (a, b) <= 0))
+          break;
+        largest->pdata[k - 1] = (gpointer) b, largest->pdata[k] = (gpointer) a;
+      }
+  g_ptr_array_set_size (largest, MIN (largest->len, GROUPS_SHOWN));
+  g_string_append (html, "<section id=\"groups\">\n<h2>Groups year by year</h2>\n<p>");
+  escaped (html, "The social accounting of the largest groups (deja groups has every group, "
+                 "period and measure; docs/groups.md defines each): distinct messages, their "
+                 "authors, those new to the group, back from the year before, or not seen after "
+                 "it, threads started, the share of them nobody answered, the median hours to a "
+                 "first reply, and messages cross-posted elsewhere.");
+  g_string_append (html, "</p>\n");
+  for (guint g = 0; g < largest->len; g++)
+    for (guint i = 0; i < all->len; i++)
+      {
+        const RowCopy *r = g_ptr_array_index (all, i);
+        StoreValue shown[G_N_ELEMENTS (group_columns)];
+
+        if (strcmp (row_get (r->values, r->n, "group"), largest->pdata[g]) != 0)
+          continue;
+        for (guint c = 0; c < G_N_ELEMENTS (group_columns); c++)
+          for (guint k = 0; k < r->n; k++)
+            if (strcmp (r->values[k].name, group_columns[c]) == 0)
+              shown[c] = r->values[k];
+        table_row (shown, G_N_ELEMENTS (group_columns), &t);
+      }
+  g_string_append (html, t.rows ? "</table>\n" : "<p>(no group)</p>\n");
+  g_string_append (html, "</section>\n");
+  return TRUE;
+}
+
 static gboolean
 write_report (Store *store, const char *db, const char *title, const char *command, GString *html,
               GError **error)
@@ -196,6 +278,20 @@ write_report (Store *store, const char *db, const char *title, const char *comma
                  "one line per pair that exchanged replies (wider for more), placed by "
                  "Fruchterman and Reingold's layout (igraph); the eight most active are named. "
                  "deja network exports the whole network.", error) &&
+         figure (html, store, CHART_ROLES,
+                 "Authors by the role their replies give them (deja authors --roles, "
+                 "docs/people.md): answer people reply in others' threads to people with few "
+                 "ties, discussion people to people as connected as they are; fewer than five "
+                 "messages tell no role.", error) &&
+         groups_section (html, store, error) &&
+         figure (html, store, CHART_CROSSPOSTS,
+                 "Groups as dots (area: their messages), a line between two groups for the "
+                 "messages posted to both (wider for more).  deja network --kind crosspost "
+                 "exports it.", error) &&
+         figure (html, store, CHART_DOMAINS,
+                 "Distinct messages citing each of the six most cited domains in their own text, "
+                 "per year (deja links lists every domain and link, with its Wayback Machine "
+                 "copy).", error) &&
          section_table (html, store, STORE_STATS_LOG_REASONS, "separator-log", "Separator log",
                         "Lines where the splitter had to judge, by verdict and reason: "
                         "'accepted' separators lacked part of the evidence, 'rejected' lines "
@@ -231,7 +327,9 @@ cmd_report (int argc, char **argv)
     "Writes one self-contained HTML page (no script, nothing fetched: it opens offline and\n"
     "can be sent as it is): the corpus in numbers, messages per month and newsgroup, authors\n"
     "and new threads per month, the thread size distribution, the most active authors, a\n"
-    "picture of the reply network, the separator log by reason, and every source file with\n"
+    "picture of the reply network, authors by role, the accounting of the largest groups\n"
+    "year by year, the cross-post network, the most cited domains per year, the separator\n"
+    "log by reason, and every source file with\n"
     "its SHA-256.  The page records deja's version, the database and the date.  Each chart\n"
     "alone, as SVG or PNG: deja plot.");
   command = deja_command_line (argv);
