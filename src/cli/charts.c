@@ -510,8 +510,7 @@ static gboolean
 count_role (const StoreValue *v, guint n, gpointer data)
 {
   RoleCount *c = data;
-  const char *role = roles_label (value_of (v, n, "messages"), value_of (v, n, "threads_started"),
-                                  value_of (v, n, "replies_received"),
+  const char *role = roles_label (value_of (v, n, "messages"), value_of (v, n, "replies_received"),
                                   roles_facts (c->roles, value_of (v, n, "author_id")));
 
   g_hash_table_insert (c->counts, (gpointer) role,

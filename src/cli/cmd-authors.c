@@ -78,7 +78,7 @@ role_row (const StoreValue *v, guint n, gpointer data)
   gint64 messages = number (v, n, "messages");
   const RoleFacts *f = roles_facts (r->roles, number (v, n, "author_id"));
   char buffer[5][G_ASCII_DTOSTR_BUF_SIZE];
-  g_autofree StoreValue *all = g_new (StoreValue, n + 5);
+  g_autofree StoreValue *all = g_new (StoreValue, n + 6);
 
   memcpy (all, v, n * sizeof *v);
   g_snprintf (buffer[0], sizeof buffer[0], "%" G_GINT64_FORMAT, f->replies_to_others);
@@ -86,16 +86,17 @@ role_row (const StoreValue *v, guint n, gpointer data)
   g_ascii_formatd (buffer[2], sizeof buffer[2], "%.4f", f->low_degree_tie_share);
   g_ascii_formatd (buffer[3], sizeof buffer[3], "%.4f",
                    messages ? (double) number (v, n, "replies_received") / (double) messages : 0);
+  g_snprintf (buffer[4], sizeof buffer[4], "%" G_GINT64_FORMAT, f->threads_initiated);
   all[n] = (StoreValue) { .name = "replies_to_others", .text = buffer[0], .number = TRUE };
   all[n + 1] = (StoreValue) { .name = "ties", .text = buffer[1], .number = TRUE };
   all[n + 2] = (StoreValue) { .name = "low_degree_tie_share",
                               .text = f->low_degree_tie_share < 0 ? NULL : buffer[2], .number = TRUE };
   all[n + 3] = (StoreValue) { .name = "replies_received_per_message", .text = messages ? buffer[3] : NULL,
                               .number = TRUE };
-  all[n + 4] = (StoreValue) { .name = "role", .number = FALSE,
-                              .text = roles_label (messages, number (v, n, "threads_started"),
-                                                   number (v, n, "replies_received"), f) };
-  row_writer_add (r->writer, all, n + 5);
+  all[n + 4] = (StoreValue) { .name = "threads_initiated", .text = buffer[4], .number = TRUE };
+  all[n + 5] = (StoreValue) { .name = "role", .number = FALSE,
+                              .text = roles_label (messages, number (v, n, "replies_received"), f) };
+  row_writer_add (r->writer, all, n + 6);
   return TRUE;
 }
 

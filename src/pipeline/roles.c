@@ -69,6 +69,13 @@ compare_uint (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+static gboolean
+add_start (const StoreNetRow *r, gpointer data)
+{
+  building_of (data, r->author)->facts.threads_initiated++;
+  return TRUE;
+}
+
 /**
  * roles_load:
  *
@@ -87,7 +94,8 @@ roles_load (Store *store, GError **error)
   gpointer key, value;
   guint few = 0;
 
-  if (!store_network_rows (store, STORE_NET_REPLY_STARTERS, &all, add_reply, building, error))
+  if (!store_network_rows (store, STORE_NET_REPLY_STARTERS, &all, add_reply, building, error) ||
+      !store_network_rows (store, STORE_NET_THREAD_STARTS, &all, add_start, building, error))
     return NULL;
   /* "few ties": no more than the median author with a tie has */
   g_hash_table_iter_init (&it, building);
@@ -160,14 +168,14 @@ roles_facts (const Roles *roles, gint64 author)
  * Returns: (transfer none): the role
  */
 const char *
-roles_label (gint64 messages, gint64 threads_started, gint64 replies_received, const RoleFacts *f)
+roles_label (gint64 messages, gint64 replies_received, const RoleFacts *f)
 {
   double reply_share, start_share, answered;
 
   if (messages < ROLES_MIN_MESSAGES)
     return "occasional";
   reply_share = (double) f->replies_to_others / (double) messages;
-  start_share = (double) threads_started / (double) messages;
+  start_share = (double) f->threads_initiated / (double) messages;
   answered = (double) replies_received / (double) messages;
   if (reply_share >= 0.6 && f->low_degree_tie_share >= 0.5 && start_share <= 0.2)
     return "answer person";

@@ -63,6 +63,9 @@ static const char *const net_sql[] = {
     " JOIN messages p ON p.id = m.parent_id LEFT JOIN messages r ON r.id = m.thread_id"
     " WHERE m.duplicate_of IS NULL AND m.author_id IS NOT NULL AND p.author_id IS NOT NULL"
     " ORDER BY m.id",
+  [STORE_NET_THREAD_STARTS] =
+    "SELECT m.author_id FROM messages m WHERE m.duplicate_of IS NULL AND m.author_id IS NOT NULL"
+    " AND m.id = m.thread_id AND m.parent_id IS NULL AND m.missing_parent IS NULL ORDER BY m.id",
 };
 
 gboolean
@@ -120,6 +123,10 @@ store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter
           row.author = sqlite3_column_int64 (stmt, 1);
           row.messages = 1;
           row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
+          break;
+        case STORE_NET_THREAD_STARTS:
+          row.author = sqlite3_column_int64 (stmt, 0);
+          row.messages = 1;
           break;
         case STORE_NET_REPLY_STARTERS:
           row.author = sqlite3_column_int64 (stmt, 0);

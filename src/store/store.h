@@ -300,6 +300,8 @@ typedef enum {
   STORE_NET_LINKS,       /* author, name (the domain cited), messages, dates */
   STORE_NET_REPLY_STARTERS, /* author -> other (replied-to author), thread (its starter's author,
                              * 0 when none): one row per reply, unfiltered */
+  STORE_NET_THREAD_STARTS,  /* author: one row per thread started (a root that answers nothing),
+                             * unfiltered */
 } StoreNetQuery;
 
 /* One row of a network query; which members are set depends on it
