@@ -9,15 +9,16 @@ law), 20,000 authors (a few prolific), threads of geometric size with
 References, one article in ten cross-posted, a Path of 2 to 6 of 300
 sites, a link in one article in five.  Deterministic (seed 1).
 """
+import itertools
 import random
 import sys
 
 n, out = int(sys.argv[1]), sys.argv[2]
 rng = random.Random(1)
 groups = ["soc.g%03d" % i for i in range(200)]
-gweights = [1.0 / (i + 1) for i in range(200)]
+gweights = list(itertools.accumulate(1.0 / (i + 1) for i in range(200)))
 authors = ["p%05d" % i for i in range(20000)]
-aweights = [1.0 / (i + 1) ** 0.8 for i in range(20000)]
+aweights = list(itertools.accumulate(1.0 / (i + 1) ** 0.8 for i in range(20000)))
 sites = ["site%03d" % i for i in range(300)]
 words = ("the of and to in a is that for it as was with be by on not he this are or his from at "
          "which but have an they you were her she there one all we map net news group site").split()
@@ -31,16 +32,16 @@ with open(out, "w") as f:
         date = "%d %s %d %02d:%02d:%02d +0000" % (dom, ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
                                                        "Aug", "Sep", "Oct", "Nov", "Dec"][month - 1],
                                                   1990 + year, rest // 3600 % 24, rest // 60 % 60, rest % 60)
-        author = rng.choices(authors, aweights)[0]
+        author = rng.choices(authors, cum_weights=aweights)[0]
         refs = ""
         if open_threads and rng.random() < 0.6:
             parent, gs, prefs = open_threads[rng.randrange(len(open_threads))]
             refs = (prefs + " <%s>" % parent).strip()
             subject = "Re: topic"
         else:
-            gs = [rng.choices(groups, gweights)[0]]
+            gs = [rng.choices(groups, cum_weights=gweights)[0]]
             if rng.random() < 0.1:
-                gs.append(rng.choices(groups, gweights)[0])
+                gs.append(rng.choices(groups, cum_weights=gweights)[0])
             subject = "topic"
         mid = "b%d@bench.example" % i
         path = "!".join(rng.sample(sites, rng.randrange(2, 7))) + "!" + author
