@@ -406,9 +406,18 @@ TEXT_COLUMNS = ("lang", "lang_reliable", "words", "sentences", "code_lines", "no
                 "digit_share", "upper_share", "oov_share")
 
 
+def undo_usenet_links(c):
+    """Takes a database back to schema 14 (before 015-usenet-links.sql)."""
+    c.execute("DROP VIEW message_revisions")
+    c.execute("DROP TABLE links")
+    c.execute("DROP TABLE usenet_headers")
+    c.execute("PRAGMA user_version = 14")
+
+
 def undo_compact_refs(c):
     """Takes a database back to schema 11 (before 012-compact-refs.sql): refs a table with the
     kinds' names, FTS5 leaves of its default size."""
+    undo_usenet_links(c)
     c.execute("DROP VIEW refs")
     c.execute("CREATE TABLE refs (message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,"
               " kind TEXT NOT NULL CHECK (kind IN ('references', 'in-reply-to')),"
@@ -519,6 +528,7 @@ def own_text_reads_as_schema_11_wrote_it():
         c.execute("UPDATE messages SET own_spans = '[0,5]', own_text_stored = NULL WHERE id = ?", (mid,))
         before = c.execute("SELECT id, own_text FROM messages ORDER BY id").fetchall()
         # back to version 13: the old expression
+        undo_usenet_links(c)
         c.execute("ALTER TABLE messages DROP COLUMN own_text")
         c.execute("ALTER TABLE messages ADD COLUMN own_text TEXT GENERATED ALWAYS AS (%s) VIRTUAL" % old)
         c.execute("PRAGMA user_version = 13")

@@ -7,7 +7,11 @@
  * tree of every canonical message; the arithmetic is here.  Every figure
  * and its formula: docs/groups.md.
  *
- * Memory: one group's periods at a time, plus one entry per threaded
+ * Messages are read in their order in the database (a sequential scan:
+ * reading group by group in date order jumps through the table, and
+ * re-read every page as many times as it holds messages, 40 % of the time
+ * on a million messages), every group and period accumulated at once.
+ * Memory: one entry per group, period and author, and one per threaded
  * message for the thread shapes.
  */
 #include "accounting.h"
@@ -21,12 +25,31 @@
 
 /* The period of an ISO 8601 date as one integer (year, month or quarter
  * count since year 0), or G_MININT64 when the date cannot be read. */
+/* The number of @n digits at @p, or -1. */
+static int
+digits (const char *p, int n)
+{
+  int v = 0;
+
+  for (int i = 0; i < n; i++)
+    {
+      if (!g_ascii_isdigit (p[i]))
+        return -1;
+      v = v * 10 + (p[i] - '0');
+    }
+  return v;
+}
+
 gint64
 accounting_period_of (const char *date, AccountingPeriod by)
 {
   int y, m = 1;
 
-  if (date == NULL || sscanf (date, "%4d-%2d", &y, &m) < 1 || m < 1 || m > 12)
+  if (date == NULL || (y = digits (date, 4)) < 0)
+    return G_MININT64;
+  if (date[4] == '-' && (m = digits (date + 5, 2)) < 0)
+    return G_MININT64;
+  if (m < 1 || m > 12)
     return G_MININT64;
   switch (by)
     {
@@ -55,10 +78,14 @@ accounting_period_name (gint64 period, AccountingPeriod by)
 gint64
 accounting_seconds (const char *date)
 {
-  int y, mo, d, h = 0, mi = 0, s = 0, n;
+  int y, mo, d, h = 0, mi = 0, s = 0;
   gint64 days;
 
-  if (date == NULL || (n = sscanf (date, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s)) < 3)
+  if (date == NULL || strlen (date) < 10 || (y = digits (date, 4)) < 0 || date[4] != '-' ||
+      (mo = digits (date + 5, 2)) < 1 || mo > 12 || date[7] != '-' || (d = digits (date + 8, 2)) < 1)
+    return G_MININT64;
+  if (date[10] == 'T' && strlen (date) >= 19 &&
+      ((h = digits (date + 11, 2)) < 0 || (mi = digits (date + 14, 2)) < 0 || (s = digits (date + 17, 2)) < 0))
     return G_MININT64;
   /* days from civil (Howard Hinnant's algorithm) */
   y -= mo <= 2;
@@ -75,12 +102,13 @@ accounting_seconds (const char *date)
 /* ---- thread shapes ---- */
 
 typedef struct {
-  gint64 parent, thread;
+  gint64 id, parent, thread;
   gint64 seconds;          /* G_MININT64: undated */
   gint depth;              /* -1: not known yet */
 } TreeNode;
 
 typedef struct {
+  gint64 thread;           /* its root: the table's key */
   gint64 size;             /* canonical messages in the thread */
   gint64 first_reply;      /* seconds of its earliest message but the root, or G_MININT64 */
   gint depth;              /* longest chain of replies below the root */
@@ -96,93 +124,101 @@ thread_shape_free (gpointer p)
   g_free (t);
 }
 
+/* Rows come in id order: the array is sorted, and searched by halves. */
 static gboolean
 add_tree_node (const StoreTreePost *row, gpointer data)
 {
-  GHashTable *nodes = data;
-  TreeNode *n = g_new (TreeNode, 1);
-  gint64 *key = g_new (gint64, 1);
+  TreeNode n = { .id = row->message, .parent = row->parent, .thread = row->thread,
+                 .seconds = accounting_seconds (row->date), .depth = -1 };
 
-  *key = row->message;
-  *n = (TreeNode) { .parent = row->parent, .thread = row->thread,
-                    .seconds = accounting_seconds (row->date), .depth = -1 };
-  g_hash_table_insert (nodes, key, n);
+  g_array_append_val ((GArray *) data, n);
   return TRUE;
 }
 
-/* The depth of @id below its thread's root: 0 for the root, the parent's
+static TreeNode *
+node_of (GArray *nodes, gint64 id)
+{
+  gsize lo = 0, hi = nodes->len;
+
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+      TreeNode *n = &g_array_index (nodes, TreeNode, mid);
+
+      if (n->id == id)
+        return n;
+      if (n->id < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return NULL;
+}
+
+/* The depth of @n below its thread's root: 0 for the root, the parent's
  * + 1, 1 for a message whose parent is not in the archive.  Iterative,
  * and bounded by the number of messages against a loop. */
 static gint
-depth_of (GHashTable *nodes, gint64 id)
+depth_of (GArray *nodes, TreeNode *start, GPtrArray *chain)
 {
-  g_autoptr (GArray) chain = g_array_new (FALSE, FALSE, sizeof (TreeNode *));
-  TreeNode *n = g_hash_table_lookup (nodes, &id), *top;
-  guint limit = g_hash_table_size (nodes);
+  TreeNode *n = start, *top;
+  guint limit = nodes->len;
   gint depth;
 
+  g_ptr_array_set_size (chain, 0);
   while (n != NULL && n->depth < 0 && chain->len <= limit)
     {
-      g_array_append_val (chain, n);
-      n = n->parent != 0 ? g_hash_table_lookup (nodes, &n->parent) : NULL;
+      g_ptr_array_add (chain, n);
+      n = n->parent != 0 ? node_of (nodes, n->parent) : NULL;
     }
   if (n != NULL && n->depth >= 0)
     depth = n->depth;          /* met a message whose depth is known */
-  else if (chain->len == 0)
-    return 0;
   else
     {
       /* the top of the chain: the thread's root (0), or a reply whose
        * parent is not in the archive (1, below an absent root) */
-      top = g_array_index (chain, TreeNode *, chain->len - 1);
-      top->depth = top->parent == 0 && g_hash_table_lookup (nodes, &top->thread) == top ? 0 : 1;
+      top = g_ptr_array_index (chain, chain->len - 1);
+      top->depth = top->parent == 0 && top->id == top->thread ? 0 : 1;
       depth = top->depth;
       chain->len--;
     }
   for (guint i = chain->len; i > 0; i--)
-    g_array_index (chain, TreeNode *, i - 1)->depth = ++depth;
-  n = g_hash_table_lookup (nodes, &id);
-  return n->depth;
+    ((TreeNode *) g_ptr_array_index (chain, i - 1))->depth = ++depth;
+  return start->depth;
 }
 
+/* Thread root -> ThreadShape, whose own member is the key. */
 static GHashTable *
 thread_shapes (Store *store, GError **error)
 {
-  g_autoptr (GHashTable) nodes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  GHashTable *shapes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, thread_shape_free);
-  GHashTableIter it;
-  gpointer key, value;
+  g_autoptr (GArray) nodes = g_array_new (FALSE, FALSE, sizeof (TreeNode));
+  g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+  GHashTable *shapes;
 
   if (!store_reply_tree (store, add_tree_node, nodes, error))
+    return NULL;
+  shapes = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, thread_shape_free);
+  for (guint i = 0; i < nodes->len; i++)
     {
-      g_hash_table_unref (shapes);
-      return NULL;
-    }
-  g_hash_table_iter_init (&it, nodes);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    {
-      gint64 id = *(gint64 *) key;
-      TreeNode *n = value;
+      TreeNode *n = &g_array_index (nodes, TreeNode, i);
+      gint depth = depth_of (nodes, n, chain);
       ThreadShape *t = g_hash_table_lookup (shapes, &n->thread);
-      gint depth = depth_of (nodes, id);
       gint64 zero = 0;
 
       if (t == NULL)
         {
-          gint64 *k = g_new (gint64, 1);
-
-          *k = n->thread;
           t = g_new0 (ThreadShape, 1);
+          t->thread = n->thread;
           t->first_reply = G_MININT64;
           t->levels = g_array_new (FALSE, TRUE, sizeof (gint64));
-          g_hash_table_insert (shapes, k, t);
+          g_hash_table_insert (shapes, &t->thread, t);
         }
       t->size++;
       t->depth = MAX (t->depth, depth);
       while (t->levels->len <= (guint) depth)
         g_array_append_val (t->levels, zero);
       g_array_index (t->levels, gint64, depth)++;
-      if (id != n->thread && n->seconds != G_MININT64 &&
+      if (n->id != n->thread && n->seconds != G_MININT64 &&
           (t->first_reply == G_MININT64 || n->seconds < t->first_reply))
         t->first_reply = n->seconds;
     }
@@ -199,13 +235,13 @@ thread_breadth (const ThreadShape *t)
   return most;
 }
 
-/* ---- one group's periods ---- */
+/* ---- the periods of a group ---- */
 
 typedef struct {
   gint64 period;
   gint64 messages, replies, threads, unanswered, crossposts;
   gint64 controls, cancels, cancelled, superseded, approved;
-  GHashTable *authors;        /* author id -> messages in the period */
+  GHashTable *authors;        /* author id -> messages in the period (both in pointers) */
   GArray *reply_hours;        /* of double: time to first reply, of threads started */
   gint64 depth_sum, breadth_sum;
   GArray *words;              /* of gint64 */
@@ -219,7 +255,7 @@ period_new (gint64 period)
   Period *p = g_new0 (Period, 1);
 
   p->period = period;
-  p->authors = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  p->authors = g_hash_table_new (g_direct_hash, g_direct_equal);
   p->reply_hours = g_array_new (FALSE, FALSE, sizeof (double));
   p->words = g_array_new (FALSE, FALSE, sizeof (gint64));
   p->langs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -240,33 +276,54 @@ period_free (gpointer data)
   g_free (p);
 }
 
-/* Adds one to @table's count of @key (an int64 or a string, by @int_key). */
+/* Adds one to @table's count of the string @key. */
 static void
-bump (GHashTable *table, gconstpointer key, gboolean int_key)
+bump (GHashTable *table, const char *key)
 {
   gint64 *count = g_hash_table_lookup (table, key);
 
   if (count == NULL)
     {
-      gpointer k = int_key ? g_memdup2 (key, sizeof (gint64)) : g_strdup (key);
-
       count = g_new0 (gint64, 1);
-      g_hash_table_insert (table, k, count);
+      g_hash_table_insert (table, g_strdup (key), count);
     }
   (*count)++;
 }
 
+#define AUTHOR_KEY(id) GSIZE_TO_POINTER ((gsize) (id))
+#define COUNT_OF(p) ((gint64) GPOINTER_TO_SIZE (p))
+
+/* One group: its periods, and each author's first and last period. */
+typedef struct {
+  gint64 id;                  /* newsgroups.id: the key */
+  char *name;
+  GHashTable *periods;        /* period (Period.period, the key) -> Period */
+  GHashTable *first, *last;   /* author -> period + 1 (both in pointers) */
+} GroupAcc;
+
+static void
+group_acc_free (gpointer data)
+{
+  GroupAcc *g = data;
+
+  g_free (g->name);
+  g_hash_table_unref (g->periods);
+  g_hash_table_unref (g->first);
+  g_hash_table_unref (g->last);
+  g_free (g);
+}
+
+enum { REVISED_CANCELLED = 1, REVISED_SUPERSEDED = 2 };
+
 typedef struct {
   const AccountingOptions *options;
   GHashTable *shapes;         /* thread root -> ThreadShape */
+  GHashTable *crossposts;     /* messages.id -> GPtrArray of its groups' names (from names) */
+  GHashTable *names;          /* group names, owned here */
+  GHashTable *revised;        /* messages.id -> REVISED_* bits */
   StoreRowFunc func;
   gpointer user_data;
-  gboolean stopped;
-  /* the group being read */
-  gint64 group_id;
-  char *group;
-  GPtrArray *periods;         /* of Period, in period order (rows come by date) */
-  GHashTable *first, *last;   /* author -> first and last period in the group */
+  GHashTable *groups;         /* newsgroups.id -> GroupAcc */
   gint64 rows;
 } Accounting;
 
@@ -335,15 +392,35 @@ top_counts (GHashTable *table, guint most)
   return g_string_free (out, FALSE);
 }
 
-static Period *
-period_at (Accounting *a, gint64 period)
+static GroupAcc *
+group_of (Accounting *a, const StoreGroupPost *row)
 {
-  Period *last = a->periods->len ? g_ptr_array_index (a->periods, a->periods->len - 1) : NULL;
+  GroupAcc *g = g_hash_table_lookup (a->groups, &row->group_id);
 
-  if (last != NULL && last->period == period)
-    return last;
-  g_ptr_array_add (a->periods, period_new (period));
-  return g_ptr_array_index (a->periods, a->periods->len - 1);
+  if (g == NULL)
+    {
+      g = g_new0 (GroupAcc, 1);
+      g->id = row->group_id;
+      g->name = g_strdup (row->group);
+      g->periods = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, period_free);
+      g->first = g_hash_table_new (g_direct_hash, g_direct_equal);
+      g->last = g_hash_table_new (g_direct_hash, g_direct_equal);
+      g_hash_table_insert (a->groups, &g->id, g);
+    }
+  return g;
+}
+
+static Period *
+period_at (GroupAcc *g, gint64 period)
+{
+  Period *p = g_hash_table_lookup (g->periods, &period);
+
+  if (p == NULL)
+    {
+      p = period_new (period);
+      g_hash_table_insert (g->periods, &p->period, p);
+    }
+  return p;
 }
 
 /* ---- rows ---- */
@@ -408,7 +485,10 @@ top_decile_share (const Period *p, gint64 authored)
 
   g_hash_table_iter_init (&it, p->authors);
   while (g_hash_table_iter_next (&it, NULL, &v))
-    g_array_append_val (counts, *(gint64 *) v);
+    {
+      gint64 count = COUNT_OF (v);
+      g_array_append_val (counts, count);
+    }
   if (counts->len == 0)
     return NAN;
   g_array_sort (counts, compare_int64);
@@ -419,7 +499,7 @@ top_decile_share (const Period *p, gint64 authored)
 }
 
 static gboolean
-emit_period (Accounting *a, const Period *p, const Period *previous)
+emit_period (Accounting *a, const GroupAcc *g, const Period *p, const Period *previous)
 {
   g_auto (RowBuild) r = { 0 };
   g_autoptr (GArray) per_author = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -431,21 +511,21 @@ emit_period (Accounting *a, const Period *p, const Period *previous)
   g_hash_table_iter_init (&it, p->authors);
   while (g_hash_table_iter_next (&it, &k, &v))
     {
-      gint64 first = *(gint64 *) g_hash_table_lookup (a->first, k);
+      gint64 count = COUNT_OF (v);
 
-      new_authors += first == p->period;
+      new_authors += COUNT_OF (g_hash_table_lookup (g->first, k)) - 1 == p->period;
       returning += previous != NULL && previous->period == p->period - 1 &&
                    g_hash_table_contains (previous->authors, k);
-      authored += *(gint64 *) v;
-      g_array_append_val (per_author, *(gint64 *) v);
+      authored += count;
+      g_array_append_val (per_author, count);
     }
   if (previous != NULL && previous->period == p->period - 1)
     {
       g_hash_table_iter_init (&it, previous->authors);
       while (g_hash_table_iter_next (&it, &k, NULL))
-        lost += *(gint64 *) g_hash_table_lookup (a->last, k) == previous->period;
+        lost += COUNT_OF (g_hash_table_lookup (g->last, k)) - 1 == previous->period;
     }
-  put (&r, "group", g_strdup (a->group), FALSE);
+  put (&r, "group", g_strdup (g->name), FALSE);
   put (&r, "period", accounting_period_name (p->period, a->options->by), FALSE);
   put_int (&r, "messages", p->messages);
   put_int (&r, "authors", g_hash_table_size (p->authors));
@@ -477,20 +557,57 @@ emit_period (Accounting *a, const Period *p, const Period *previous)
   return ok;
 }
 
-/* Writes the rows of the group read so far, and forgets it. */
-static gboolean
-close_group (Accounting *a)
+/* The values of @table (GLib 2.74 has no g_hash_table_get_values_as_ptr_array). */
+static GPtrArray *
+values_of (GHashTable *table)
 {
+  GPtrArray *values = g_ptr_array_sized_new (g_hash_table_size (table));
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init (&it, table);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    g_ptr_array_add (values, v);
+  return values;
+}
+
+static gint
+by_period (gconstpointer x, gconstpointer y)
+{
+  const Period *a = *(Period *const *) x, *b = *(Period *const *) y;
+  return a->period < b->period ? -1 : a->period > b->period;
+}
+
+static gint
+by_name (gconstpointer x, gconstpointer y)
+{
+  const GroupAcc *a = *(GroupAcc *const *) x, *b = *(GroupAcc *const *) y;
+  return strcmp (a->name, b->name);
+}
+
+/* Writes a group's rows, its periods in order. */
+static gboolean
+emit_group (Accounting *a, const GroupAcc *g)
+{
+  g_autoptr (GPtrArray) periods = values_of (g->periods);
   gboolean ok = TRUE;
 
-  for (guint i = 0; ok && i < a->periods->len; i++)
-    ok = emit_period (a, g_ptr_array_index (a->periods, i),
-                      i > 0 ? g_ptr_array_index (a->periods, i - 1) : NULL);
-  g_ptr_array_set_size (a->periods, 0);
-  g_hash_table_remove_all (a->first);
-  g_hash_table_remove_all (a->last);
-  g_clear_pointer (&a->group, g_free);
+  g_ptr_array_sort (periods, by_period);
+  for (guint i = 0; ok && i < periods->len; i++)
+    ok = emit_period (a, g, g_ptr_array_index (periods, i),
+                      i > 0 ? g_ptr_array_index (periods, i - 1) : NULL);
   return ok;
+}
+
+/* Keeps @period as @author's first (or last) in @table when it is earlier
+ * (later) than the one there. */
+static void
+widen (GHashTable *table, gint64 author, gint64 period, gboolean earliest)
+{
+  gint64 known = COUNT_OF (g_hash_table_lookup (table, AUTHOR_KEY (author))) - 1;
+
+  if (known < 0 || (earliest ? period < known : period > known))
+    g_hash_table_insert (table, AUTHOR_KEY (author), GSIZE_TO_POINTER ((gsize) (period + 1)));
 }
 
 static gboolean
@@ -498,20 +615,13 @@ add_post (const StoreGroupPost *row, gpointer data)
 {
   Accounting *a = data;
   gint64 period = accounting_period_of (row->date, a->options->by);
+  GroupAcc *g;
   Period *p;
 
-  if (a->stopped)
-    return FALSE;
-  if (a->group != NULL && row->group_id != a->group_id && !close_group (a))
-    return !(a->stopped = TRUE);
-  if (a->group == NULL)
-    {
-      a->group = g_strdup (row->group);
-      a->group_id = row->group_id;
-    }
-  if (period == G_MININT64)
+  if (period == G_MININT64 || period < 0)
     return TRUE;
-  p = period_at (a, period);
+  g = group_of (a, row);
+  p = period_at (g, period);
   if (row->control)
     {
       /* a control message is not a post: counted apart */
@@ -521,18 +631,19 @@ add_post (const StoreGroupPost *row, gpointer data)
     }
   p->messages++;
   p->approved += row->approved;
-  p->cancelled += row->cancelled;
-  p->superseded += row->superseded;
-  if (row->author != 0)
-    {
-      gint64 *first = g_hash_table_lookup (a->first, &row->author);
+  {
+    int revised = GPOINTER_TO_INT (g_hash_table_lookup (a->revised, &row->message));
 
-      bump (p->authors, &row->author, TRUE);
-      if (first == NULL)
-        g_hash_table_insert (a->first, g_memdup2 (&row->author, sizeof (gint64)),
-                             g_memdup2 (&period, sizeof period));
-      g_hash_table_insert (a->last, g_memdup2 (&row->author, sizeof (gint64)),
-                           g_memdup2 (&period, sizeof period));
+    p->cancelled += (revised & REVISED_CANCELLED) != 0;
+    p->superseded += (revised & REVISED_SUPERSEDED) != 0;
+  }
+  if (row->author > 0)
+    {
+      gpointer count = g_hash_table_lookup (p->authors, AUTHOR_KEY (row->author));
+
+      g_hash_table_insert (p->authors, AUTHOR_KEY (row->author), GSIZE_TO_POINTER (GPOINTER_TO_SIZE (count) + 1));
+      widen (g->first, row->author, period, TRUE);
+      widen (g->last, row->author, period, FALSE);
     }
   p->replies += row->reply;
   if (row->thread == row->message && !row->reply)
@@ -554,19 +665,53 @@ add_post (const StoreGroupPost *row, gpointer data)
             }
         }
     }
-  if (row->other_groups != NULL)
-    {
-      g_auto (GStrv) others = g_strsplit (row->other_groups, " ", -1);
+  {
+    GPtrArray *groups = g_hash_table_lookup (a->crossposts, &row->message);
 
-      p->crossposts++;
-      for (char **o = others; *o; o++)
-        if (**o)
-          bump (p->others, *o, FALSE);
-    }
+    if (groups != NULL)
+      {
+        p->crossposts++;
+        for (guint i = 0; i < groups->len; i++)
+          if (strcmp (g_ptr_array_index (groups, i), row->group) != 0)
+            bump (p->others, g_ptr_array_index (groups, i));
+      }
+  }
   if (row->words >= 0)
     g_array_append_val (p->words, row->words);
   if (row->lang != NULL)
-    bump (p->langs, row->lang, FALSE);
+    bump (p->langs, row->lang);
+  return TRUE;
+}
+
+static gboolean
+add_crosspost_group (gint64 id, const char *group, gpointer data)
+{
+  Accounting *a = data;
+  GPtrArray *groups = g_hash_table_lookup (a->crossposts, &id);
+  char *name = g_hash_table_lookup (a->names, group);
+
+  if (name == NULL)
+    {
+      name = g_strdup (group);
+      g_hash_table_add (a->names, name);
+    }
+  if (groups == NULL)
+    {
+      groups = g_ptr_array_new ();
+      g_hash_table_insert (a->crossposts, g_memdup2 (&id, sizeof id), groups);
+    }
+  g_ptr_array_add (groups, name);
+  return TRUE;
+}
+
+static gboolean
+add_revision (gint64 id, const char *kind, gpointer data)
+{
+  Accounting *a = data;
+  int bits = GPOINTER_TO_INT (g_hash_table_lookup (a->revised, &id));
+
+  bits |= g_strcmp0 (kind, "cancelled") == 0 ? REVISED_CANCELLED : REVISED_SUPERSEDED;
+  g_hash_table_insert (a->revised, g_memdup2 (&id, sizeof id), GINT_TO_POINTER (bits));
   return TRUE;
 }
 
@@ -585,23 +730,33 @@ accounting_run (Store *store, const AccountingOptions *options, StoreRowFunc fun
     .options = options,
     .func = func,
     .user_data = user_data,
-    .periods = g_ptr_array_new_with_free_func (period_free),
-    .first = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free),
-    .last = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free),
+    .groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, group_acc_free),
+    .crossposts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                         (GDestroyNotify) g_ptr_array_unref),
+    .names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .revised = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL),
   };
   gboolean ok;
 
   a.shapes = thread_shapes (store, error);
-  ok = a.shapes != NULL && store_group_posts (store, &options->filter, add_post, &a, error);
-  if (ok && !a.stopped && a.group != NULL)
-    close_group (&a);
+  ok = a.shapes != NULL && store_crosspost_groups (store, add_crosspost_group, &a, error) &&
+       store_revisions (store, add_revision, &a, error) &&
+       store_group_posts (store, &options->filter, add_post, &a, error);
+  if (ok)
+    {
+      g_autoptr (GPtrArray) groups = values_of (a.groups);
+
+      g_ptr_array_sort (groups, by_name);
+      for (guint i = 0; i < groups->len && emit_group (&a, g_ptr_array_index (groups, i)); i++)
+        ;
+    }
   if (rows)
     *rows = a.rows;
-  g_free (a.group);
-  g_ptr_array_unref (a.periods);
-  g_hash_table_unref (a.first);
-  g_hash_table_unref (a.last);
+  g_hash_table_unref (a.groups);
   if (a.shapes)
     g_hash_table_unref (a.shapes);
+  g_hash_table_unref (a.crossposts);
+  g_hash_table_unref (a.names);
+  g_hash_table_unref (a.revised);
   return ok;
 }

@@ -501,20 +501,23 @@ static const char *const authors_sql[] = {
     " coalesce(g.newsgroups, 0) AS newsgroups,"
     " l.languages"
     " FROM authors a"
+    /* Every aggregate reads messages in rowid order (NOT INDEXED, CROSS
+     * JOIN): through messages_author it re-read each page once per message
+     * on it (a million messages: 40 s against 5.6) */
     " LEFT JOIN (SELECT m.author_id, sum(m.id = m.thread_id) AS threads_started,"
     "   sum(p.id IS NOT NULL AND p.author_id IS NOT m.author_id) AS replies_given"
-    "   FROM messages m LEFT JOIN messages p ON p.id = m.parent_id"
+    "   FROM messages m NOT INDEXED LEFT JOIN messages p ON p.id = m.parent_id"
     "   WHERE m.duplicate_of IS NULL GROUP BY m.author_id) s ON s.author_id = a.id"
     " LEFT JOIN (SELECT p.author_id, count(*) AS replies_received"
-    "   FROM messages m JOIN messages p ON p.id = m.parent_id"
+    "   FROM messages m NOT INDEXED CROSS JOIN messages p ON p.id = m.parent_id"
     "   WHERE m.duplicate_of IS NULL AND m.author_id IS NOT p.author_id GROUP BY p.author_id) r"
     "   ON r.author_id = a.id"
     " LEFT JOIN (SELECT m.author_id, count(DISTINCT mg.newsgroup_id) AS newsgroups"
-    "   FROM messages m JOIN message_newsgroups mg ON mg.message_id = m.id"
+    "   FROM messages m NOT INDEXED CROSS JOIN message_newsgroups mg ON mg.message_id = m.id"
     "   WHERE m.duplicate_of IS NULL GROUP BY m.author_id) g ON g.author_id = a.id"
     /* the author's languages, most messages first: "en 120, de 3" */
     " LEFT JOIN (SELECT author_id, group_concat(lang || ' ' || n, ', ') AS languages"
-    "   FROM (SELECT author_id, lang, count(*) AS n FROM messages"
+    "   FROM (SELECT author_id, lang, count(*) AS n FROM messages NOT INDEXED"
     "     WHERE duplicate_of IS NULL AND lang IS NOT NULL AND lang <> 'und'"
     "     GROUP BY author_id, lang ORDER BY author_id, n DESC, lang)"
     "   GROUP BY author_id) l ON l.author_id = a.id"

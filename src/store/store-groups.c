@@ -1,8 +1,8 @@
 /* store-groups.c — the rows deja groups accounts from.
  *
  * Two typed row streams, no arithmetic (pipeline/accounting.c does it):
- * every canonical message in each of its groups, in group and date
- * order, under the command's filter; and the reply tree of every
+ * every canonical message in each of its groups, in message order,
+ * under the command's filter; and the reply tree of every
  * canonical message, unfiltered, for thread shapes.
  */
 #include "store-private.h"
@@ -10,23 +10,21 @@
 static const char group_posts_sql[] =
   "SELECT g.id, g.name, m.id, m.date, m.author_id, m.thread_id,"
   " (m.parent_id IS NOT NULL OR m.missing_parent IS NOT NULL) AS reply, m.words, m.lang,"
-  " (SELECT group_concat(g2.name, ' ') FROM message_newsgroups x JOIN newsgroups g2"
-  "   ON g2.id = x.newsgroup_id WHERE x.message_id = m.id AND x.newsgroup_id <> g.id) AS others,"
-  " u.control, u.cancels IS NOT NULL AS cancel, u.approved IS NOT NULL AS approved,"
-  " EXISTS (SELECT 1 FROM usenet_headers c WHERE c.cancels = m.message_id) AS cancelled,"
-  " EXISTS (SELECT 1 FROM usenet_headers s WHERE s.supersedes = m.message_id) AS superseded"
-  " FROM newsgroups g JOIN message_newsgroups mg ON mg.newsgroup_id = g.id"
-  " JOIN messages m ON m.id = mg.message_id LEFT JOIN usenet_headers u ON u.message_id = m.id"
+  " u.control, u.cancels IS NOT NULL AS cancel, u.approved IS NOT NULL AS approved"
+  /* CROSS JOIN keeps messages the outer loop: a sequential scan (SQLite
+   * would start from the groups' index, and sort) */
+  " FROM messages m CROSS JOIN message_newsgroups mg ON mg.message_id = m.id"
+  " JOIN newsgroups g ON g.id = mg.newsgroup_id LEFT JOIN usenet_headers u ON u.message_id = m.id"
   " WHERE m.duplicate_of IS NULL AND m.date IS NOT NULL AND" STORE_FILTER_SQL
   " AND (NOT :grouped OR EXISTS (SELECT 1 FROM temp.deja_filter_groups t WHERE g.name GLOB t.value))"
-  " ORDER BY g.name, m.date, m.id";
+  " ORDER BY m.id";
 
 /**
  * store_group_posts:
  *
  * Calls @func with every dated canonical message the filter takes, once
  * per group it was posted to (only the groups the filter names, when it
- * names some), in group name and date order.
+ * names some), in message order (a sequential read of messages).
  */
 gboolean
 store_group_posts (Store *store, const StoreFilter *filter, StoreGroupPostFunc func,
@@ -52,12 +50,9 @@ store_group_posts (Store *store, const StoreFilter *filter, StoreGroupPostFunc f
         .reply = sqlite3_column_int (stmt, 6) != 0,
         .words = sqlite3_column_type (stmt, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64 (stmt, 7),
         .lang = (const char *) sqlite3_column_text (stmt, 8),
-        .other_groups = (const char *) sqlite3_column_text (stmt, 9),
-        .control = sqlite3_column_type (stmt, 10) != SQLITE_NULL,
-        .cancel = sqlite3_column_int (stmt, 11) != 0,
-        .approved = sqlite3_column_int (stmt, 12) != 0,
-        .cancelled = sqlite3_column_int (stmt, 13) != 0,
-        .superseded = sqlite3_column_int (stmt, 14) != 0,
+        .control = sqlite3_column_type (stmt, 9) != SQLITE_NULL,
+        .cancel = sqlite3_column_int (stmt, 10) != 0,
+        .approved = sqlite3_column_int (stmt, 11) != 0,
       };
 
       if (!func (&row, user_data))
@@ -68,6 +63,54 @@ store_group_posts (Store *store, const StoreFilter *filter, StoreGroupPostFunc f
     }
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read the groups", error);
+}
+
+/* Reads (integer, text) rows of a statement without parameters. */
+static gboolean
+pairs (Store *store, const char *sql, StorePairFunc func, gpointer user_data, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read the groups", error);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    if (!func (sqlite3_column_int64 (stmt, 0), (const char *) sqlite3_column_text (stmt, 1), user_data))
+      {
+        rc = SQLITE_DONE;
+        break;
+      }
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read the groups", error);
+}
+
+/**
+ * store_crosspost_groups:
+ *
+ * Calls @func with (messages.id, group name) for every message posted to
+ * two groups or more, in message order.
+ */
+gboolean
+store_crosspost_groups (Store *store, StorePairFunc func, gpointer user_data, GError **error)
+{
+  return pairs (store,
+                "SELECT mg.message_id, g.name FROM message_newsgroups mg"
+                " JOIN newsgroups g ON g.id = mg.newsgroup_id WHERE mg.message_id IN"
+                " (SELECT message_id FROM message_newsgroups GROUP BY message_id HAVING count(*) > 1)"
+                " ORDER BY mg.message_id, g.name",
+                func, user_data, error);
+}
+
+/**
+ * store_revisions:
+ *
+ * Calls @func with (messages.id, "cancelled" or "superseded") for every
+ * article a cancel names or a later article supersedes (message_revisions).
+ */
+gboolean
+store_revisions (Store *store, StorePairFunc func, gpointer user_data, GError **error)
+{
+  return pairs (store, "SELECT DISTINCT message_id, kind FROM message_revisions", func, user_data, error);
 }
 
 /**

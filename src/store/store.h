@@ -336,17 +336,18 @@ typedef struct {
   gboolean reply;            /* it answers a message (in the archive or not) */
   gint64 words;              /* of own text, -1 when not analysed */
   const char *lang;          /* or NULL */
-  const char *other_groups;  /* the message's other groups, space-separated, or NULL */
   gboolean control;          /* a control message (Control:), not a post */
   gboolean cancel;           /* a cancel */
   gboolean approved;         /* Approved: a moderator's */
-  gboolean cancelled;        /* a cancel names it */
-  gboolean superseded;       /* a later article supersedes it */
 } StoreGroupPost;
 
 typedef gboolean (*StoreGroupPostFunc) (const StoreGroupPost *row, gpointer user_data);
 gboolean store_group_posts (Store *store, const StoreFilter *filter, StoreGroupPostFunc func,
                             gpointer user_data, GError **error);
+
+typedef gboolean (*StorePairFunc) (gint64 id, const char *text, gpointer user_data);
+gboolean store_crosspost_groups (Store *store, StorePairFunc func, gpointer user_data, GError **error);
+gboolean store_revisions (Store *store, StorePairFunc func, gpointer user_data, GError **error);
 
 /* A message's place in its reply tree. */
 typedef struct {
