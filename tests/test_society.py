@@ -72,6 +72,8 @@ def accounting_by_year_computed_by_hand():
         (1, 1, 1, 1), a91
     assert a91["median_hours_to_first_reply"] is None      # no thread of 1991 was answered
     assert (a91["crossposts"], a91["crosspost_groups"]) == (1, "soc.c:1")
+    # m5 sends follow-ups to soc.c: away from soc.a, not from soc.c
+    assert (a91["followups_elsewhere"], a90["followups_elsewhere"]) == (1, 0)
     # 1992: dan is new; cy and ann were last seen in 1991.  Two cancels of
     # m6 (control messages, not posts) and m12 superseding it: posts m6, m12
     assert (a92["messages"], a92["authors"], a92["new_authors"], a92["returning_authors"],
@@ -86,6 +88,7 @@ def accounting_by_year_computed_by_hand():
         (1, 1, 1, 1, 1), b
     c = rows["soc.c", "1991"]
     assert (c["messages"], c["new_authors"], c["crossposts"], c["crosspost_groups"]) == (1, 1, 1, "soc.a:1")
+    assert c["followups_elsewhere"] == 0
     # median words of own text: soc.b's one message has 7
     assert b["median_words"] == 7
 

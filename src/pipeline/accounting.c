@@ -240,7 +240,7 @@ thread_breadth (const ThreadShape *t)
 typedef struct {
   gint64 period;
   gint64 messages, replies, threads, unanswered, crossposts;
-  gint64 controls, cancels, cancelled, superseded, approved;
+  gint64 controls, cancels, cancelled, superseded, approved, followups_elsewhere;
   GHashTable *authors;        /* author id -> messages in the period (both in pointers) */
   GArray *reply_hours;        /* of double: time to first reply, of threads started */
   gint64 depth_sum, breadth_sum;
@@ -425,7 +425,7 @@ period_at (GroupAcc *g, gint64 period)
 
 /* ---- rows ---- */
 
-#define N_COLUMNS 27
+#define N_COLUMNS 28
 
 typedef struct {
   RowValue values[N_COLUMNS];
@@ -548,6 +548,7 @@ emit_period (Accounting *a, const GroupAcc *g, const Period *p, const Period *pr
   put_real (&r, "median_words", median_of (p->words, FALSE));
   put (&r, "languages", top_counts (p->langs, 5), FALSE);
   put_int (&r, "approved", p->approved);
+  put_int (&r, "followups_elsewhere", p->followups_elsewhere);
   put_int (&r, "cancelled", p->cancelled);
   put_int (&r, "superseded", p->superseded);
   put_int (&r, "control_messages", p->controls);
@@ -599,6 +600,25 @@ emit_group (Accounting *a, const GroupAcc *g)
   return ok;
 }
 
+/* Whether the Followup-To value @followup_to ("comp.lang.c,comp.std.c",
+ * "poster") names @group. */
+static gboolean
+names_group (const char *followup_to, const char *group)
+{
+  gsize n = strlen (group);
+
+  for (const char *p = followup_to; *p; )
+    {
+      while (*p == ',' || g_ascii_isspace (*p))
+        p++;
+      if (g_ascii_strncasecmp (p, group, n) == 0 && (p[n] == '\0' || p[n] == ',' || g_ascii_isspace (p[n])))
+        return TRUE;
+      while (*p && *p != ',')
+        p++;
+    }
+  return FALSE;
+}
+
 /* Keeps @period as @author's first (or last) in @table when it is earlier
  * (later) than the one there. */
 static void
@@ -631,6 +651,7 @@ add_post (const StoreGroupPost *row, gpointer data)
     }
   p->messages++;
   p->approved += row->approved;
+  p->followups_elsewhere += row->followup_to != NULL && !names_group (row->followup_to, row->group);
   {
     int revised = GPOINTER_TO_INT (g_hash_table_lookup (a->revised, &row->message));
 

@@ -339,6 +339,7 @@ typedef struct {
   gboolean control;          /* a control message (Control:), not a post */
   gboolean cancel;           /* a cancel */
   gboolean approved;         /* Approved: a moderator's */
+  const char *followup_to;   /* Followup-To: as written, or NULL */
 } StoreGroupPost;
 
 typedef gboolean (*StoreGroupPostFunc) (const StoreGroupPost *row, gpointer user_data);
