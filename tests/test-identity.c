@@ -161,6 +161,55 @@ test_redact (void)
   g_assert_null (redact_text (NULL, NULL));
 }
 
+/* Shared addresses (docs/people.md): placeholders split at two people,
+ * any address at three; alike names (a shared word) are one person. */
+static void
+test_shared (void)
+{
+  static const struct {
+    const char *address;
+    const char *names[6];
+    const char *expect;   /* person per name ("-": no name), or NULL: one person */
+  } cases[] = {
+    { "noreply@github.com", { "Jane Doe", "John Roe", "Jane Doe", NULL }, "010" },
+    { "noreply@github.com", { "Jane Doe", "jane doe", "Jane", NULL }, NULL },
+    { "noreply@github.com", { "Jane Doe", "", "John Roe", "Anonymous", NULL }, "0-1-" },
+    { "nospam@nospam.com", { "Ann Example", "Bob Other", NULL }, "01" },
+    { "ann@news.invalid", { "Ann Example", "Carl Third", NULL }, "01" },
+    { "bob@example.org", { "Bob Smith", "Robert Smith", "bob", NULL }, NULL },
+    { "bob@example.org", { "Bob Smith", "Alice Jones", NULL }, NULL },
+    { "list@example.org", { "Bob Smith", "Alice Jones", "Carl Third", NULL }, "012" },
+    { "list@example.org", { "Bob Smith", "Alice Smith", "Carl Third", NULL }, NULL },
+    { "noreply@github.com", { "Jane Doe", NULL }, NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint n = 0, people;
+      g_autofree guint *person = NULL;
+      g_autoptr (GString) got = g_string_new (NULL);
+
+      while (cases[i].names[n])
+        n++;
+      person = identity_shared_split (cases[i].address, cases[i].names, n, &people);
+      for (guint k = 0; person && k < n; k++)
+        g_string_append_c (got, person[k] == G_MAXUINT ? '-' : (char) ('0' + person[k]));
+      g_test_message ("case %" G_GSIZE_FORMAT, i);
+      g_assert_cmpstr (person ? got->str : NULL, ==, cases[i].expect);
+      if (person == NULL)
+        g_assert_cmpuint (people, ==, 1);
+    }
+  g_assert_true (identity_placeholder ("noreply@github.com"));
+  g_assert_true (identity_placeholder ("no-reply@accounts.example.com"));
+  g_assert_true (identity_placeholder ("nospam@nospam.com"));
+  g_assert_true (identity_placeholder ("ann.nospam@example.com"));
+  g_assert_true (identity_placeholder ("ann@news.invalid"));
+  g_assert_true (identity_placeholder ("anonymous@anon.penet.fi"));
+  g_assert_false (identity_placeholder ("ann@example.com"));
+  g_assert_false (identity_placeholder ("norepl@example.com"));
+  g_assert_false (identity_placeholder ("gatech!ann"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -170,6 +219,7 @@ main (int argc, char **argv)
   g_test_add_func ("/identity/signature", test_signature);
   g_test_add_func ("/identity/resolve", test_resolve);
   g_test_add_func ("/identity/suggest", test_suggest);
+  g_test_add_func ("/identity/shared", test_shared);
   g_test_add_func ("/pseudonym/redact", test_redact);
   return g_test_run ();
 }

@@ -354,5 +354,63 @@ def no_archive_posts_stay_out_of_exports_and_the_statement_says_so():
     assert query(DB, "SELECT count(*) FROM messages WHERE flags LIKE '%no-archive%'") == [(2,)]
 
 
+def shared_mbox(path, posts):
+    """posts: (message-id, From header, subject) in order."""
+    with open(path, "w") as f:
+        for i, (mid, sender, subject) in enumerate(posts):
+            f.write("From x Mon Jan  1 00:00:00 2001\nFrom: %s\nSubject: %s\nMessage-ID: <%s@shared.example>\n"
+                    "Date: Mon, 1 Jan 2001 10:%02d:00 +0000\n\n%s\n\n" % (sender, subject, mid, i, subject))
+
+
+@tap.test
+def shared_addresses_are_split_by_name():
+    """docs/people.md, "Shared addresses": notification senders and Usenet
+    placeholders used by several people under their own names."""
+    path = tmp("shared.mbox")
+    shared_mbox(path, [
+        ("g1", "Jane Doe <noreply@github.com>", "[proj] issue 1"),
+        ("g2", "John Roe <noreply@github.com>", "[proj] issue 2"),
+        ("g3", "Jane Doe <noreply@github.com>", "[proj] issue 3"),
+        ("g4", "Ann Example <noreply@github.com>", "[proj] issue 4"),
+        ("g5", "noreply@github.com", "[proj] a release"),
+        ("u1", "ann@nospam.invalid (Ann Poster)", "usenet 1"),
+        ("u2", "Carl Third <ann@nospam.invalid>", "usenet 2"),
+        ("p1", "Bob Smith <bob@example.org>", "one person"),
+        ("p2", "Robert Smith <bob@example.org>", "one person again"),
+        ("p3", "bob <bob@example.org>", "and again"),
+        ("q1", "Bob Smith <desk@example.org>", "two names, not a placeholder"),
+        ("q2", "Alice Jones <desk@example.org>", "still one author"),
+    ])
+    db = fresh_db("shared.db")
+    ok("ingest", "-q", "--db", db, path)
+    by = {mid: (addr, author) for mid, addr, author in
+          query(db, "SELECT replace(message_id, '@shared.example', ''), from_addr, author_id FROM messages")}
+    # the address stays as the archive shows it; the author is the person
+    assert {by[m][0] for m in ("g1", "g2", "g3", "g4", "g5")} == {"noreply@github.com"}
+    assert by["g1"][1] == by["g3"][1] and len({by[m][1] for m in ("g1", "g2", "g4", "g5")}) == 4, by
+    assert by["u1"][1] != by["u2"][1], by
+    assert by["p1"][1] == by["p2"][1] == by["p3"][1], by
+    assert by["q1"][1] == by["q2"][1], by
+    authors = {r["name"]: r for r in json.loads(ok("authors", "--db", db, "--format", "json").stdout)}
+    assert authors["Jane Doe"]["address"] == "noreply@github.com (jane doe)"
+    assert authors["Jane Doe"]["shared_address"] == "noreply@github.com" and authors["Jane Doe"]["messages"] == 2
+    assert authors["noreply@github.com"]["shared_address"] == "noreply@github.com"   # g5, no name
+    assert authors["Bob Smith"]["shared_address"] is None
+    # deja authors --suggest shows them, as merges to consider
+    found = pairs(db)
+    assert found[frozenset(("noreply@github.com (jane doe)", "noreply@github.com (john roe)"))] == "shared-address"
+    assert frozenset(("ann@nospam.invalid (ann poster)", "ann@nospam.invalid (carl third)")) in found, found
+    # a person who decides two of them are one is heard
+    ok("authors", "--db", db, "--merge", "noreply@github.com (jane doe)", "--merge", "noreply@github.com (ann example)")
+    after = dict(query(db, "SELECT replace(message_id, '@shared.example', ''), author_id FROM messages"))
+    assert after["g1"] == after["g4"] != after["g2"], after
+    # a later ingest keeps them apart: new messages go to their person
+    more = tmp("shared-more.mbox")
+    shared_mbox(more, [("g6", "John Roe <noreply@github.com>", "[proj] issue 6")])
+    ok("ingest", "-q", "--db", db, more)
+    after = dict(query(db, "SELECT replace(message_id, '@shared.example', ''), author_id FROM messages"))
+    assert after["g6"] == after["g2"] != after["g1"], after
+
+
 if __name__ == "__main__":
     tap.main(TMP, setup)

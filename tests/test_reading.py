@@ -406,8 +406,15 @@ TEXT_COLUMNS = ("lang", "lang_reliable", "words", "sentences", "code_lines", "no
                 "digit_share", "upper_share", "oov_share")
 
 
+def undo_shared_addresses(c):
+    """Takes a database back to schema 15 (before 016-shared-addresses.sql)."""
+    c.execute("ALTER TABLE authors DROP COLUMN shared_address")
+    c.execute("PRAGMA user_version = 15")
+
+
 def undo_usenet_links(c):
     """Takes a database back to schema 14 (before 015-usenet-links.sql)."""
+    undo_shared_addresses(c)
     c.execute("DROP VIEW message_revisions")
     c.execute("DROP TABLE links")
     c.execute("DROP TABLE usenet_headers")

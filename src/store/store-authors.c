@@ -11,15 +11,18 @@
 
 #include <string.h>
 
-/* Per address: what resolution and the tables need. */
+/* Per address (or per person of a shared address): what resolution and
+ * the tables need. */
 typedef struct {
-  char *address;
+  char *address;            /* the key: the address, or "address (name)" for a shared one */
   char *name;               /* used most with this address */
   gint64 name_count;
   gint64 copies;            /* messages with this address, copies included */
   gint64 messages;          /* distinct (duplicate_of IS NULL) */
   gint64 first_id;
   char *first_date, *last_date;
+  char *shared;             /* the shared address this person's messages came from, or NULL */
+  GPtrArray *raw_names;     /* shared: the from_name values of its messages (NULL for none) */
 } Sender;
 
 static void
@@ -29,6 +32,9 @@ sender_free (Sender *s)
   g_free (s->name);
   g_free (s->first_date);
   g_free (s->last_date);
+  g_free (s->shared);
+  if (s->raw_names)
+    g_ptr_array_unref (s->raw_names);
   g_free (s);
 }
 
@@ -53,6 +59,117 @@ typedef struct {
   GHashTable *name_counts;  /* "address\nname" -> gint64*: every name of every address */
 } Senders;
 
+/* One (address, name) row of the messages. */
+typedef struct {
+  char *name;               /* or NULL */
+  gint64 copies, messages, first_id;
+  char *first_date, *last_date;
+} NameRow;
+
+static void
+name_row_clear (NameRow *r)
+{
+  g_free (r->name);
+  g_free (r->first_date);
+  g_free (r->last_date);
+}
+
+/* Adds @r to @sender (and its name to the counts, under @sender's key). */
+static void
+add_name_row (Senders *out, Sender *sender, const NameRow *r)
+{
+  sender->copies += r->copies;
+  sender->messages += r->messages;
+  sender->first_id = MIN (sender->first_id, r->first_id);
+  widen (&sender->first_date, &sender->last_date, r->first_date, r->last_date);
+  if (sender->raw_names)
+    g_ptr_array_add (sender->raw_names, g_strdup (r->name));
+  if (r->name && *r->name)
+    {
+      g_autofree char *key = g_strconcat (sender->address, "\n", r->name, NULL);
+      gint64 *count = g_hash_table_lookup (out->name_counts, key);
+
+      if (count == NULL)
+        g_hash_table_insert (out->name_counts, g_steal_pointer (&key), count = g_new0 (gint64, 1));
+      *count += r->copies;
+      if (better_name (r->name, *count, sender->name, sender->name_count))
+        {
+          g_free (sender->name);
+          sender->name = g_strdup (r->name);
+          sender->name_count = *count;
+        }
+    }
+}
+
+static Sender *
+sender_new (const char *key, const char *shared)
+{
+  Sender *s = g_new0 (Sender, 1);
+
+  s->address = g_strdup (key);
+  s->first_id = G_MAXINT64;
+  if (shared)
+    {
+      s->shared = g_strdup (shared);
+      s->raw_names = g_ptr_array_new_with_free_func (g_free);
+    }
+  return s;
+}
+
+/* The senders of one address: itself, or one per person when several
+ * people used it under their own names (identity_shared_split()). */
+static void
+add_address (Senders *out, const char *address, GArray *rows)
+{
+  g_autofree const char **names = g_new (const char *, MAX (rows->len, 1));
+  g_autofree guint *person = NULL;
+  g_autoptr (GPtrArray) people = NULL;
+  Sender *nameless = NULL;
+  guint n_people;
+
+  for (guint i = 0; i < rows->len; i++)
+    names[i] = g_array_index (rows, NameRow, i).name;
+  person = identity_shared_split (address, names, rows->len, &n_people);
+  if (person == NULL)
+    {
+      Sender *s = sender_new (address, NULL);
+
+      for (guint i = 0; i < rows->len; i++)
+        add_name_row (out, s, &g_array_index (rows, NameRow, i));
+      g_ptr_array_add (out->senders, s);
+      return;
+    }
+  people = g_ptr_array_new ();
+  for (guint k = 0; k < n_people; k++)
+    {
+      const char *best = NULL;
+      gint64 best_count = 0;
+      g_autofree char *lower = NULL, *key = NULL;
+
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const NameRow *r = &g_array_index (rows, NameRow, i);
+
+          if (person[i] == k && better_name (r->name, r->copies, best, best_count))
+            best = r->name, best_count = r->copies;
+        }
+      lower = g_utf8_strdown (best, -1);
+      key = g_strdup_printf ("%s (%s)", address, lower);
+      g_ptr_array_add (people, sender_new (key, address));
+    }
+  /* messages without a name are nobody's we know: the address's own */
+  for (guint i = 0; i < rows->len; i++)
+    if (person[i] == G_MAXUINT && nameless == NULL)
+      nameless = sender_new (address, address);
+  for (guint i = 0; i < rows->len; i++)
+    add_name_row (out, person[i] == G_MAXUINT ? nameless : people->pdata[person[i]],
+                  &g_array_index (rows, NameRow, i));
+  for (guint k = 0; k < n_people; k++)
+    g_ptr_array_add (out->senders, people->pdata[k]);
+  if (nameless)
+    g_ptr_array_add (out->senders, nameless);
+}
+
 static gboolean
 load_senders (Store *store, Senders *out, GError **error)
 {
@@ -63,43 +180,40 @@ load_senders (Store *store, Senders *out, GError **error)
     " FROM messages WHERE from_addr IS NOT NULL GROUP BY from_addr, from_name"
     " ORDER BY from_addr, from_name";   /* messages_sender: the index alone */
   sqlite3_stmt *stmt;
-  Sender *current = NULL;
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (NameRow));
+  g_autofree char *current = NULL;
   int rc;
 
+  g_array_set_clear_func (rows, (GDestroyNotify) name_row_clear);
   if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot read senders", error);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       const char *address = (const char *) sqlite3_column_text (stmt, 0);
       const char *name = (const char *) sqlite3_column_text (stmt, 1);
-      gint64 copies = sqlite3_column_int64 (stmt, 2);
+      NameRow row = {
+        .name = g_strdup (name),
+        .copies = sqlite3_column_int64 (stmt, 2),
+        .messages = sqlite3_column_int64 (stmt, 3),
+        .first_id = sqlite3_column_int64 (stmt, 4),
+        .first_date = g_strdup ((const char *) sqlite3_column_text (stmt, 5)),
+        .last_date = g_strdup ((const char *) sqlite3_column_text (stmt, 6)),
+      };
 
-      if (current == NULL || strcmp (current->address, address) != 0)
+      if (current != NULL && strcmp (current, address) != 0)
         {
-          current = g_new0 (Sender, 1);
-          current->address = g_strdup (address);
-          current->first_id = G_MAXINT64;
-          g_ptr_array_add (out->senders, current);
+          add_address (out, current, rows);
+          g_array_set_size (rows, 0);
         }
-      current->copies += copies;
-      current->messages += sqlite3_column_int64 (stmt, 3);
-      current->first_id = MIN (current->first_id, sqlite3_column_int64 (stmt, 4));
-      widen (&current->first_date, &current->last_date, (const char *) sqlite3_column_text (stmt, 5),
-             (const char *) sqlite3_column_text (stmt, 6));
-      if (name && *name)
+      if (current == NULL || strcmp (current, address) != 0)
         {
-          gint64 *count = g_new (gint64, 1);
-
-          *count = copies;
-          g_hash_table_insert (out->name_counts, g_strconcat (address, "\n", name, NULL), count);
-          if (better_name (name, copies, current->name, current->name_count))
-            {
-              g_free (current->name);
-              current->name = g_strdup (name);
-              current->name_count = copies;
-            }
+          g_free (current);
+          current = g_strdup (address);
         }
+      g_array_append_val (rows, row);
     }
+  if (current != NULL && rc == SQLITE_DONE)
+    add_address (out, current, rows);
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read senders", error);
 }
@@ -207,7 +321,7 @@ static gboolean
 write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTable *authors,
                GHashTable *previous, GError **error)
 {
-  sqlite3_stmt *insert_author = NULL, *insert_address = NULL, *move = NULL;
+  sqlite3_stmt *insert_author = NULL, *insert_address = NULL, *move = NULL, *move_named = NULL;
   GHashTableIter iter;
   gpointer value;
   int rc;
@@ -215,13 +329,17 @@ write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTa
   rc = sqlite3_exec (store->db, "DELETE FROM author_addresses; DELETE FROM authors", NULL, NULL, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (store->db, "INSERT INTO authors (id, name, address, messages, first_date,"
-                             " last_date) VALUES (?, ?, ?, ?, ?, ?)", -1, &insert_author, NULL);
+                             " last_date, shared_address) VALUES (?, ?, ?, ?, ?, ?, ?)", -1,
+                             &insert_author, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (store->db, "INSERT INTO author_addresses (address, author_id, name,"
                              " messages) VALUES (?, ?, ?, ?)", -1, &insert_address, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (store->db, "UPDATE messages SET author_id = ?1 WHERE from_addr = ?2"
                              " AND author_id IS NOT ?1", -1, &move, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (store->db, "UPDATE messages SET author_id = ?1 WHERE from_addr = ?2"
+                             " AND from_name IS ?3 AND author_id IS NOT ?1", -1, &move_named, NULL);
   g_hash_table_iter_init (&iter, authors);
   while (rc == SQLITE_OK && g_hash_table_iter_next (&iter, NULL, &value))
     {
@@ -233,6 +351,7 @@ write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTa
       sqlite3_bind_int64 (insert_author, 4, a->messages);
       _store_bind_text_or_null (insert_author, 5, a->first_date);
       _store_bind_text_or_null (insert_author, 6, a->last_date);
+      _store_bind_text_or_null (insert_author, 7, a->primary->shared);
       rc = _store_done (sqlite3_step (insert_author));
       sqlite3_reset (insert_author);
     }
@@ -247,9 +366,19 @@ write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTa
       sqlite3_bind_int64 (insert_address, 4, s->messages);
       rc = _store_done (sqlite3_step (insert_address));
       sqlite3_reset (insert_address);
+      /* A shared address's messages go to their person by name, every
+       * time (new ones too: no author_addresses row has that address). */
+      for (guint k = 0; rc == SQLITE_OK && s->raw_names && k < s->raw_names->len; k++)
+        {
+          sqlite3_bind_int64 (move_named, 1, author_of[i]);
+          sqlite3_bind_text (move_named, 2, s->shared, -1, SQLITE_STATIC);
+          _store_bind_text_or_null (move_named, 3, s->raw_names->pdata[k]);
+          rc = _store_done (sqlite3_step (move_named));
+          sqlite3_reset (move_named);
+        }
       /* Messages move only when their address changed author; new
        * messages (author_id NULL) are set below, through the index. */
-      if (rc == SQLITE_OK && before != 0 && before != author_of[i])
+      if (rc == SQLITE_OK && s->shared == NULL && before != 0 && before != author_of[i])
         {
           sqlite3_bind_int64 (move, 1, author_of[i]);
           sqlite3_bind_text (move, 2, s->address, -1, SQLITE_STATIC);
@@ -260,6 +389,7 @@ write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTa
   sqlite3_finalize (insert_author);
   sqlite3_finalize (insert_address);
   sqlite3_finalize (move);
+  sqlite3_finalize (move_named);
   if (rc == SQLITE_OK)
     rc = sqlite3_exec (store->db,
                        "UPDATE messages SET author_id = (SELECT author_id FROM author_addresses"
@@ -499,7 +629,7 @@ static const char *const authors_sql[] = {
     " CAST(julianday(substr(a.last_date, 1, 10)) - julianday(substr(a.first_date, 1, 10)) AS INTEGER) + 1"
     "   AS active_days,"
     " coalesce(g.newsgroups, 0) AS newsgroups,"
-    " l.languages"
+    " l.languages, a.shared_address"
     " FROM authors a"
     /* Every aggregate reads messages in rowid order (NOT INDEXED, CROSS
      * JOIN): through messages_author it re-read each page once per message

@@ -647,6 +647,7 @@ static const struct {
   { IDENTITY_EVIDENCE_SUBADDRESS, "subaddress", 3 },
   { IDENTITY_EVIDENCE_MASKED, "masked-address-fits", 3 },
   { IDENTITY_EVIDENCE_SIGNATURE, "same-signature", 3 },
+  { IDENTITY_EVIDENCE_SHARED_ADDRESS, "shared-address", 3 },
 };
 
 /* "same-name,same-signature" */
@@ -734,6 +735,7 @@ compare_blocks (Suggest *s)
         case 'D': evidence = IDENTITY_EVIDENCE_SAME_DOMAIN; break;
         case 'L': evidence = IDENTITY_EVIDENCE_SAME_LOCAL; break;
         case 'S': evidence = IDENTITY_EVIDENCE_SUBADDRESS; break;
+        case 'H': evidence = IDENTITY_EVIDENCE_SHARED_ADDRESS; break;
         default: evidence = IDENTITY_EVIDENCE_SIGNATURE; break;
         }
       if (distinct >= 2 && distinct <= (k[i].key[0] == 'G' ? SIGNATURE_MAX_AUTHORS : BLOCK_MAX))
@@ -781,6 +783,7 @@ add_alias_keys (Suggest *s, GArray *names, GArray *reversed_names, const Identit
   g_autofree char *name = identity_name_key (a->name);
   const char *at = strrchr (a->address, '@');
   g_autofree char *local = at ? g_strndup (a->address, (gsize) (at - a->address)) : NULL;
+  g_autofree char *shared = NULL;
   char *plus;
 
   if (name)
@@ -794,6 +797,12 @@ add_alias_keys (Suggest *s, GArray *names, GArray *reversed_names, const Identit
       g_array_append_val (names, n);
       g_array_append_val (reversed_names, r);
     }
+  /* the people of a shared address ("noreply@github.com (jane doe)"), and
+   * a placeholder address itself (its messages without a name) */
+  if (at != NULL && strchr (at, ' ') != NULL)
+    add_key (s, a->author, g_strconcat ("H", shared = g_strndup (a->address, (gsize) (strchr (at, ' ') - a->address)), NULL));
+  else if (at != NULL && identity_placeholder (a->address))
+    add_key (s, a->author, g_strconcat ("H", a->address, NULL));
   if (local == NULL || identity_masked (a->address, NULL))
     return;
   if ((plus = strchr (local, '+')) != NULL)
@@ -927,4 +936,133 @@ identity_suggest (const IdentityAlias *aliases, guint n, const IdentitySignature
   g_array_unref (s.keyed);
   g_hash_table_unref (s.pairs);
   return out;
+}
+
+/* ---- shared addresses ---- */
+
+/* Local parts that name no person: notification senders and the
+ * placeholders Usenet posters wrote to escape spam. */
+static const char *const placeholder_locals[] = {
+  "anon", "anonymous", "donotreply", "do-not-reply", "do_not_reply", "invalid", "mailer-daemon",
+  "no-reply", "no.reply", "no_reply", "nobody", "none", "noone", "noreply", "nospam", "no-spam",
+  "no.spam", "notifications", "nowhere", "null", "spam", "unknown", "user",
+};
+
+/**
+ * identity_placeholder:
+ * @address: a lower-case address
+ *
+ * Returns: whether @address names no person: a notification sender
+ *   (noreply@, notifications@), a Usenet placeholder (nospam@nospam.com,
+ *   anonymous@, user@), or a domain that cannot exist (*.invalid,
+ *   RFC 2606's example.* and invalid)
+ */
+gboolean
+identity_placeholder (const char *address)
+{
+  const char *at = strrchr (address, '@');
+  g_autofree char *local = NULL;
+  const char *domain;
+
+  if (at == NULL)
+    return FALSE;
+  local = g_strndup (address, at - address);
+  domain = at + 1;
+  return in_list (local, placeholder_locals, G_N_ELEMENTS (placeholder_locals)) ||
+         g_str_has_suffix (domain, ".invalid") || strcmp (domain, "invalid") == 0 ||
+         strstr (domain, "nospam") != NULL || strstr (domain, "no-spam") != NULL ||
+         strstr (local, "nospam") != NULL;
+}
+
+/* Union-find over name indexes. */
+static guint
+root_of (guint *parent, guint i)
+{
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/**
+ * identity_shared_split:
+ * @address: a lower-case address
+ * @names: (array length=n): the display names used with it (NULL: none)
+ * @n: how many
+ * @n_people: (out): how many people @address is split into
+ *
+ * An address used under dissimilar names by several people is not one
+ * person (docs/people.md, "Shared addresses").  Names are alike when
+ * their keys (identity_name_key()) share a word of two letters or more;
+ * alike names are one person.  The address is shared when its names make
+ * two people or more and it is a placeholder (identity_placeholder()),
+ * or three or more whatever it is.
+ *
+ * Returns: (transfer full) (nullable): the person (0 ..
+ *   *n_people - 1) of each name (G_MAXUINT for a name that is no name:
+ *   no person's we know), or %NULL when
+ *   @address is one person
+ */
+guint *
+identity_shared_split (const char *address, const char *const *names, guint n, guint *n_people)
+{
+  g_autofree guint *parent = g_new (guint, MAX (n, 1));
+  g_autoptr (GHashTable) word_owner = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree guint *person = NULL;
+  g_autofree gint *label = NULL;
+  guint people = 0, named = 0;
+
+  *n_people = 1;
+  for (guint i = 0; i < n; i++)
+    parent[i] = i;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = identity_name_key (names[i]);
+      g_auto (GStrv) words = key ? g_strsplit (key, " ", -1) : NULL;
+
+      if (key == NULL)
+        continue;
+      named++;
+      for (char **w = words; *w; w++)
+        {
+          gpointer owner;
+
+          if (g_utf8_strlen (*w, -1) < 2)
+            continue;
+          if (g_hash_table_lookup_extended (word_owner, *w, NULL, &owner))
+            parent[root_of (parent, i)] = root_of (parent, GPOINTER_TO_UINT (owner));
+          else
+            g_hash_table_insert (word_owner, g_strdup (*w), GUINT_TO_POINTER (i));
+        }
+    }
+  if (named < 2)
+    return NULL;
+  /* number the people in the order of their first name */
+  label = g_new (gint, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    label[i] = -1;
+  person = g_new0 (guint, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = identity_name_key (names[i]);
+      guint r;
+
+      if (key == NULL)
+        continue;
+      r = root_of (parent, i);
+      if (label[r] < 0)
+        label[r] = (gint) people++;
+      person[i] = (guint) label[r];
+    }
+  if (people < 2 || (people < 3 && !identity_placeholder (address)))
+    return NULL;
+  /* names that are no name (empty, an address, "Anonymous"): nobody's */
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = identity_name_key (names[i]);
+
+      if (key == NULL)
+        person[i] = G_MAXUINT;
+    }
+  *n_people = people;
+  return g_steal_pointer (&person);
 }

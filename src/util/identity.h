@@ -48,6 +48,7 @@ typedef enum {
   IDENTITY_EVIDENCE_SUBADDRESS      = 1 << 5,  /* user+tag@d and user@d */
   IDENTITY_EVIDENCE_MASKED          = 1 << 6,  /* a masked address several full ones fit */
   IDENTITY_EVIDENCE_SIGNATURE       = 1 << 7,  /* the same signature block */
+  IDENTITY_EVIDENCE_SHARED_ADDRESS  = 1 << 8,  /* split from one shared address by their names */
 } IdentityEvidence;
 
 /* One row per (author, address), as author_addresses holds them. */
@@ -81,6 +82,8 @@ char *identity_gmail_canonical (const char *address);
 char *identity_archive_mask (const char *address);
 gboolean identity_hidden (const char *address);
 char *identity_bang_tail (const char *address);
+gboolean identity_placeholder (const char *address);
+guint *identity_shared_split (const char *address, const char *const *names, guint n, guint *n_people);
 guint64 identity_signature (const char *body, gsize len);
 guint identity_edit_distance (const char *a, const char *b, guint max);
 
