@@ -251,41 +251,179 @@ convert_declared (const char *bytes, gsize len, const char *charset, CharsetResu
   return out;
 }
 
+/* ---- which reading of undeclared 8-bit text ---- */
+
+static gboolean
+is_western (const char *name)
+{
+  return g_ascii_strcasecmp (name, "windows-1252") == 0 || g_ascii_strcasecmp (name, "iso-8859-1") == 0 ||
+         g_ascii_strcasecmp (name, "iso-8859-15") == 0;
+}
+
+/* Whether @c ends a word for charset_anomalies(): ASCII space,
+ * punctuation (but the apostrophe) and controls. */
+static gboolean
+word_break (gunichar c)
+{
+  return c < 0x80 && !g_ascii_isalnum ((char) c) && c != '\'';
+}
+
+/**
+ * charset_anomalies:
+ * @utf8: a reading of some text
+ *
+ * How implausible @utf8 is as the text its writer typed, in points:
+ * mojibake leaves signs of itself that real text, in any language, does
+ * not (docs/text.md, "Charsets").  Per word (a run between ASCII spaces
+ * and punctuation): 3 for each C1 control or U+FFFD; 2 for each non-ASCII
+ * sign (not a letter) between two letters, or before a lower-case letter
+ * at a word's start ("¾ádná", "¿aden": Latin-2 read as windows-1252); 2
+ * for a word whose letters are of two scripts ("per貌": Latin-1 read as
+ * GB18030); 1 for a word of three letters or more all of them accented
+ * Latin ("ðÒÉ×ÅÔ": KOI8-R read as windows-1252); 1 for a word with a
+ * non-ASCII capital after a small letter ("пРИВЕТ": windows-1251 read as
+ * KOI8-R).  Where two readings tie, the first tried stays.
+ *
+ * Returns: the points; 0 for text that shows no sign of a wrong reading
+ */
+guint
+charset_anomalies (const char *utf8)
+{
+  guint points = 0;
+  const char *p = utf8;
+
+  while (*p)
+    {
+      gunichar word[64];
+      guint n = 0, letters = 0, accented = 0;
+      GUnicodeScript script = G_UNICODE_SCRIPT_COMMON;
+      gboolean mixed = FALSE, small = FALSE, camel = FALSE;
+
+      while (*p && word_break (g_utf8_get_char (p)))
+        p = g_utf8_next_char (p);
+      for (; *p && !word_break (g_utf8_get_char (p)); p = g_utf8_next_char (p))
+        {
+          gunichar c = g_utf8_get_char (p);
+          GUnicodeScript sc;
+
+          if (n < G_N_ELEMENTS (word))
+            word[n++] = c;
+          if (!g_unichar_isalpha (c))
+            continue;
+          letters++;
+          accented += c >= 0x80 && g_unichar_get_script (c) == G_UNICODE_SCRIPT_LATIN;
+          camel = camel || (small && c >= 0x80 && g_unichar_isupper (c));
+          small = small || g_unichar_islower (c);
+          sc = g_unichar_get_script (c);
+          if (sc != G_UNICODE_SCRIPT_COMMON && sc != G_UNICODE_SCRIPT_INHERITED)
+            {
+              if (script != G_UNICODE_SCRIPT_COMMON && sc != script)
+                mixed = TRUE;
+              script = sc;
+            }
+        }
+      for (guint i = 0; i < n; i++)
+        {
+          gunichar c = word[i];
+          gboolean left, right;
+
+          if (c < 0x80)
+            continue;
+          if ((c >= 0x80 && c <= 0x9f) || c == 0xfffd)
+            {
+              points += 3;
+              continue;
+            }
+          if (g_unichar_isalpha (c) || g_unichar_ismark (c))
+            continue;
+          left = i > 0 && g_unichar_isalpha (word[i - 1]);
+          right = i + 1 < n && g_unichar_isalpha (word[i + 1]);
+          if ((left && right) || (i == 0 && right && g_unichar_islower (word[i + 1])))
+            points += 2;
+        }
+      points += mixed ? 2 : 0;
+      points += letters >= 3 && accented == letters;
+      points += camel;
+    }
+  return points;
+}
+
+/* Readings tried when the windows-1252 one shows signs of a wrong
+ * reading and the detector said nothing better: Central European and
+ * Cyrillic mail, the undeclared 8-bit text of the archives after Western. */
+static const char *const second_readings[] = { "ISO-8859-2", "WINDOWS-1250", "KOI8-R", "WINDOWS-1251" };
+
+/* Undeclared 8-bit text that is not UTF-8: the windows-1252 reading
+ * (ISO-8859-1 for the five bytes it leaves undefined), unless another
+ * reading (the detector's, else a Central European or Cyrillic one)
+ * shows fewer signs of being wrong (charset_anomalies()).  A detector's
+ * answer other than Western needs that evidence: on Latin text it
+ * wanders (GB18030, VISCII, IBM852 for Catalan). */
 static char *
 convert_undeclared (const char *bytes, gsize len, CharsetResult *result)
 {
-  const char *detected;
-  char *out = NULL;
+  const char *detected, *best_name = "windows-1252";
+  char *best;
+  guint best_points;
 
   if (g_utf8_validate_len (bytes, len, NULL))
     {
       result->used = "utf-8";
       return g_strndup (bytes, len);
     }
-  if ((detected = detect (bytes, len)) != NULL && (out = convert_from (bytes, len, effective_name (detected))) != NULL)
+  if ((best = convert_from (bytes, len, "WINDOWS-1252")) == NULL)
     {
-      result->used = canonical_name (effective_name (detected));
-      return out;
+      best_name = "iso-8859-1";
+      best = convert_from (bytes, len, "ISO-8859-1");
     }
-  result->used = "windows-1252";
-  if ((out = convert_from (bytes, len, "WINDOWS-1252")) == NULL)
+  g_assert (best != NULL);
+  best_points = charset_anomalies (best);
+  detected = detect (bytes, len);
+  if (best_points > 0 && detected != NULL && !is_western (detected))
     {
-      result->used = "iso-8859-1";
-      out = convert_from (bytes, len, "ISO-8859-1");
+      char *other = convert_from (bytes, len, effective_name (detected));
+      guint points = other ? charset_anomalies (other) : G_MAXUINT;
+
+      if (points < best_points)
+        {
+          g_free (best);
+          best = other, best_name = canonical_name (effective_name (detected)), best_points = points;
+        }
+      else
+        g_free (other);
     }
-  g_assert (out != NULL);
-  return out;
+  for (gsize i = 0; best_points > 0 && (detected == NULL || is_western (detected)) &&
+                    i < G_N_ELEMENTS (second_readings); i++)
+    {
+      char *other = convert_from (bytes, len, second_readings[i]);
+      guint points = other ? charset_anomalies (other) : G_MAXUINT;
+
+      if (points < best_points)
+        {
+          g_free (best);
+          best = other, best_name = canonical_name (second_readings[i]), best_points = points;
+        }
+      else
+        g_free (other);
+    }
+  result->used = best_name;
+  return best;
 }
 
 static char *
-convert_any (const char *bytes, gsize len, const char *charset, CharsetResult *result)
+convert_any (const char *bytes, gsize len, const char *charset, const char *reading,
+             CharsetResult *result)
 {
   gboolean declared = charset != NULL && *charset != '\0';
   char *out = NULL;
 
   if (declared && (out = convert_declared (bytes, len, charset, result)) != NULL)
     return out;
-  out = convert_undeclared (bytes, len, result);
+  if (reading != NULL && !g_utf8_validate_len (bytes, len, NULL) &&
+      (out = convert_from (bytes, len, reading)) != NULL)
+    result->used = canonical_name (reading);
+  else
+    out = convert_undeclared (bytes, len, result);
   /* Undeclared UTF-8 is what mail has become; other undeclared text and
    * every overruled declaration is a guess. */
   result->guessed = declared || strcmp (result->used, "utf-8") != 0;
@@ -363,9 +501,9 @@ replace_sub (char *text)
  * Converts @bytes to UTF-8, never failing.  The declared charset is used
  * when the bytes are valid in it (ISO-8859-1 and US-ASCII read as
  * windows-1252; valid UTF-8 overrules any 8-bit label).  Otherwise: UTF-8
- * if valid, then the charset uchardet detects (a Latin-script answer only
- * with at least 16 8-bit bytes of evidence), then windows-1252, then
- * ISO-8859-1, which maps every byte.  result->guessed is %TRUE when a
+ * if valid, else windows-1252 (ISO-8859-1 for its five undefined bytes)
+ * unless the reading uchardet detects, or a Central European or Cyrillic
+ * one, shows fewer signs of a wrong reading (charset_anomalies()).  result->guessed is %TRUE when a
  * declared charset was overruled, or undeclared 8-bit text was not UTF-8.
  * Pure ASCII is "us-ascii", except in 7-bit encodings (ISO-2022-JP…).
  * NUL bytes, and SUB (0x1A, "substitute", which also ends old DOS files),
@@ -375,6 +513,22 @@ replace_sub (char *text)
  */
 char *
 charset_to_utf8 (const char *bytes, gsize len, const char *charset, CharsetResult *result)
+{
+  return charset_to_utf8_reading (bytes, len, charset, NULL, result);
+}
+
+/**
+ * charset_to_utf8_reading:
+ * @reading: (nullable): the charset to read undeclared (or wrongly
+ *   declared) 8-bit text in, instead of choosing one
+ *
+ * charset_to_utf8(), with the choice for undeclared text made by the
+ * caller (who knows the text's language: pipeline/decode-pool.c).  The
+ * result is still a guess (result->guessed).
+ */
+char *
+charset_to_utf8_reading (const char *bytes, gsize len, const char *charset, const char *reading,
+                         CharsetResult *result)
 {
   g_autofree char *copy = NULL;
   CharsetResult local = { "us-ascii", FALSE };
@@ -402,7 +556,7 @@ charset_to_utf8 (const char *bytes, gsize len, const char *charset, CharsetResul
   if (is_ascii (bytes, len) && !is_seven_bit_encoding (charset))
     out = g_strndup (bytes, len);
   else
-    out = convert_any (bytes, len, charset, result);
+    out = convert_any (bytes, len, charset, reading, result);
   /* SUB means "a character that could not be represented": so does U+FFFD. */
   out = replace_sub (out);
   return charset_sanitize_utf8 (out);

@@ -11,7 +11,10 @@ typedef struct {
 } CharsetResult;
 
 char *charset_to_utf8 (const char *bytes, gsize len, const char *charset, CharsetResult *result);
+char *charset_to_utf8_reading (const char *bytes, gsize len, const char *charset, const char *reading,
+                               CharsetResult *result);
 char *charset_sanitize_utf8 (char *text);
 const char *charset_detect (const char *bytes, gsize len);
+guint charset_anomalies (const char *utf8);
 
 G_END_DECLS

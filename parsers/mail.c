@@ -941,7 +941,7 @@ decode_message (MailRecord *r, const MailHeaders *headers, const char *declared,
 /* A plain text message read without GMime (headers.c): FALSE, with
  * nothing done, when it is not one. */
 static gboolean
-parse_plain (MailRecord *r, const char *data, gsize len)
+parse_plain (MailRecord *r, const char *data, gsize len, const char *reading)
 {
   MailHeaders headers;
   MailPlainType type;
@@ -955,8 +955,8 @@ parse_plain (MailRecord *r, const char *data, gsize len)
       mail_headers_clear (&headers);
       return FALSE;
     }
-  mail_text_extract_plain (data + body, len - body, type.charset, &text);
-  decode_message (r, &headers, type.charset, &text);
+  mail_text_extract_plain (data + body, len - body, type.charset, reading, &text);
+  decode_message (r, &headers, type.charset ? type.charset : reading, &text);
   g_free (type.charset);
   mail_headers_clear (&headers);
   return TRUE;
@@ -965,7 +965,7 @@ parse_plain (MailRecord *r, const char *data, gsize len)
 /* GMime's reading of a message: FALSE, with nothing done, when it finds
  * no header block. */
 static gboolean
-parse_gmime (MailRecord *r, const char *data, gsize len)
+parse_gmime (MailRecord *r, const char *data, gsize len, const char *reading)
 {
   g_autoptr (GMimeStream) stream = g_mime_stream_mem_new_with_buffer (data, len);
   g_autoptr (GMimeParser) parser = g_mime_parser_new_with_stream (stream);
@@ -998,22 +998,25 @@ parse_gmime (MailRecord *r, const char *data, gsize len)
     return FALSE;
   part = root ? find_text_part (root, FALSE) : NULL;
   mail_headers_from_gmime (message, &headers);
-  mail_text_extract (root, &text);
-  decode_message (r, &headers,
-                  part ? g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset") : NULL,
-                  &text);
+  mail_text_extract (root, reading, &text);
+  {
+    const char *declared = part ? g_mime_object_get_content_type_parameter (GMIME_OBJECT (part), "charset")
+                                : NULL;
+
+    decode_message (r, &headers, declared ? declared : reading, &text);
+  }
   mail_headers_clear (&headers);
   return TRUE;
 }
 
 static MailRecord *
-record_parse (const char *data, gsize len, gboolean plain)
+record_parse (const char *data, gsize len, gboolean plain, const char *reading)
 {
   MailRecord *r = g_atomic_rc_box_new0 (MailRecord);
   g_autofree char *copy = without_nul (data, len, r);
   const char *bytes = copy ? copy : data;
 
-  if (!(plain && parse_plain (r, bytes, len)) && !parse_gmime (r, bytes, len))
+  if (!(plain && parse_plain (r, bytes, len, reading)) && !parse_gmime (r, bytes, len, reading))
     {
       r->flags |= MAIL_FLAG_NO_HEADERS | MAIL_FLAG_NO_MESSAGE_ID | MAIL_FLAG_NO_DATE |
                   MAIL_FLAG_NO_FROM;
@@ -1165,7 +1168,21 @@ mail_record_read_envelope (MailRecord *r, const char *envelope, gsize len)
 MailRecord *
 mail_record_parse (const char *data, gsize len)
 {
-  return record_parse (data, len, TRUE);
+  return record_parse (data, len, TRUE, NULL);
+}
+
+/**
+ * mail_record_parse_reading:
+ * @reading: the charset to read undeclared 8-bit text in
+ *
+ * mail_record_parse(), reading the text whose charset is undeclared (or
+ * wrongly declared) in @reading instead of choosing one: for a caller
+ * who found the first choice disagrees with the text's language.
+ */
+MailRecord *
+mail_record_parse_reading (const char *data, gsize len, const char *reading)
+{
+  return record_parse (data, len, TRUE, reading);
 }
 
 /**
@@ -1179,5 +1196,5 @@ mail_record_parse (const char *data, gsize len)
 MailRecord *
 mail_record_parse_gmime (const char *data, gsize len)
 {
-  return record_parse (data, len, FALSE);
+  return record_parse (data, len, FALSE, NULL);
 }

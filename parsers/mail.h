@@ -78,6 +78,7 @@ typedef struct {
 void mail_init (void);
 MailRecord *mail_record_parse (const char *data, gsize len);
 MailRecord *mail_record_parse_gmime (const char *data, gsize len);
+MailRecord *mail_record_parse_reading (const char *data, gsize len, const char *reading);
 void mail_record_read_envelope (MailRecord *record, const char *envelope, gsize len);
 const char *mail_record_difference (const MailRecord *a, const MailRecord *b);
 MailRecord *mail_record_ref (MailRecord *record);

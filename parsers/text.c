@@ -27,6 +27,7 @@ typedef struct {
   MailText *text;
   gboolean embedded;   /* inside a message/rfc822 part */
   guint depth;
+  const char *reading; /* the charset of undeclared 8-bit text, or NULL: chosen */
 } Walk;
 
 TextAttachment *
@@ -190,7 +191,7 @@ add_text (Walk *w, GString *raw, const char *declared, gboolean html)
   /* Binaries go before charset detection, which they would mislead. */
   if (!html)
     w->text->flags |= binary_strip (raw, w->text->attachments);
-  utf8 = charset_to_utf8 (raw->str, raw->len, declared, &cs);
+  utf8 = charset_to_utf8_reading (raw->str, raw->len, declared, w->reading, &cs);
   g_string_free (raw, TRUE);
   if (w->text->charset == NULL)
     w->text->charset = cs.used;
@@ -350,9 +351,9 @@ text_start (MailText *text)
 }
 
 void
-mail_text_extract (GMimeObject *root, MailText *text)
+mail_text_extract (GMimeObject *root, const char *reading, MailText *text)
 {
-  Walk w = { text, FALSE, 0 };
+  Walk w = { .text = text, .reading = reading };
 
   text_start (text);
   if (root != NULL)
@@ -364,14 +365,16 @@ mail_text_extract (GMimeObject *root, MailText *text)
  * @content: (array length=len): the content of a text/plain entity whose
  *   transfer encoding is the identity (headers.c)
  * @declared: (nullable): its declared charset
+ * @reading: (nullable): the charset of undeclared 8-bit text (charset_to_utf8_reading())
  * @text: (out caller-allocates): its text; free with mail_text_clear()
  *
  * What mail_text_extract() gives for such an entity, without GMime.
  */
 void
-mail_text_extract_plain (const char *content, gsize len, const char *declared, MailText *text)
+mail_text_extract_plain (const char *content, gsize len, const char *declared, const char *reading,
+                         MailText *text)
 {
-  Walk w = { text, FALSE, 0 };
+  Walk w = { .text = text, .reading = reading };
   GString *raw = g_string_new_len (content, len);
 
   text_start (text);

@@ -34,9 +34,9 @@ typedef struct {
 } MailText;
 
 void text_init (void);
-void mail_text_extract (GMimeObject *root, MailText *text);
+void mail_text_extract (GMimeObject *root, const char *reading, MailText *text);
 void mail_text_extract_plain (const char *content, gsize len, const char *declared,
-                              MailText *text);
+                              const char *reading, MailText *text);
 void mail_text_clear (MailText *text);
 void text_attachment_free (TextAttachment *attachment);
 TextAttachment *text_attachment_new (const char *content_type, const char *filename,

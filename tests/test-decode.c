@@ -354,6 +354,64 @@ test_entity_headers (void)
   g_assert_cmpstr (c->body, ==, "body\n");
 }
 
+/* Signs of a wrong reading (charset_anomalies()), and the reading of
+ * undeclared 8-bit text that shows fewest (docs/text.md, "Charsets"). */
+static void
+test_anomalies (void)
+{
+  static const struct { const char *text; guint points; } cases[] = {
+    { "Però no sé què fer.", 0 },
+    { "Grüße aus München, 1½ Stunden, 20 m², ±5 °C.", 0 },
+    { "¿Alguien sabe qué pasa? ¡Gracias! « Déjà vu » — 5 €.", 0 },
+    { "Příkaz nefunguje a žádná chyba.", 0 },
+    { "Привет, как дела?", 0 },
+    { "Pøíkaz nefunguje a ¾ádná chyba.", 2 },       /* Latin-2 read as windows-1252 */
+    { "nie dzia³a", 2 },
+    { "per貌 no", 2 },                               /* Latin-1 read as GB18030 */
+    { "ðÒÉ×ÅÔ", 4 },   /* KOI8-R read as windows-1252: a sign inside, all accented, a capital after a small */
+    { "пРИВЕТ", 1 },                                /* windows-1251 read as KOI8-R */
+    { "caf\xc2\x85 ok", 3 },                                            /* a C1 control */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s", cases[i].text);
+      g_assert_cmpuint (charset_anomalies (cases[i].text), ==, cases[i].points);
+    }
+}
+
+static void
+test_undeclared_readings (void)
+{
+  static const struct { const char *bytes; const char *used; const char *text; } cases[] = {
+    /* Latin-2 Polish: its windows-1252 reading has signs inside words */
+    { "Cze\xb6\xe6, nie dzia\xb3" "a i \xbf" "aden b\xb3\xb1" "d", "iso-8859-2", "Cześć, nie działa i żaden błąd" },
+    /* Catalan stays windows-1252 */
+    { "Per\xf2 no s\xe9 qu\xe8 fer amb l'opci\xf3", "windows-1252", "Però no sé què fer amb l'opció" },
+    /* KOI8-R: all-accented words in windows-1252, mixed case in windows-1251 */
+    { "\xf0\xd2\xc9\xd7\xc5\xd4, \xcb\xc1\xcb \xc4\xc5\xcc\xc1?", "koi8-r", "Привет, как дела?" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      CharsetResult cs;
+      g_autofree char *text = charset_to_utf8 (cases[i].bytes, strlen (cases[i].bytes), NULL, &cs);
+
+      g_assert_cmpstr (cs.used, ==, cases[i].used);
+      g_assert_cmpstr (text, ==, cases[i].text);
+      g_assert_true (cs.guessed);
+    }
+  /* a reading given by the caller is used, and is still a guess */
+  {
+    CharsetResult cs;
+    g_autofree char *text = charset_to_utf8_reading ("P\xf8\xedkaz", 6, NULL, "iso-8859-2", &cs);
+
+    g_assert_cmpstr (text, ==, "Příkaz");
+    g_assert_cmpstr (cs.used, ==, "iso-8859-2");
+    g_assert_true (cs.guessed);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -369,5 +427,7 @@ main (int argc, char **argv)
   g_test_add_func ("/decode/message", test_message);
   g_test_add_func ("/decode/broken-message", test_broken_message);
   g_test_add_func ("/decode/entity-headers", test_entity_headers);
+  g_test_add_func ("/charset/anomalies", test_anomalies);
+  g_test_add_func ("/charset/undeclared-readings", test_undeclared_readings);
   return g_test_run ();
 }

@@ -312,5 +312,39 @@ def uucp_bang_paths_are_addresses():
     assert got[0][2] == got[1][2] and len({g[2] for g in got}) == 4, got
 
 
+
+@tap.test
+def undeclared_charsets_agree_with_language():
+    """Pipermail months carry no Content-Type: the charset deja chooses
+    must give text without signs of mojibake, in a charset its language
+    was written in (docs/text.md, "Charsets"); every such choice stays
+    flagged."""
+    texts = [
+        ("ca", "Hola a tots,\n\nPerò no sé què fer amb aquesta configuració. L'opció està desactivada.\n", "latin-1"),
+        ("es", "¿Alguien sabe qué pasa con el módulo? ¡Gracias! Año 2001, niño, José.\n", "latin-1"),
+        ("cs-latin2", "Dobrý den,\n\nnevím, jak nastavit server. Příkaz nefunguje a žádná chyba se nezobrazí. Děkuji.\n", "iso-8859-2"),
+        # no byte of windows-1250 here reads as a sign in windows-1252: only the language tells
+        ("cs-1250", "Dobrý den,\n\nnevím, jak nastavit server. Příkaz nefunguje a žádná chyba se nezobrazí. Děkuji, Šárka.\n", "windows-1250"),
+        ("pl", "Cześć,\n\nnie wiem, jak skonfigurować serwer. Polecenie nie działa i żaden błąd się nie pojawia.\n", "iso-8859-2"),
+        ("ru-koi8", "Привет,\n\nне знаю, как настроить сервер. Команда не работает, и никакой ошибки нет.\n", "koi8-r"),
+        ("ru-1251", "Привет,\n\nне знаю, как настроить сервер. Команда не работает, и никакой ошибки нет.\n", "windows-1251"),
+    ]
+    path = tmp("undeclared.mbox")
+    with open(path, "wb") as f:
+        for key, text, charset in texts:
+            f.write(("From x Mon Jan  1 00:00:00 2001\nFrom: a@b.example\nSubject: %s\nMessage-ID: <%s@u>\n"
+                     "Date: Mon, 1 Jan 2001 10:00:00 +0000\n\n" % (key, key)).encode())
+            f.write(text.encode(charset) + b"\n")
+    db = fresh_db("undeclared.db")
+    ok("ingest", "-q", "--db", db, path)
+    got = {k: (cs, body, flags) for k, cs, body, flags in
+           rows(db, "SELECT subject, charset, body, flags FROM messages")}
+    expect = {"ca": "windows-1252", "es": "windows-1252", "cs-latin2": "iso-8859-2", "cs-1250": "windows-1250",
+              "pl": "iso-8859-2", "ru-koi8": "koi8-r", "ru-1251": "windows-1251"}
+    for key, text, _ in texts:
+        charset, body, flags = got[key]
+        assert (charset, body.strip()) == (expect[key], text.strip()), (key, charset, body)
+        assert "charset-guessed" in flags, (key, flags)
+
 if __name__ == "__main__":
     tap.main(TMP)

@@ -13,6 +13,7 @@
  * critical path; below it, they take what the writer leaves.
  */
 #include "decode-pool.h"
+#include "lang.h"
 #include "text.h"
 #include "charset.h"
 
@@ -269,6 +270,53 @@ decode_batch_free (DecodeBatch *batch)
  * binary posting, not text.  The row still spans the whole message. */
 #define DECODE_MAX ((goffset) 8 * 1024 * 1024)
 
+/* A charset deja chose for undeclared 8-bit text must agree with the
+ * language of the text it gives: Catalan read as GB18030 ("per貌") or
+ * ISO-8859-2 ("Perň"), Czech read as windows-1252 ("Pøíkaz") are wrong
+ * readings.  When the language is sure and not written in the charset
+ * chosen (text/legacy.c), the message is read again in each charset of
+ * its language, and the reading with the fewest signs of mojibake
+ * (charset_anomalies()) is kept, unless it shows more than the first.
+ * Every such reading stays flagged charset-guessed. */
+static MailRecord *
+agree_with_language (MailRecord *record, const char *data, gsize len)
+{
+  const char *const *charsets;
+  TextLang lang;
+  MailRecord *best = NULL;
+  guint best_points;
+
+  if (!(record->flags & MAIL_FLAG_CHARSET_GUESSED) || record->charset == NULL ||
+      g_ascii_strcasecmp (record->charset, "utf-8") == 0 ||
+      g_ascii_strcasecmp (record->charset, "us-ascii") == 0 || record->own_text == NULL)
+    return record;
+  text_lang_detect (record->own_text, record->own_text_len, &lang);
+  if (!lang.reliable || text_lang_writes_in (lang.code, record->charset) ||
+      (charsets = text_lang_charsets (lang.code)) == NULL)
+    return record;
+  best_points = charset_anomalies (record->body);
+  for (guint i = 0; charsets[i]; i++)
+    {
+      MailRecord *other = mail_record_parse_reading (data, len, charsets[i]);
+      guint points = charset_anomalies (other->body);
+
+      if (g_strcmp0 (other->charset, charsets[i]) == 0 && points <= best_points &&
+          (best == NULL || points < best_points))
+        {
+          g_clear_pointer (&best, mail_record_free);
+          best = other;
+          best_points = points;
+        }
+      else
+        mail_record_free (other);
+    }
+  if (best == NULL)
+    return record;
+  g_debug ("a message read as %s in %s: read again as %s", record->charset, lang.code, best->charset);
+  mail_record_free (record);
+  return best;
+}
+
 static MailRecord *
 decode_span (DecodePool *pool, const char *buf, const MboxSpan *span)
 {
@@ -291,7 +339,7 @@ decode_span (DecodePool *pool, const char *buf, const MboxSpan *span)
       if (recent_find (&pool->records, &key, ref_record, &record))
         return record;
     }
-  record = mail_record_parse (text ? text : "", len);
+  record = agree_with_language (mail_record_parse (text ? text : "", len), text ? text : "", len);
   if (span->envelope_length > 0)
     mail_record_read_envelope (record, buf + span->offset, span->envelope_length);
   if (cut.length < span->length)

@@ -18,5 +18,7 @@ typedef struct {
 
 void text_lang_detect (const char *utf8, gsize len, TextLang *out);
 guint text_lang_letters (const char *utf8, gsize len, guint enough);
+const char *const *text_lang_charsets (const char *lang);
+gboolean text_lang_writes_in (const char *lang, const char *charset);
 
 G_END_DECLS
