@@ -346,5 +346,56 @@ def undeclared_charsets_agree_with_language():
         assert (charset, body.strip()) == (expect[key], text.strip()), (key, charset, body)
         assert "charset-guessed" in flags, (key, flags)
 
+
+def on_a_terminal(*args):
+    """deja ARGS with stderr on a pseudo-terminal: (status, what it wrote)."""
+    import pty
+    import subprocess
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "DEJA_NO_PROGRESS"}
+    p = subprocess.Popen([os.environ["DEJA"]] + list(args), stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return p.wait(), out.decode("utf-8", "replace")
+
+
+@tap.test
+def one_live_line_on_a_terminal():
+    """issue 36: on a terminal a long ingest shows one live line (files
+    done of total, MiB, messages, rate), not a line per file; --verbose
+    gives the per-file lines too; a log file sees what it always saw."""
+    src = tmp("live")
+    os.makedirs(src, exist_ok=True)
+    sample = open(os.path.join(FIXTURES, "sample", "comp.lang.c.mbox"), encoding="latin-1").read()
+    for n in range(6):
+        write(os.path.join(src, "part%d.mbox" % n), sample.replace("@", "%d@" % n))
+    db = fresh_db("live.db")
+    status, text = on_a_terminal("ingest", "--db", db, src)
+    assert status == 0, text
+    assert "\r\x1b[Kdeja: 0/6 files" in text, repr(text[:400])
+    assert "ingested '" not in text, text                      # no line per file
+    assert "done in" in text and "6 files stored" in text, text
+    assert "\x1b[K" in text.split("done in")[0]                  # the live line was erased first
+    db = fresh_db("live-verbose.db")
+    status, text = on_a_terminal("ingest", "--verbose", "--db", db, src)
+    assert status == 0 and text.count("ingested '") == 6, text
+    # not a terminal: no carriage return, a line per file
+    db = fresh_db("live-log.db")
+    r = ok("ingest", "--db", db, src)
+    assert "\r" not in r.stderr and r.stderr.count("ingested '") == 6, r.stderr
+    # merge: the same line, of shards
+    out = fresh_db("live-merged.db")
+    status, text = on_a_terminal("merge", "--db", out, db, tmp("live.db"))
+    assert status == 0 and "0/2 shards" in text and "merged '" not in text, text
+
 if __name__ == "__main__":
     tap.main(TMP)

@@ -1,6 +1,7 @@
 /* cmd-ingest.c — deja ingest --db DB PATH... */
 #include "deja.h"
 #include "ingest.h"
+#include "progress.h"
 #include "threads.h"
 #include "walk.h"
 
@@ -12,6 +13,9 @@ report (const char *path, const IngestResult *r)
 {
   g_autofree char *counts = split_counts_describe (&r->counts);
 
+  /* On a terminal, the live line says it, unless --verbose */
+  if (progress_live () && !deja_is_verbose ())
+    return;
   if (r->unchanged)
     deja_note ("'%s' is unchanged since it was ingested", path);
   else if (r->empty)
@@ -97,6 +101,7 @@ cmd_ingest (int argc, char **argv)
   guint failures = 0, stored = 0;
   gboolean stale = FALSE, deferred = FALSE, rethread = FALSE;
   g_autoptr (GTimer) timer = NULL;
+  ProgressRun *run = NULL;
   GThread *freeing;
   guint64 messages = 0, bytes = 0;
   Pending pending = { 0, 0 };
@@ -154,12 +159,15 @@ cmd_ingest (int argc, char **argv)
   }
   /* What will be read, before the work starts (a log file shows it too). */
   deja_note ("reading %u file%s into '%s'", items->len, items->len == 1 ? "" : "s", db);
+  run = progress_run_new ("files", items->len, (guint64) archive_bytes (items));
   for (guint i = 0; i < items->len; i++)
     {
       WalkItem *item = g_ptr_array_index (items, i);
       IngestResult result = { 0 };
+      GStatBuf st;
 
       g_clear_error (&error);
+      progress_run_next (run, item->error == NULL && g_stat (item->path, &st) == 0 ? (guint64) st.st_size : 0);
       if (item->error != NULL)
         {
           deja_error ("cannot ingest '%s': %s", item->path, item->error);
@@ -194,6 +202,7 @@ cmd_ingest (int argc, char **argv)
           deja_error ("cannot ingest '%s': %s", item->path, error->message);
           failures++;
         }
+      progress_run_done (run, result.unchanged || result.duplicate_of ? 0 : result.counts.messages);
       ingest_result_clear (&result);
       /* A failure that rolled back the whole transaction (a full disk)
        * took the files finished before it with it: they are not stored. */
@@ -210,6 +219,7 @@ cmd_ingest (int argc, char **argv)
           break;
         }
     }
+  g_clear_pointer (&run, progress_run_free);
   /* What reading the files held (the decode workers, their analysers with
    * the Hunspell dictionaries and the speller tables, the thread guess:
    * 25 MiB and more) is not needed for what comes next, and the peak of

@@ -4,6 +4,7 @@
  * authors and the text analysis of rows that lack it are computed over
  * the whole result, as an ingest of every shard's files would. */
 #include "deja.h"
+#include "progress.h"
 #include "store.h"
 
 #include <stdio.h>
@@ -14,6 +15,9 @@ report (const char *shard, const StoreMergeCounts *c, double seconds)
 {
   g_autoptr (GString) s = g_string_new (NULL);
 
+  /* On a terminal, the live line says it, unless --verbose */
+  if (progress_live () && !deja_is_verbose ())
+    return;
   g_string_append_printf (s, "merged '%s' in %.1f s: %" G_GINT64_FORMAT " file%s, %"
                           G_GINT64_FORMAT " message%s", shard, seconds, c->files,
                           c->files == 1 ? "" : "s", c->messages, c->messages == 1 ? "" : "s");
@@ -38,6 +42,7 @@ cmd_merge (int argc, char **argv)
   g_autofree char *db = NULL;
   gboolean no_analysis = FALSE;
   int threads = 0, status;
+  ProgressRun *run = NULL;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "the database merged into (created if missing)", "OUT" },
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "analysis threads (default: one per CPU)", "N" },
@@ -92,17 +97,28 @@ cmd_merge (int argc, char **argv)
       return DEJA_EXIT_FAILED;
     }
   deja_note ("merging %d shard%s into '%s'", argc - 1, argc == 2 ? "" : "s", db);
+  {
+    guint64 total = 0;
+    GStatBuf st;
+
+    for (int i = 1; i < argc; i++)
+      total += g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0;
+    run = progress_run_new ("shards", (guint) (argc - 1), total);
+  }
   for (int i = 1; i < argc && !deja_interrupted; i++)
     {
       StoreMergeCounts counts;
+      GStatBuf st;
 
       g_clear_error (&error);
+      progress_run_next (run, g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0);
       g_timer_start (step);
       if (store_merge_shard (store, argv[i], &deja_interrupted, &counts, &error))
         {
           report (argv[i], &counts, g_timer_elapsed (step, NULL));
           merged += counts.files > 0;
           messages += counts.messages;
+          progress_run_done (run, (guint64) counts.messages);
         }
       else if (g_error_matches (error, STORE_ERROR, STORE_ERROR_CANCELLED))
         {
@@ -116,6 +132,7 @@ cmd_merge (int argc, char **argv)
           failures++;
         }
     }
+  g_clear_pointer (&run, progress_run_free);
   g_clear_error (&error);
   if (!store_threads_stale (store, &stale, &error))
     {

@@ -39,6 +39,7 @@ void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 void deja_print (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 void deja_note (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, int *status);
+gboolean deja_is_verbose (void);
 
 /* cli.c */
 typedef struct _Store Store;

@@ -6,6 +6,7 @@
  */
 #include "deja.h"
 #include "output.h"
+#include "progress.h"
 
 #include <locale.h>
 #ifdef __GLIBC__
@@ -54,6 +55,7 @@ vreport (const char *fmt, va_list ap)
   g_autofree char *message = g_strdup_vprintf (fmt, ap);
   g_autoptr (GString) shown = g_string_new ("deja: ");
 
+  progress_clear ();   /* a message never lands on the live line */
   output_terminal_text (shown, message, TRUE);
   g_string_append_c (shown, '\n');
   fputs (shown->str, stderr);
@@ -72,6 +74,13 @@ deja_error (const char *fmt, ...)
 /* --quiet: notes (what was done) are left out; errors never are. */
 static gboolean quiet;
 static gboolean verbose;
+
+/* --verbose: also the per-file lines a terminal's live line replaces. */
+gboolean
+deja_is_verbose (void)
+{
+  return verbose;
+}
 
 /**
  * deja_print:
