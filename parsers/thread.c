@@ -427,8 +427,8 @@ count (gsize n, ThreadResult *r)
 void
 thread_compute (const ThreadInput *in, gsize n, gboolean by_subject, ThreadResult *result)
 {
-  Forest f = { g_array_sized_new (FALSE, FALSE, sizeof (Container), n + n / 2),
-               g_hash_table_new (g_str_hash, g_str_equal) };
+  Forest f = { .c = g_array_sized_new (FALSE, FALSE, sizeof (Container), n + n / 2),
+               .by_id = g_hash_table_new (g_str_hash, g_str_equal) };
   g_autofree ThreadIndex *own = g_new (ThreadIndex, n);
 
   memset (result, 0, sizeof *result);

@@ -79,7 +79,7 @@ begin_one_file (Fixture *f, const char *path, gboolean *replaced)
   const char *refs[] = { "root@example.com" };
   const char *groups[] = { "comp.lang.c" };
   StoreAttachment att = { "image/gif", "a.gif", 42, "mime" };
-  StoreFileMeta meta = { path, 100, 100, 0, NULL };
+  StoreFileMeta meta = { .path = path, .size = 100, .stored_size = 100 };
   StoreLogEntry log = { 3, 40, "From what I hear", "body", "prose", 'T' };
   StoreMessage m = { 0 };
 
@@ -209,7 +209,7 @@ static void
 test_a_large_file_is_indexed_as_it_goes (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
-  StoreFileMeta meta = { "/large.mbox", 80 * 70000, 80 * 70000, 0, NULL };
+  StoreFileMeta meta = { .path = "/large.mbox", .size = 80 * 70000, .stored_size = 80 * 70000 };
 
   begin_one_file (f, "/a.mbox", NULL);
   g_assert_true (store_finish_file (f->store, "abc", 1, 10, &error));
@@ -297,7 +297,7 @@ test_a_file_round_trip (Fixture *f, gconstpointer data)
   g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'body'"), ==, 1);
   /* The same content seen from another file's transaction. */
   {
-    StoreFileMeta meta = { "/b.mbox", 100, 100, 0, NULL };
+    StoreFileMeta meta = { .path = "/b.mbox", .size = 100, .stored_size = 100 };
     g_assert_true (store_begin_file (f->store, &meta, NULL, &error));
     g_assert_true (store_path_with_sha256 (f->store, "abc", &other, &error));
     g_assert_cmpstr (other, ==, "/a.mbox");

@@ -33,10 +33,10 @@ print_message (const LexiconMessage *m, gpointer user_data, GError **error)
       g_autofree char *matches = g_strdup_printf ("%" G_GINT64_FORMAT, m->matches[i]);
       g_autofree char *score = real (m->scores[i]);
       g_autofree char *per_word = real (m->words ? m->scores[i] / m->words : 0);
-      RowValue v[] = { { "id", id, TRUE }, { "date", m->date }, { "slice", m->slice },
-                       { "category", lexicon_category (p->lexicon, i) }, { "words", words, TRUE },
-                       { "matches", matches, TRUE }, { "score", score, TRUE },
-                       { "score_per_word", per_word, TRUE } };
+      RowValue v[] = { ROW_NUMBER ("id", id), ROW_TEXT ("date", m->date), ROW_TEXT ("slice", m->slice),
+                       ROW_TEXT ("category", lexicon_category (p->lexicon, i)), ROW_NUMBER ("words", words),
+                       ROW_NUMBER ("matches", matches), ROW_NUMBER ("score", score),
+                       ROW_NUMBER ("score_per_word", per_word) };
 
       row_writer_add (p->writer, v, G_N_ELEMENTS (v));
     }
@@ -58,11 +58,11 @@ print_slices (const Lexicon *lexicon, GPtrArray *slices, RowWriter *writer)
           g_autofree char *score = real (slice->scores[i]);
           g_autofree char *per_word = real (slice->words ? slice->scores[i] / slice->words : 0);
           g_autofree char *mean = real (slice->scored_messages ? slice->message_means[i] / slice->scored_messages : 0);
-          RowValue v[] = { { "slice", slice->slice }, { "category", lexicon_category (lexicon, i) },
-                           { "messages", messages, TRUE }, { "words", words, TRUE },
-                           { "matches", matches, TRUE }, { "score", score, TRUE },
-                           { "score_per_word", per_word, TRUE },
-                           { "mean_message_score_per_word", mean, TRUE } };
+          RowValue v[] = { ROW_TEXT ("slice", slice->slice), ROW_TEXT ("category", lexicon_category (lexicon, i)),
+                           ROW_NUMBER ("messages", messages), ROW_NUMBER ("words", words),
+                           ROW_NUMBER ("matches", matches), ROW_NUMBER ("score", score),
+                           ROW_NUMBER ("score_per_word", per_word),
+                           ROW_NUMBER ("mean_message_score_per_word", mean) };
 
           row_writer_add (writer, v, G_N_ELEMENTS (v));
         }

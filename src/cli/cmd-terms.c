@@ -68,8 +68,8 @@ print_counts (TermsTable *t, const Args *a, RowWriter *w)
         {
           TermsEntry *e = &g_array_index (entries, TermsEntry, i);
           g_autofree char *count = number (e->count), *messages = number (e->messages);
-          RowValue v[] = { { "slice", *s }, { "term", e->term }, { "count", count, TRUE },
-                           { "messages", messages, TRUE } };
+          RowValue v[] = { ROW_TEXT ("slice", *s), ROW_TEXT ("term", e->term), ROW_NUMBER ("count", count),
+                           ROW_NUMBER ("messages", messages) };
 
           if (e->count < a->min_count)
             break;
@@ -103,9 +103,9 @@ print_keyness (TermsTable *t, const Args *a, RowWriter *w, GError **error)
       g_autofree char *tc = number (k->target), *rc = number (k->reference);
       g_autofree char *tpm = real (c ? k->target * 1e6 / c : 0), *rpm = real (d ? k->reference * 1e6 / d : 0);
       g_autofree char *g2 = real (k->g2), *lr = real (k->log_ratio), *p = real (k->p);
-      RowValue v[] = { { "term", k->term }, { "target", tc, TRUE }, { "reference", rc, TRUE },
-                       { "target_per_million", tpm, TRUE }, { "reference_per_million", rpm, TRUE },
-                       { "g2", g2, TRUE }, { "log_ratio", lr, TRUE }, { "p", p, TRUE } };
+      RowValue v[] = { ROW_TEXT ("term", k->term), ROW_NUMBER ("target", tc), ROW_NUMBER ("reference", rc),
+                       ROW_NUMBER ("target_per_million", tpm), ROW_NUMBER ("reference_per_million", rpm),
+                       ROW_NUMBER ("g2", g2), ROW_NUMBER ("log_ratio", lr), ROW_NUMBER ("p", p) };
 
       if (k->messages < a->min_messages)
         continue;
@@ -126,9 +126,9 @@ print_collocations (TermsTable *t, const Args *a, RowWriter *w)
       TermsCollocation *c = &g_array_index (rows, TermsCollocation, i);
       g_autofree char *n = number (c->count), *n1 = number (c->first_count), *n2 = number (c->second_count);
       g_autofree char *pmi = real (c->pmi), *g2 = real (c->g2), *ts = real (c->t_score);
-      RowValue v[] = { { "first", c->first }, { "second", c->second }, { "count", n, TRUE },
-                       { "first_count", n1, TRUE }, { "second_count", n2, TRUE },
-                       { "pmi", pmi, TRUE }, { "g2", g2, TRUE }, { "t_score", ts, TRUE } };
+      RowValue v[] = { ROW_TEXT ("first", c->first), ROW_TEXT ("second", c->second), ROW_NUMBER ("count", n),
+                       ROW_NUMBER ("first_count", n1), ROW_NUMBER ("second_count", n2),
+                       ROW_NUMBER ("pmi", pmi), ROW_NUMBER ("g2", g2), ROW_NUMBER ("t_score", ts) };
 
       row_writer_add (w, v, G_N_ELEMENTS (v));
     }

@@ -383,9 +383,10 @@ Network *
 network_load (Store *store, const NetworkOptions *options, GError **error)
 {
   g_autoptr (Network) net = g_new0 (Network, 1);
-  Builder b = { net, g_hash_table_new (g_str_hash, g_str_equal),
-                g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL), options, -1,
-                g_array_new (FALSE, FALSE, sizeof (guint)) };
+  Builder b = { .net = net, .vertex_of = g_hash_table_new (g_str_hash, g_str_equal),
+                .edge_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+                .options = options, .thread = -1,
+                .thread_authors = g_array_new (FALSE, FALSE, sizeof (guint)) };
   gboolean ok;
 
   net->kind = options->kind;

@@ -76,7 +76,7 @@ prepare (Ahead *a, const char *path)
   batch = decode_batch_new (input->data);
   do
     {
-      DecodeItem item = { span, NULL, NULL };
+      DecodeItem item = { .span = span };
 
       g_array_append_val (batch->items, item);
       batch->bytes += span.length;

@@ -163,7 +163,7 @@ corpus_map (Store *store, const StoreFilter *filter, guint threads, const Corpus
             gpointer user_data, GError **error)
 {
   static const char *const fields[] = { "id", "date", "newsgroups", "author", "lang", "own_text", NULL };
-  Mapper m = { funcs, user_data };
+  Mapper m = { .funcs = funcs, .user_data = user_data };
   gboolean ok;
 
   threads = threads ? threads : g_get_num_processors ();

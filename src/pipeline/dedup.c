@@ -427,8 +427,9 @@ gboolean
 dedup_run (Store *store, const StoreFilter *filter, const DedupOptions *options,
            DedupCounts *counts, GError **error)
 {
-  CorpusFuncs funcs = { worker_new, worker_free, map_doc, sketch_free, reduce_doc };
-  Dedup d = { store, options, counts };
+  CorpusFuncs funcs = { .state_new = worker_new, .state_free = worker_free, .map = map_doc,
+                        .result_free = sketch_free, .reduce = reduce_doc };
+  Dedup d = { .store = store, .options = options, .counts = counts };
   gboolean ok;
 
   memset (counts, 0, sizeof *counts);

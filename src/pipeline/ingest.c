@@ -481,7 +481,7 @@ run_pipeline (Pipeline *p, MboxSplitter *splitter, MboxSpan *span, GError **erro
 
   while (ok && have)
     {
-      DecodeItem item = { *span, NULL, NULL };
+      DecodeItem item = { .span = *span };
 
       if (cancelled (p, error))
         {
@@ -684,8 +684,9 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
     sha256 = g_strdup (ahead->sha256);   /* a new path: nothing was known */
   else if ((splitter = splitter_for (session, input, abs, &sha256, result, error)) == NULL)
     return FALSE;
-  meta = (StoreFileMeta) { abs, input->len, input->stored_size, input->mtime,
-                           input->compression, result->appended_at > 0 };
+  meta = (StoreFileMeta) { .path = abs, .size = input->len, .stored_size = input->stored_size,
+                           .mtime = input->mtime, .compression = input->compression,
+                           .append = result->appended_at > 0 };
   if (ahead == NULL && result->appended_at > 0 && !resume (splitter, result, &span, error))
     return FALSE;
   if (ahead == NULL && result->appended_at == 0 && !first_message (splitter, &span, result, error))
@@ -723,10 +724,21 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
            ahead ? "split and hashed ahead" : sha256 ? "hash known" : "hashing beside the pipeline",
            meta.append ? ", appending" : "");
   progress = progress_new (abs, input->len);
-  p = (Pipeline) { store, session->guesser, input, session->pool, G_QUEUE_INIT,
-                   threads * 2 + 2, 0, 0,
-                   sha256 || ahead ? NULL : g_thread_new ("deja-hash", hash_input, input),
-                   result, progress, 0, session->freer, options->cancel, result->appended_at, -1, 0, FALSE };
+  p = (Pipeline) {
+    .store = store,
+    .guesser = session->guesser,
+    .input = input,
+    .pool = session->pool,
+    .inflight = G_QUEUE_INIT,
+    .max_inflight = threads * 2 + 2,
+    .hasher = sha256 || ahead ? NULL : g_thread_new ("deja-hash", hash_input, input),
+    .result = result,
+    .progress = progress,
+    .freer = session->freer,
+    .cancel = options->cancel,
+    .skip = result->appended_at,
+    .grown_offset = -1,
+  };
   p.list[0] = list = walk_pipermail_list (abs);
   decode_batch_limits (input->len - (gsize) result->appended_at, threads, &p.batch_bytes,
                        &p.batch_messages);

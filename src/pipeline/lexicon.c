@@ -343,8 +343,9 @@ lexicon_score (Store *store, const StoreFilter *filter, const Lexicon *lexicon, 
                gboolean negation, guint threads, LexiconMessageFunc func, gpointer user_data,
                GPtrArray **slices, GError **error)
 {
-  CorpusFuncs funcs = { corpus_worker_new, corpus_worker_free, map_doc, score_free, reduce_doc };
-  Scoring s = { lexicon, by, negation, func, user_data };
+  CorpusFuncs funcs = { .state_new = corpus_worker_new, .state_free = corpus_worker_free,
+                        .map = map_doc, .result_free = score_free, .reduce = reduce_doc };
+  Scoring s = { .lexicon = lexicon, .by = by, .negation = negation, .func = func, .user_data = user_data };
   GHashTableIter iter;
   gpointer value;
   gboolean ok;

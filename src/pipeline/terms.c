@@ -590,8 +590,9 @@ terms_keyness (TermsTable *t, const char *target, const char *reference, gint64 
     {
       gint64 a = count_in (ts, key);
       gint64 b = rs ? ((Count *) value)->count : ((Count *) value)->count - a;
-      TermsKeyness k = { key, a, b, rs ? messages_in (ts, key) + ((Count *) value)->messages
-                                       : ((Count *) value)->messages };
+      TermsKeyness k = { .term = key, .target = a, .reference = b,
+                         .messages = rs ? messages_in (ts, key) + ((Count *) value)->messages
+                                        : ((Count *) value)->messages };
 
       if (a + b < min_count || b < 0)
         continue;
@@ -605,7 +606,8 @@ terms_keyness (TermsTable *t, const char *target, const char *reference, gint64 
       g_hash_table_iter_init (&iter, ts->terms);
       while (g_hash_table_iter_next (&iter, &key, &value))
         {
-          TermsKeyness k = { key, ((Count *) value)->count, 0, ((Count *) value)->messages };
+          TermsKeyness k = { .term = key, .target = ((Count *) value)->count,
+                             .messages = ((Count *) value)->messages };
 
           if (count_in (rs, key) > 0 || k.target < min_count)
             continue;
@@ -645,7 +647,7 @@ terms_table_collocations (TermsTable *t, gint64 min_count)
     {
       const char *tab = strchr (key, '\t');
       g_autofree char *first = g_strndup (key, tab - (const char *) key);
-      TermsCollocation c = { NULL, NULL, ((Count *) value)->count };
+      TermsCollocation c = { .count = ((Count *) value)->count };
       double o11, r1, c1;
 
       if (c.count < min_count)

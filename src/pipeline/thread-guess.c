@@ -175,13 +175,15 @@ thread_guesser_guess (ThreadGuesser *t, gint64 id, const MailRecord *r, StoreThr
    * adds a row, which may move the rows or drop the older generation. */
   Known *self = lookup (t, r->message_id), *parent;
   ThreadInput as_input = {
-    r->message_id,
-    r->references ? (const char *const *) r->references->pdata : NULL, r->references ? r->references->len : 0,
-    r->in_reply_to ? (const char *const *) r->in_reply_to->pdata : NULL, r->in_reply_to ? r->in_reply_to->len : 0,
+    .message_id = r->message_id,
+    .references = r->references ? (const char *const *) r->references->pdata : NULL,
+    .n_references = r->references ? r->references->len : 0,
+    .in_reply_to = r->in_reply_to ? (const char *const *) r->in_reply_to->pdata : NULL,
+    .n_in_reply_to = r->in_reply_to ? r->in_reply_to->len : 0,
   };
   const char *ref;
 
-  *g = (StoreThreadGuess) { id, 0, 0, NULL, NULL };
+  *g = (StoreThreadGuess) { .thread_id = id };
   if (self != NULL)
     {
       /* Flagged as threading flags it (parsers/thread.c), so that the row

@@ -17,4 +17,8 @@ typedef struct {
   gboolean number;        /* an integer or a real: written unquoted */
 } RowValue;
 
+/* A text value and a number value, for rows built by hand. */
+#define ROW_TEXT(n, t) ((RowValue) { .name = (n), .text = (t), .number = FALSE })
+#define ROW_NUMBER(n, t) ((RowValue) { .name = (n), .text = (t), .number = TRUE })
+
 G_END_DECLS
