@@ -1,0 +1,119 @@
+/* test-pipeline.c — the pure parts of src/pipeline and src/net, by table:
+ * periods and dates of deja groups (accounting.c), the role rule
+ * (roles.c), the sites of a Path (network.c), the split helpers. */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "accounting.h"
+#include "network.h"
+#include "roles.h"
+
+static void
+test_periods (void)
+{
+  static const struct { const char *date; AccountingPeriod by; const char *name; } cases[] = {
+    { "1993-04-29T16:36:43", ACCOUNTING_BY_YEAR, "1993" },
+    { "1993-04-29T16:36:43", ACCOUNTING_BY_MONTH, "1993-04" },
+    { "1993-04-29T16:36:43", ACCOUNTING_BY_QUARTER, "1993-Q2" },
+    { "1993-12-31", ACCOUNTING_BY_QUARTER, "1993-Q4" },
+    { "1993-01-01", ACCOUNTING_BY_QUARTER, "1993-Q1" },
+    { "0987-06-01", ACCOUNTING_BY_MONTH, "0987-06" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gint64 p = accounting_period_of (cases[i].date, cases[i].by);
+      g_autofree char *name = accounting_period_name (p, cases[i].by);
+
+      g_assert_cmpstr (name, ==, cases[i].name);
+    }
+  /* consecutive periods differ by one, across a year's end */
+  g_assert_cmpint (accounting_period_of ("1991-01-01", ACCOUNTING_BY_MONTH) -
+                   accounting_period_of ("1990-12-31", ACCOUNTING_BY_MONTH), ==, 1);
+  g_assert_cmpint (accounting_period_of ("1991-02-01", ACCOUNTING_BY_QUARTER) -
+                   accounting_period_of ("1990-11-30", ACCOUNTING_BY_QUARTER), ==, 1);
+  /* what is no date is no period */
+  g_assert_cmpint (accounting_period_of (NULL, ACCOUNTING_BY_YEAR), ==, G_MININT64);
+  g_assert_cmpint (accounting_period_of ("199x-01", ACCOUNTING_BY_YEAR), ==, G_MININT64);
+  g_assert_cmpint (accounting_period_of ("1993-13-01", ACCOUNTING_BY_MONTH), ==, G_MININT64);
+}
+
+static void
+test_seconds (void)
+{
+  g_assert_cmpint (accounting_seconds ("1970-01-01T00:00:00"), ==, 0);
+  g_assert_cmpint (accounting_seconds ("1970-01-02"), ==, 86400);
+  g_assert_cmpint (accounting_seconds ("2000-03-01T00:00:00") - accounting_seconds ("2000-02-28T00:00:00"),
+                   ==, 2 * 86400);   /* 2000 was a leap year */
+  g_assert_cmpint (accounting_seconds ("1990-03-01T12:00:00") - accounting_seconds ("1990-03-01T10:00:00"),
+                   ==, 7200);
+  g_assert_cmpint (accounting_seconds ("1993-04-29T16:36:43"), ==, 736101403);
+  g_assert_cmpint (accounting_seconds ("not a date"), ==, G_MININT64);
+  g_assert_cmpint (accounting_seconds ("1993-04-29T1x:00:00"), ==, G_MININT64);
+}
+
+static void
+test_roles (void)
+{
+  static const struct {
+    gint64 messages, received;
+    RoleFacts facts;
+    const char *role;
+  } cases[] = {
+    { 4, 0, { .replies_to_others = 4, .ties = 4, .low_degree_tie_share = 1 }, "occasional" },
+    { 10, 1, { .replies_to_others = 8, .ties = 8, .low_degree_tie_share = 0.75 }, "answer person" },
+    /* answers people with few ties, but starts too many threads for an answer person */
+    { 10, 1, { .threads_initiated = 3, .replies_to_others = 7, .ties = 8, .low_degree_tie_share = 0.75 },
+      "mixed" },
+    { 10, 8, { .replies_to_others = 9, .ties = 5, .low_degree_tie_share = 0.2 }, "discussion person" },
+    { 10, 1, { .threads_initiated = 8, .low_degree_tie_share = -1 }, "unanswered starter" },
+    { 10, 5, { .threads_initiated = 6, .ties = 4, .low_degree_tie_share = 0.5 }, "thread starter" },
+    { 10, 5, { .threads_initiated = 2, .replies_to_others = 3, .ties = 4, .low_degree_tie_share = 0.5 }, "mixed" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("case %" G_GSIZE_FORMAT, i);
+      g_assert_cmpstr (roles_label (cases[i].messages, cases[i].received, &cases[i].facts), ==, cases[i].role);
+    }
+}
+
+static void
+test_path_sites (void)
+{
+  static const struct { const char *path; const char *sites; } cases[] = {
+    { "utzoo!decvax!ucbvax!ann", "utzoo decvax ucbvax" },
+    { "news.example.com!.POSTED.10.0.0.1!not-for-mail", "news.example.com" },
+    { "a!!b!user", "a b" },
+    { "UTZOO!DecVax!ann", "utzoo decvax" },
+    { " utzoo ! decvax ! ann ", "utzoo decvax" },
+    { "ann", "" },
+    { "", "" },
+    { "a!.MISMATCH!b!c", "a b" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GPtrArray) sites = network_path_sites (cases[i].path);
+      g_autofree char *joined = NULL;
+
+      g_ptr_array_add (sites, NULL);
+      joined = g_strjoinv (" ", (char **) sites->pdata);
+      g_assert_cmpstr (joined, ==, cases[i].sites);
+    }
+  g_assert_cmpstr (network_kind_name (NETWORK_CROSSPOST), ==, "crosspost");
+  g_assert_cmpstr (network_kind_name (NETWORK_SITE), ==, "site");
+  g_assert_cmpstr (network_kind_name (NETWORK_LINK), ==, "link");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/accounting/periods", test_periods);
+  g_test_add_func ("/accounting/seconds", test_seconds);
+  g_test_add_func ("/roles/label", test_roles);
+  g_test_add_func ("/network/path-sites", test_path_sites);
+  return g_test_run ();
+}
