@@ -1,5 +1,5 @@
 /* thread.c — threads from References and In-Reply-To, after Jamie
- * Zawinski's algorithm (https://www.jwz.org/doc/threading.html).
+ * Zawinski's algorithm (docs/threads.md says where it departs from it).
  *
  * Every Message-ID, seen or only referenced, gets a container.  Each
  * message's reference chain links its containers parent to child (the

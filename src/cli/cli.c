@@ -63,7 +63,7 @@ deja_write_file (const char *path, const void *data, gsize len)
 }
 
 /* Bold and dim text only on a terminal, unless NO_COLOR says no
- * (https://no-color.org). */
+ * (the NO_COLOR convention, README.md). */
 gboolean
 deja_use_colour (void)
 {

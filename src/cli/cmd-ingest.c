@@ -223,12 +223,10 @@ cmd_ingest (int argc, char **argv)
   /* What reading the files held (the decode workers, their analysers with
    * the Hunspell dictionaries and the speller tables, the thread guess:
    * 25 MiB and more) is not needed for what comes next, and the peak of
-   * a large ingest comes next: threading 1.88 million messages took the
-   * 4 GiB realistic corpus to 252-260 MiB.  It is freed beside the last
-   * commit and the index builds, which take far longer than the 20 ms
-   * freeing took on the realistic corpus (Hunspell's dictionaries are
-   * thousands of small blocks), and long before the threads are
-   * computed. */
+   * a large ingest comes next.  It is freed beside the last commit and
+   * the index builds, which take far longer than freeing it (Hunspell's
+   * dictionaries are thousands of small blocks), and long before the
+   * threads are computed. */
   freeing = g_thread_new ("deja-free", free_session, g_steal_pointer (&session));
   /* The files read since the last commit (which the loop makes every
    * 64 MiB of archive text). */

@@ -9,8 +9,8 @@
  *
  * Messages are read in their order in the database (a sequential scan:
  * reading group by group in date order jumps through the table, and
- * re-read every page as many times as it holds messages, 40 % of the time
- * on a million messages), every group and period accumulated at once.
+ * re-read every page as many times as it holds messages), every group
+ * and period accumulated at once.
  * Memory: one entry per group, period and author, and one per threaded
  * message for the thread shapes.
  */

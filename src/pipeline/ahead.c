@@ -8,7 +8,7 @@
  * splits and hashes the files the session will store next, in order, and
  * pushes their batches to the session's decoders, up to AHEAD_BYTES of
  * archive text ahead of the writer: the writer goes from file to file
- * with decoded batches waiting (twisted-python, 248 months: 6.7 -> 5.7 s).
+ * with decoded batches waiting (bench/README.md has the figures).
  *
  * Only what the usual way would read whole is prepared: new paths (the
  * caller passes only those), small regular files.  Anything else (large,

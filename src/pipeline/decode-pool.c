@@ -132,7 +132,7 @@ recent_add (Recent *r, gpointer key, gpointer value, gsize bytes)
 
 /* A recent own text, hashed once (it was hashed three times a message:
  * a lookup in each generation and an insert), eight bytes a step
- * (bytes_hash(); g_str_hash() takes one, 1 % of an ingest). */
+ * (bytes_hash(); g_str_hash() takes one). */
 typedef struct {
   guint hash;
   const char *text;        /* in the same allocation, after the key */
@@ -226,7 +226,7 @@ ref_record (gpointer value, gpointer out)
  * would be one batch decoded by one worker while the writer waits, then
  * written while the workers wait: a small file (a pipermail month) is cut
  * into batches enough for every worker and the writer to have one at a
- * time (twisted-python's 248 months: 10.8 -> 7.1 s).
+ * time.
  */
 void
 decode_batch_limits (gsize len, guint threads, gsize *bytes, guint *messages)

@@ -40,8 +40,8 @@ struct _IngestSession {
                                 the first file): the writer is the bottleneck and the
                                 decoders wait for it; freeing a batch (thousands of small
                                 blocks from the workers' arenas) on a thread of its own
-                                made ingest 5-8% faster (bench/run 256); one for the
-                                session, not one a file */
+                                keeps the writer writing; one for the session, not
+                                one a file */
   Ahead *ahead;              /* new small files prepared ahead (ingest_session_expect()),
                                 or NULL */
   GThread *dictionary;       /* loads the dictionary of the last stored message's
@@ -58,12 +58,10 @@ hold_dictionary (gpointer lang)
 }
 
 /* An ingest into a database that holds messages most likely reads more in
- * the language of the last one: its Hunspell dictionary (en_US: 25-80 ms)
- * is loaded on a thread of its own while the files are hashed, instead of
- * by the first decode worker that meets such a message.  An append of one
- * message to the realistic corpus took 30 ms more when it decoded the old
- * last message again (ingest.c, old_part()) and loaded the dictionary for
- * it. */
+ * the language of the last one: its Hunspell dictionary is loaded on a
+ * thread of its own while the files are hashed, instead of by the first
+ * decode worker that meets such a message (an append that decodes the old
+ * last message again, old_part(), would wait for it). */
 static void
 preload_dictionary (IngestSession *s)
 {
@@ -223,8 +221,8 @@ look_up_id (const char *message_id, ThreadGuesser *guesser, gpointer store)
 /* The guesser of an empty database holds every message it is told of;
  * over stored messages it looks up, one Message-ID at a time, those it
  * has not been told of.  (It was filled with every canonical message
- * first: a read of the whole table, 0.3 s of the 0.7 s an append of one
- * message to 64 MiB took.)  While a first ingest has the Message-ID
+ * first: a read of the whole table, most of what an append of one message
+ * cost.)  While a first ingest has the Message-ID
  * index deferred (a file of it rolled back or replaced), a look-up would
  * be a scan of the table: it guesses without the stored messages. */
 static gboolean
@@ -614,7 +612,7 @@ first_message (MboxSplitter *splitter, MboxSpan *span, IngestResult *result, GEr
  * separator was judged before (a separator's verdict rests on its line,
  * the line before and the header block after; a message's MIME and
  * Content-Length state starts at its separator): the old part is not read
- * again (twisted-python's 64 MiB month: 35 ms of an append's 210).
+ * again.
  * Anything else than that message first reads the file whole. */
 static gboolean
 resume (MboxSplitter *splitter, const IngestResult *result, MboxSpan *span, GError **error)

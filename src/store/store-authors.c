@@ -633,7 +633,7 @@ static const char *const authors_sql[] = {
     " FROM authors a"
     /* Every aggregate reads messages in rowid order (NOT INDEXED, CROSS
      * JOIN): through messages_author it re-read each page once per message
-     * on it (a million messages: 40 s against 5.6) */
+     * on it (bench/README.md, sixth session) */
     " LEFT JOIN (SELECT m.author_id, sum(m.id = m.thread_id) AS threads_started,"
     "   sum(p.id IS NOT NULL AND p.author_id IS NOT m.author_id) AS replies_given"
     "   FROM messages m NOT INDEXED LEFT JOIN messages p ON p.id = m.parent_id"

@@ -7,9 +7,8 @@
  * automatic checkpoint does that inside COMMIT, on the writer's thread,
  * where the ingest waits for it.  Here COMMIT only wakes this thread,
  * which copies the file's pages with a connection of its own while the
- * writer goes on with the next file or with threading: on a 256 MiB
- * archive (one file, a 540 MiB database) that took 0.3-0.4 s off an 11 s
- * ingest, and moving the sync here another 0.3 s.  A PASSIVE checkpoint
+ * writer goes on with the next file or with threading, and the sync
+ * happens here too, off the writer's path.  A PASSIVE checkpoint
  * never blocks the writer or the readers; what it leaves (pages committed
  * after it started) is copied by the next one, or by the final checkpoint
  * SQLite makes when deja closes the database.

@@ -15,8 +15,8 @@
 
 /* Messages are read in rowid order (NOT INDEXED, and CROSS JOIN to keep
  * them the outer loop): through an index (author, date, thread, group)
- * SQLite re-reads each page once per message on it; on a million messages
- * that made a reply network 14 s and a crosspost one 9 (bench/README.md).
+ * SQLite re-reads each page once per message on it (bench/README.md,
+ * sixth session).
  * A temporary B-tree sorts what must come in another order. */
 static const char *const net_sql[] = {
   [STORE_NET_AUTHORS] =

@@ -270,11 +270,10 @@ store_count_messages (Store *store, gint64 *n, GError **error)
 }
 
 /* Past this many messages (about 8 GiB of mbox) the plan is made on disk:
- * in memory it adds about 10 bytes a message to threading's peak (107 MiB
- * over 470,404 messages, 121 MiB over 1,881,210), on disk it keeps the
- * peak of its batches (119 MiB over 470,404) and takes 4 times as long
- * (9 s against 2.3 s for that million).  DEJA_THREAD_PLAN_MEMORY sets it;
- * the tests make it tiny. */
+ * in memory it adds some bytes a message to threading's peak, on disk it
+ * keeps the peak of its batches and takes several times as long
+ * (bench/README.md).  DEJA_THREAD_PLAN_MEMORY sets it; the tests make it
+ * tiny. */
 static gint64
 plan_memory_max (void)
 {

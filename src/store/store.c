@@ -68,8 +68,8 @@ static const char *const stmt_sql[N_STMTS] = {
   /* messages_fts has external content: rows leave the index by being
    * "deleted" with the values they were indexed with, before the
    * messages themselves go.  New rows are indexed as they are inserted,
-   * from the values in hand: measured against one INSERT … SELECT per
-   * file (which reads every row back), 5-10% faster on a 40 MB archive. */
+   * from the values in hand, faster than one INSERT … SELECT per file,
+   * which reads every row back. */
   [STMT_FTS_DELETE_FILE] =
     "INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
     " SELECT 'delete', m.id, m.subject, m.own_text FROM messages m"
@@ -493,11 +493,10 @@ store_open (const char *path, GError **error)
  * are written in archive order and fill a page but for the last row that
  * does not fit: about half a row (1–1.5 KiB) is left free at the end of
  * every page, whatever its size.  16 KiB pages hold a message row of a
- * few KiB without overflow pages (ingest measured 10 % faster than with
- * 4 KiB) and keep a small archive's database small (every table and
- * index takes a page at least); 64 KiB pages leave a quarter of that
- * free space in a large one: twisted-python's messages table 136 MB ->
- * 127 MB, as fast to ingest and to search. */
+ * few KiB without overflow pages (faster to ingest than 4 KiB) and keep
+ * a small archive's database small (every table and index takes a page
+ * at least); 64 KiB pages leave a quarter of that free space in a large
+ * one, as fast to ingest and to search. */
 static const char *
 page_size_sql (gint64 archive_bytes)
 {
@@ -539,8 +538,8 @@ store_open_sized (const char *path, gint64 archive_bytes, GError **error)
       !use_wal (store, error) ||
       /* In WAL mode, NORMAL syncs the log when it is checkpointed (on the
        * checkpointer's thread, seconds after each commit; store-checkpoint.c)
-       * rather than in COMMIT on the writer's: COMMIT of a 256 MiB archive
-       * went from 1.0 s to 0.3 s.  A crash or kill loses nothing
+       * rather than in COMMIT on the writer's, which then returns at once
+       * (bench/README.md).  A crash or kill loses nothing
        * committed; a power cut in those seconds can undo the last file's
        * commit (the database stays consistent, and that file is not
        * recorded as ingested).  Closing checkpoints and syncs the rest. */
@@ -916,8 +915,7 @@ load_previous (Store *store, const char *path, GError **error)
  * here and are indexed outside any savepoint: FTS5 writes what it holds
  * to the database at every SAVEPOINT and RELEASE, so that each pipermail
  * month made a segment of its own and the segments were merged again and
- * again (twisted-python: 248 segments, flushes and merges 0.9 s of the
- * writer's 3.7 s).  They are indexed before a savepoint is opened once
+ * again, a quarter of the writer's time on twisted-python.  They are indexed before a savepoint is opened once
  * FTS_WAITING_BYTES of text wait (FTS5 itself writes a segment per
  * `hashsize` it holds, 4 MiB: schema 13), before a file is replaced (its
  * old rows leave the index) and before the commit; a file whose own rows
@@ -1093,8 +1091,8 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
   /* Ids are kept where the content is (an unchanged start, an archive
    * that grew at its end), and new rows come after every id there was. */
   /* Appending keeps every row: none to take an id over from (reading
-   * them all read the whole table through its overflow pages, 40 % of an
-   * append to a 64 MiB archive). */
+   * them all read the whole table through its overflow pages, most of
+   * what an append cost). */
   if ((!meta->append && !load_previous (store, meta->path, error)) ||
       !_store_query_int (store, "SELECT coalesce(max(id), 0) + 1 FROM messages", &store->next_id,
                          NULL, error))
@@ -1740,8 +1738,8 @@ store_uncommitted_files (Store *store)
  * Commits the transaction of store_begin(), or the files finished since
  * the last commit (store_finish_file()
  * commits by itself once they hold STORE_COMMIT_BYTES of archive text:
- * one commit per pipermail month made an ingest of twisted-python 11%
- * slower, each writing again the index pages it touched).  Call it after
+ * one commit per pipermail month made an ingest slower, each writing
+ * again the index pages it touched).  Call it after
  * the last file; store_close() does, for files left uncommitted.
  *
  * Returns: %FALSE with @error when the commit failed (and those files

@@ -15,7 +15,7 @@
  * kept in open-addressed tables of words up to SPELL_WORD_MAX bytes, held
  * in the slot itself: a lookup is a hash and one or two slots read, where
  * a GHashTable of strings took a hash, a copy, a pointer chase and
- * strcmp() (with malloc for each new word: 8 % of an ingest's time).  A
+ * strcmp() (with malloc for each new word).  A
  * table starts over when it is three-quarters full (98,304 words); longer
  * words go to Hunspell every time. */
 #define SPELL_SLOTS 131072               /* a power of two: 4 MiB */
@@ -35,8 +35,8 @@ typedef struct {
 } SpellTable;
 
 /* A Hunspell dictionary is loaded once for all the analysers that use
- * it at a time (en_US: 8.8 MiB and 0.08 s each; the decode workers each
- * have an analyser), and a word is checked under its lock (Hunspell's
+ * it at a time (a dictionary is megabytes; the decode workers each have
+ * an analyser), and a word is checked under its lock (Hunspell's
  * checks change state inside it).  Its answers are kept under the same
  * lock for all the analysers (@answers): each analyser's own table
  * (Speller) is read without a lock, and a word new to it is asked of
@@ -447,8 +447,8 @@ char_shares (const char *text, gsize len, TextAnalysis *out)
     }
 }
 
-/* CLD2 reads about 20 MB/s and is at 98 % from 250 characters on
- * (../shared/reviews/text-people-scale.md): a message is judged on its
+/* CLD2 is nearly always right from 250 characters on (docs/text-analysis.md):
+ * a message is judged on its
  * first LANG_FIRST bytes of prose, the language it opens with, and only
  * where that sample is not plainly one language (not reliable, under
  * LANG_PLAIN %, or with a second language) on its first LANG_MAX bytes.
@@ -463,8 +463,7 @@ char_shares (const char *text, gsize len, TextAnalysis *out)
  * with a German or French line in their first 512 bytes) or as
  * unreliable English (5); two spam pages of English HTML become "es".
  * A longer sample reads a line in a second language as the text's, a
- * shorter one reads the opening.  About 5 % less CPU on the realistic
- * corpus. */
+ * shorter one reads the opening, and costs less. */
 #define LANG_FIRST 256
 #define LANG_MAX 3072
 #define LANG_PLAIN 90

@@ -56,8 +56,8 @@ static const char *const code_keywords[] = {
  * @class_of: the class of a byte
  *
  * Scanning code counts several classes of each byte with one lookup in a
- * table made once (one lookup where there were two to five: 4 % of an
- * ingest's CPU).  Returns: @table
+ * table made once (one lookup where there were two to five).  Returns:
+ * @table
  */
 const guint8 *
 text_byte_classes (guint8 table[256], gsize *made, guint8 (*class_of) (guint byte))
@@ -73,7 +73,7 @@ text_byte_classes (guint8 table[256], gsize *made, guint8 (*class_of) (guint byt
 
 /* What text_line_is_code() counts of a byte: a digit, a letter (ASCII or
  * any byte of a UTF-8 sequence), not white space, a character of code (not
- * a letter or space).  strchr() for each character was 1 % of an ingest. */
+ * a letter or space), without a strchr() for each character. */
 enum { CODE_DIGIT = 1, CODE_LETTER = 2, CODE_NONSPACE = 4, CODE_SYMBOL = 8 };
 
 static guint8

@@ -407,8 +407,7 @@ to_utf16 (TextWords *w, const char *prose, gsize len)
 }
 
 /* Sentences with at least one letter or digit, by ICU's rules.  ICU reads
- * a UTF-16 copy about a third faster than UTF-8 through a UText (0.33 ->
- * 0.22 s for the realistic corpus's own texts, the same boundaries); a
+ * a UTF-16 copy faster than UTF-8 through a UText (the same boundaries); a
  * code unit of 0x80 or more is a character that is, as a byte of 0x80
  * or more was.  Text that is not valid UTF-8 is read as UTF-8 (ICU's
  * UText and its conversion replace bad bytes each their own way), and so

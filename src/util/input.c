@@ -44,9 +44,8 @@ G_DEFINE_QUARK (input-error-quark, input_error)
 #define CHUNK (256 * 1024)
 
 /* Pages are dropped in steps this large: each madvise() in a threaded
- * process costs a TLB shoot-down on every core.  (Measured on a 40 MB
- * archive: no change in wall time against 1 MiB steps; peak RSS stays
- * near 100 MiB either way.) */
+ * process costs a TLB shoot-down on every core, and smaller steps keep no
+ * less resident. */
 #define RELEASE_STEP ((goffset) 32 * 1024 * 1024)
 
 static gboolean
@@ -937,8 +936,8 @@ input_release (Input *input, goffset upto)
  * Hashes the mbox text with pread() into a small buffer, not through the
  * mapping, so that it adds nothing to the resident set and may run on
  * another thread while the mapping is being read and released.  Nettle's
- * SHA-256 uses the CPU's SHA instructions: 1.5 GB/s here, where GLib's
- * GChecksum does 0.4 GB/s (a re-ingest hashes before anything else).
+ * SHA-256 uses the CPU's SHA instructions, several times GLib's GChecksum
+ * (a re-ingest hashes before anything else).
  *
  * Returns: (transfer full): the SHA-256 of the mbox text in hex, or %NULL
  *   on a read error
