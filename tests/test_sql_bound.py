@@ -39,7 +39,7 @@ ALLOWED_SQL_ARGS = {
     "refs_sql[batch >= 0]",      # store-thread.c: a static table of literals
     "sql->str",         # store-query.c store_export: SELECT list from the export_fields table only;
                         # store-indexes.c: CREATE INDEX statements of the embedded schema
-    "tx_sql[own][0]", "tx_sql[own][1]", "tx_sql[own][2]",  # store-authors.c: a static table of literals
+    "tx_sql[*own][0]", "tx_sql[own][1]", "tx_sql[own][2]",  # store-authors.c: a static table of literals
     "deja_schema[v]",   # store.c migrate: the embedded schema files
     "pragmas",          # store.c migrate: two integer constants
     "copy_sql",         # store-merge.c: a static literal

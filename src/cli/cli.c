@@ -3,6 +3,7 @@
 #include "pseudonym.h"
 #include "output.h"
 #include "search-query.h"
+#include "authors.h"
 #include "store.h"
 
 #include <stdlib.h>
@@ -33,11 +34,18 @@ deja_open_existing_store (const char *path)
 }
 
 /* Opens an existing database to read it, even where it cannot be
- * written; or says why not (naming it). */
+ * written; or says why not (naming it).  Authors left stale (by an older
+ * schema, or an ingest that did not finish) are computed first, where
+ * the database can be written. */
 Store *
 deja_open_store_to_read (const char *path)
 {
-  return open_existing (path, store_open_to_read);
+  Store *store = open_existing (path, store_open_to_read);
+  g_autoptr (GError) error = NULL;
+
+  if (store != NULL && !authors_update (store, FALSE, NULL, &error))
+    deja_note ("the authors of '%s' are not up to date: %s", path, error->message);
+  return store;
 }
 
 /* Writes @data to @path ("-": standard output) whole, or says why not;

@@ -11,6 +11,7 @@
  * Decisions are kept by address (author_decisions) and applied by every
  * later ingest; authors are brought up to date at once.  docs/people.md.
  */
+#include "authors.h"
 #include "deja.h"
 #include "output.h"
 #include "roles.h"
@@ -148,9 +149,9 @@ suggest (Store *store, const Args *a, RowFormat format)
 static gboolean
 bring_up_to_date (Store *store, GError **error)
 {
-  StoreAuthorCounts counts;
+  AuthorCounts counts;
 
-  if (!store_update_authors (store, TRUE, &counts, error))
+  if (!authors_update (store, TRUE, &counts, error))
     return FALSE;
   deja_note ("authors: %" G_GINT64_FORMAT " from %" G_GINT64_FORMAT " addresses", counts.authors,
              counts.addresses);

@@ -9,6 +9,7 @@
  * changed are read again at once (each in one transaction) and threads
  * recomputed.
  */
+#include "authors.h"
 #include "deja.h"
 #include "ingest.h"
 #include "excerpt.h"
@@ -254,7 +255,7 @@ apply (Review *r, const char *db)
     {
       ThreadCounts tc;
       if (!threads_rebuild_as_before (r->store, &tc, &r->error) ||
-          !store_update_authors (r->store, FALSE, NULL, &r->error))
+          !authors_update (r->store, FALSE, NULL, &r->error))
         return FALSE;
     }
   deja_note ("%" G_GUINT64_FORMAT " decisions; %u files read again", r->decided, files);

@@ -1,6 +1,7 @@
 /* finish.c — what ingest and merge share: stopping on Ctrl-C between
  * transactions, and the corpus-wide steps after the rows changed
  * (threads, then authors). */
+#include "authors.h"
 #include "deja.h"
 #include "store.h"
 #include "threads.h"
@@ -109,9 +110,9 @@ gboolean
 deja_update_authors (Store *store, const char *db)
 {
   g_autoptr (GError) error = NULL;
-  StoreAuthorCounts counts;
+  AuthorCounts counts;
 
-  if (!store_update_authors (store, FALSE, &counts, &error))
+  if (!authors_update (store, FALSE, &counts, &error))
     {
       deja_error ("cannot find the authors of '%s': %s", db, error->message);
       return FALSE;

@@ -1,177 +1,80 @@
-/* store-authors.c — authors: sender addresses grouped into people.
+/* store-authors.c — the rows authors are made of, and the tables they
+ * are written to.
  *
- * The grouping itself is util/identity.c's; this file reads what it needs
- * from the messages and people's decisions, and writes authors,
- * author_addresses and messages.author_id.  It runs after every ingest
- * that stored a file (deja_state 'authors' is then 'stale'), after every
- * decision, and once when a database made before authors is opened.
+ * Who is who is decided elsewhere (pipeline/authors.c, with the rules of
+ * util/identity.c): this file reads the senders of the messages, people's
+ * decisions and the authors as they were, and writes authors,
+ * author_addresses and messages.author_id as it is told, in one
+ * transaction.
  */
 #include "store-private.h"
 #include "identity.h"
 
 #include <string.h>
 
-/* Per address (or per person of a shared address): what resolution and
- * the tables need. */
-typedef struct {
-  char *address;            /* the key: the address, or "address (name)" for a shared one */
-  char *name;               /* used most with this address */
-  gint64 name_count;
-  gint64 copies;            /* messages with this address, copies included */
-  gint64 messages;          /* distinct (duplicate_of IS NULL) */
-  gint64 first_id;
-  char *first_date, *last_date;
-  char *shared;             /* the shared address this person's messages came from, or NULL */
-  GPtrArray *raw_names;     /* shared: the from_name values of its messages (NULL for none) */
-} Sender;
+/* Begin, commit, roll back: inside a running transaction, and in one of
+ * their own ([TRUE]). */
+static const char *const tx_sql[2][3] = {
+  { "SAVEPOINT authors", "RELEASE authors", "ROLLBACK TO authors; RELEASE authors" },
+  { "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK" },
+};
 
-static void
-sender_free (Sender *s)
+/**
+ * store_authors_begin:
+ * @force: even when no file was stored since the authors were written
+ * @needed: (out): whether the authors are to be written again (when
+ *   %FALSE, nothing was begun)
+ * @own: (out): whether the transaction is the authors' own (else a
+ *   savepoint inside a running one)
+ *
+ * Begins writing authors: outside a transaction, one that takes the
+ * write lock before it reads (a read transaction that then writes fails
+ * at once, SQLITE_BUSY, when another deja wrote in between, whatever the
+ * busy timeout).  End with store_authors_end().
+ */
+gboolean
+store_authors_begin (Store *store, gboolean force, gboolean *needed, gboolean *own, GError **error)
 {
-  g_free (s->address);
-  g_free (s->name);
-  g_free (s->first_date);
-  g_free (s->last_date);
-  g_free (s->shared);
-  if (s->raw_names)
-    g_ptr_array_unref (s->raw_names);
-  g_free (s);
+  gint64 one;
+  gboolean stale = FALSE;
+
+  *needed = FALSE;
+  if (!force && (!_store_query_int (store, "SELECT 1 FROM deja_state WHERE key = 'authors'", &one,
+                                    &stale, error) || !stale))
+    return error == NULL || *error == NULL;
+  *own = sqlite3_get_autocommit (store->db) != 0;
+  if (sqlite3_exec (store->db, tx_sql[*own][0], NULL, NULL, NULL) != SQLITE_OK)
+    return _store_fail (store, sqlite3_errcode (store->db), "cannot begin", error);
+  *needed = TRUE;
+  return TRUE;
 }
 
-static void
-widen (char **first, char **last, const char *first_date, const char *last_date)
+/**
+ * store_authors_end:
+ * @ok: whether everything in between succeeded: commit, else roll back
+ *
+ * Returns: %FALSE with @error when @ok but the commit failed
+ */
+gboolean
+store_authors_end (Store *store, gboolean own, gboolean ok, GError **error)
 {
-  if (first_date && (*first == NULL || strcmp (first_date, *first) < 0))
-    g_free (*first), *first = g_strdup (first_date);
-  if (last_date && (*last == NULL || strcmp (last_date, *last) > 0))
-    g_free (*last), *last = g_strdup (last_date);
+  if (ok && sqlite3_exec (store->db, tx_sql[own][1], NULL, NULL, NULL) != SQLITE_OK)
+    ok = _store_fail (store, sqlite3_errcode (store->db), "cannot commit authors", error);
+  if (!ok)
+    sqlite3_exec (store->db, tx_sql[own][2], NULL, NULL, NULL);
+  _store_forget_authors (store);     /* ids may have moved */
+  return ok;
 }
 
-/* A name wins by count; ties go to the one that sorts first. */
-static gboolean
-better_name (const char *name, gint64 count, const char *best, gint64 best_count)
-{
-  return name && (count > best_count || (count == best_count && (best == NULL || strcmp (name, best) < 0)));
-}
-
-typedef struct {
-  GPtrArray *senders;       /* of Sender, by address */
-  GHashTable *name_counts;  /* "address\nname" -> gint64*: every name of every address */
-} Senders;
-
-/* One (address, name) row of the messages. */
-typedef struct {
-  char *name;               /* or NULL */
-  gint64 copies, messages, first_id;
-  char *first_date, *last_date;
-} NameRow;
-
-static void
-name_row_clear (NameRow *r)
-{
-  g_free (r->name);
-  g_free (r->first_date);
-  g_free (r->last_date);
-}
-
-/* Adds @r to @sender (and its name to the counts, under @sender's key). */
-static void
-add_name_row (Senders *out, Sender *sender, const NameRow *r)
-{
-  sender->copies += r->copies;
-  sender->messages += r->messages;
-  sender->first_id = MIN (sender->first_id, r->first_id);
-  widen (&sender->first_date, &sender->last_date, r->first_date, r->last_date);
-  if (sender->raw_names)
-    g_ptr_array_add (sender->raw_names, g_strdup (r->name));
-  if (r->name && *r->name)
-    {
-      g_autofree char *key = g_strconcat (sender->address, "\n", r->name, NULL);
-      gint64 *count = g_hash_table_lookup (out->name_counts, key);
-
-      if (count == NULL)
-        g_hash_table_insert (out->name_counts, g_steal_pointer (&key), count = g_new0 (gint64, 1));
-      *count += r->copies;
-      if (better_name (r->name, *count, sender->name, sender->name_count))
-        {
-          g_free (sender->name);
-          sender->name = g_strdup (r->name);
-          sender->name_count = *count;
-        }
-    }
-}
-
-static Sender *
-sender_new (const char *key, const char *shared)
-{
-  Sender *s = g_new0 (Sender, 1);
-
-  s->address = g_strdup (key);
-  s->first_id = G_MAXINT64;
-  if (shared)
-    {
-      s->shared = g_strdup (shared);
-      s->raw_names = g_ptr_array_new_with_free_func (g_free);
-    }
-  return s;
-}
-
-/* The senders of one address: itself, or one per person when several
- * people used it under their own names (identity_shared_split()). */
-static void
-add_address (Senders *out, const char *address, GArray *rows)
-{
-  g_autofree const char **names = g_new (const char *, MAX (rows->len, 1));
-  g_autofree guint *person = NULL;
-  g_autoptr (GPtrArray) people = NULL;
-  Sender *nameless = NULL;
-  guint n_people;
-
-  for (guint i = 0; i < rows->len; i++)
-    names[i] = g_array_index (rows, NameRow, i).name;
-  person = identity_shared_split (address, names, rows->len, &n_people);
-  if (person == NULL)
-    {
-      Sender *s = sender_new (address, NULL);
-
-      for (guint i = 0; i < rows->len; i++)
-        add_name_row (out, s, &g_array_index (rows, NameRow, i));
-      g_ptr_array_add (out->senders, s);
-      return;
-    }
-  people = g_ptr_array_new ();
-  for (guint k = 0; k < n_people; k++)
-    {
-      const char *best = NULL;
-      gint64 best_count = 0;
-      g_autofree char *lower = NULL, *key = NULL;
-
-      for (guint i = 0; i < rows->len; i++)
-        {
-          const NameRow *r = &g_array_index (rows, NameRow, i);
-
-          if (person[i] == k && better_name (r->name, r->copies, best, best_count))
-            best = r->name, best_count = r->copies;
-        }
-      lower = g_utf8_strdown (best, -1);
-      key = g_strdup_printf ("%s (%s)", address, lower);
-      g_ptr_array_add (people, sender_new (key, address));
-    }
-  /* messages without a name are nobody's we know: the address's own */
-  for (guint i = 0; i < rows->len; i++)
-    if (person[i] == G_MAXUINT && nameless == NULL)
-      nameless = sender_new (address, address);
-  for (guint i = 0; i < rows->len; i++)
-    add_name_row (out, person[i] == G_MAXUINT ? nameless : people->pdata[person[i]],
-                  &g_array_index (rows, NameRow, i));
-  for (guint k = 0; k < n_people; k++)
-    g_ptr_array_add (out->senders, people->pdata[k]);
-  if (nameless)
-    g_ptr_array_add (out->senders, nameless);
-}
-
-static gboolean
-load_senders (Store *store, Senders *out, GError **error)
+/**
+ * store_author_senders:
+ *
+ * Calls @func with every (address, display name) of the messages, in
+ * address and name order: how many copies and distinct messages, the
+ * first message's id, the first and last date of the distinct ones.
+ */
+gboolean
+store_author_senders (Store *store, StoreSenderFunc func, gpointer user_data, GError **error)
 {
   static const char sql[] =
     "SELECT from_addr, from_name, count(*), sum(duplicate_of IS NULL), min(id),"
@@ -180,40 +83,28 @@ load_senders (Store *store, Senders *out, GError **error)
     " FROM messages WHERE from_addr IS NOT NULL GROUP BY from_addr, from_name"
     " ORDER BY from_addr, from_name";   /* messages_sender: the index alone */
   sqlite3_stmt *stmt;
-  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (NameRow));
-  g_autofree char *current = NULL;
   int rc;
 
-  g_array_set_clear_func (rows, (GDestroyNotify) name_row_clear);
   if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot read senders", error);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      const char *address = (const char *) sqlite3_column_text (stmt, 0);
-      const char *name = (const char *) sqlite3_column_text (stmt, 1);
-      NameRow row = {
-        .name = g_strdup (name),
+      StoreSenderRow row = {
+        .address = (const char *) sqlite3_column_text (stmt, 0),
+        .name = (const char *) sqlite3_column_text (stmt, 1),
         .copies = sqlite3_column_int64 (stmt, 2),
         .messages = sqlite3_column_int64 (stmt, 3),
         .first_id = sqlite3_column_int64 (stmt, 4),
-        .first_date = g_strdup ((const char *) sqlite3_column_text (stmt, 5)),
-        .last_date = g_strdup ((const char *) sqlite3_column_text (stmt, 6)),
+        .first_date = (const char *) sqlite3_column_text (stmt, 5),
+        .last_date = (const char *) sqlite3_column_text (stmt, 6),
       };
 
-      if (current != NULL && strcmp (current, address) != 0)
+      if (!func (&row, user_data))
         {
-          add_address (out, current, rows);
-          g_array_set_size (rows, 0);
+          rc = SQLITE_DONE;
+          break;
         }
-      if (current == NULL || strcmp (current, address) != 0)
-        {
-          g_free (current);
-          current = g_strdup (address);
-        }
-      g_array_append_val (rows, row);
     }
-  if (current != NULL && rc == SQLITE_DONE)
-    add_address (out, current, rows);
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read senders", error);
 }
@@ -233,10 +124,10 @@ load_decisions (Store *store, GArray *decisions, GStringChunk *strings, GError *
       const char *verdict = (const char *) sqlite3_column_text (stmt, 0);
       const char *other = (const char *) sqlite3_column_text (stmt, 2);
       IdentityDecision d = {
-        strcmp (verdict, "merge") == 0 ? IDENTITY_MERGE :
-        strcmp (verdict, "split") == 0 ? IDENTITY_SPLIT : IDENTITY_NEVER,
-        g_string_chunk_insert_const (strings, (const char *) sqlite3_column_text (stmt, 1)),
-        other && *other ? g_string_chunk_insert_const (strings, other) : NULL,
+        .verdict = strcmp (verdict, "merge") == 0 ? IDENTITY_MERGE :
+                   strcmp (verdict, "split") == 0 ? IDENTITY_SPLIT : IDENTITY_NEVER,
+        .address = g_string_chunk_insert_const (strings, (const char *) sqlite3_column_text (stmt, 1)),
+        .other = other && *other ? g_string_chunk_insert_const (strings, other) : NULL,
       };
       g_array_append_val (decisions, d);
     }
@@ -244,93 +135,66 @@ load_decisions (Store *store, GArray *decisions, GStringChunk *strings, GError *
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read decisions", error);
 }
 
-static gboolean
-load_previous (Store *store, GHashTable *previous, GError **error)
+/**
+ * store_author_decisions:
+ * @decisions: (element-type IdentityDecision): filled, in the order they were made
+ * @strings: where their addresses live
+ */
+gboolean
+store_author_decisions (Store *store, GArray *decisions, GStringChunk *strings, GError **error)
+{
+  return load_decisions (store, decisions, strings, error);
+}
+
+/**
+ * store_author_previous:
+ *
+ * Calls @func with (author id, key) for every row of author_addresses as
+ * it is: what each address belonged to before.
+ */
+gboolean
+store_author_previous (Store *store, StorePairFunc func, gpointer user_data, GError **error)
 {
   sqlite3_stmt *stmt;
   int rc;
 
-  if ((rc = sqlite3_prepare_v2 (store->db, "SELECT address, author_id FROM author_addresses", -1,
+  if ((rc = sqlite3_prepare_v2 (store->db, "SELECT author_id, address FROM author_addresses", -1,
                                 &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot read authors", error);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    g_hash_table_insert (previous, g_strdup ((const char *) sqlite3_column_text (stmt, 0)),
-                         GSIZE_TO_POINTER ((gsize) sqlite3_column_int64 (stmt, 1)));
+    if (!func (sqlite3_column_int64 (stmt, 0), (const char *) sqlite3_column_text (stmt, 1), user_data))
+      {
+        rc = SQLITE_DONE;
+        break;
+      }
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read authors", error);
 }
 
-/* One author as written. */
-typedef struct {
-  gint64 id;
-  const Sender *primary;
-  char *name;
-  gint64 name_count;
-  gint64 messages;
-  char *first_date, *last_date;
-} Author;
-
-static void
-author_free (Author *a)
-{
-  g_free (a->name);
-  g_free (a->first_date);
-  g_free (a->last_date);
-  g_free (a);
-}
-
-/* Authors from the resolution: the primary address has the most messages
- * (ties: the first in address order; a masked one only when all are);
- * counts and dates summed. */
-static GHashTable *
-gather_authors (const Senders *in, const gint64 *author_of)
-{
-  GHashTable *authors = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
-                                               (GDestroyNotify) author_free);
-
-  for (guint i = 0; i < in->senders->len; i++)
-    {
-      const Sender *s = in->senders->pdata[i];
-      Author *a = g_hash_table_lookup (authors, &author_of[i]);
-
-      if (a == NULL)
-        {
-          a = g_new0 (Author, 1);
-          a->id = author_of[i];
-          g_hash_table_insert (authors, &a->id, a);
-        }
-      /* A masked address ("ann...@") is primary only when there is no other. */
-      if (a->primary == NULL ||
-          (identity_hidden (a->primary->address) && !identity_hidden (s->address)) ||
-          (s->copies > a->primary->copies &&
-           identity_hidden (s->address) == identity_hidden (a->primary->address)))
-        a->primary = s;
-      a->messages += s->messages;
-      widen (&a->first_date, &a->last_date, s->first_date, s->last_date);
-    }
-  return authors;
-}
-
-static int
-by_address (gconstpointer x, gconstpointer y)
-{
-  return strcmp ((*(Sender *const *) x)->address, (*(Sender *const *) y)->address);
-}
-
-static gboolean
-write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTable *authors,
-               GHashTable *previous, GError **error)
+/**
+ * store_write_authors:
+ * @authors: (array length=n_authors): every author
+ * @keys: (array length=n_keys): every sender key (an address, or a
+ *   person of a shared address) with its author
+ *
+ * Replaces authors and author_addresses, and moves messages to their
+ * author: those of a key whose author changed (through from_addr), those
+ * of a shared address's person by their from_name values, new ones
+ * (author_id NULL) through the index.  Between store_authors_begin() and
+ * store_authors_end().
+ */
+gboolean
+store_write_authors (Store *store, const StoreAuthorRow *authors, guint n_authors,
+                     const StoreAuthorKeyRow *keys, guint n_keys, GError **error)
 {
   sqlite3_stmt *insert_author = NULL, *insert_address = NULL, *move = NULL, *move_named = NULL;
-  GHashTableIter iter;
-  gpointer value;
   int rc;
 
   rc = sqlite3_exec (store->db, "DELETE FROM author_addresses; DELETE FROM authors", NULL, NULL, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (store->db, "INSERT INTO authors (id, name, address, messages, first_date,"
-                             " last_date, shared_address) VALUES (?, ?, ?, ?, ?, ?, ?)", -1,
-                             &insert_author, NULL);
+                             " last_date, shared_address) VALUES (:id, :name, :address, :messages,"
+                             " :first_date, :last_date, :shared)", -1, &insert_author, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (store->db, "INSERT INTO author_addresses (address, author_id, name,"
                              " messages) VALUES (?, ?, ?, ?)", -1, &insert_address, NULL);
@@ -340,48 +204,43 @@ write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTa
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (store->db, "UPDATE messages SET author_id = ?1 WHERE from_addr = ?2"
                              " AND from_name IS ?3 AND author_id IS NOT ?1", -1, &move_named, NULL);
-  g_hash_table_iter_init (&iter, authors);
-  while (rc == SQLITE_OK && g_hash_table_iter_next (&iter, NULL, &value))
+  for (guint i = 0; rc == SQLITE_OK && i < n_authors; i++)
     {
-      Author *a = value;
+      const StoreAuthorRow *a = &authors[i];
 
-      sqlite3_bind_int64 (insert_author, 1, a->id);
-      sqlite3_bind_text (insert_author, 2, a->name ? a->name : a->primary->address, -1, SQLITE_STATIC);
-      sqlite3_bind_text (insert_author, 3, a->primary->address, -1, SQLITE_STATIC);
-      sqlite3_bind_int64 (insert_author, 4, a->messages);
-      _store_bind_text_or_null (insert_author, 5, a->first_date);
-      _store_bind_text_or_null (insert_author, 6, a->last_date);
-      _store_bind_text_or_null (insert_author, 7, a->primary->shared);
+      sqlite3_bind_int64 (insert_author, sqlite3_bind_parameter_index (insert_author, ":id"), a->id);
+      _store_bind_named (insert_author, ":name", a->name);
+      _store_bind_named (insert_author, ":address", a->address);
+      sqlite3_bind_int64 (insert_author, sqlite3_bind_parameter_index (insert_author, ":messages"),
+                          a->messages);
+      _store_bind_named (insert_author, ":first_date", a->first_date);
+      _store_bind_named (insert_author, ":last_date", a->last_date);
+      _store_bind_named (insert_author, ":shared", a->shared_address);
       rc = _store_done (sqlite3_step (insert_author));
       sqlite3_reset (insert_author);
     }
-  for (guint i = 0; rc == SQLITE_OK && i < in->senders->len; i++)
+  for (guint i = 0; rc == SQLITE_OK && i < n_keys; i++)
     {
-      const Sender *s = in->senders->pdata[i];
-      gint64 before = (gint64) GPOINTER_TO_SIZE (g_hash_table_lookup (previous, s->address));
+      const StoreAuthorKeyRow *k = &keys[i];
 
-      sqlite3_bind_text (insert_address, 1, s->address, -1, SQLITE_STATIC);
-      sqlite3_bind_int64 (insert_address, 2, author_of[i]);
-      _store_bind_text_or_null (insert_address, 3, s->name);
-      sqlite3_bind_int64 (insert_address, 4, s->messages);
+      sqlite3_bind_text (insert_address, 1, k->key, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (insert_address, 2, k->author_id);
+      _store_bind_text_or_null (insert_address, 3, k->name);
+      sqlite3_bind_int64 (insert_address, 4, k->messages);
       rc = _store_done (sqlite3_step (insert_address));
       sqlite3_reset (insert_address);
-      /* A shared address's messages go to their person by name, every
-       * time (new ones too: no author_addresses row has that address). */
-      for (guint k = 0; rc == SQLITE_OK && s->raw_names && k < s->raw_names->len; k++)
+      for (guint n = 0; rc == SQLITE_OK && k->shared && n < k->n_raw_names; n++)
         {
-          sqlite3_bind_int64 (move_named, 1, author_of[i]);
-          sqlite3_bind_text (move_named, 2, s->shared, -1, SQLITE_STATIC);
-          _store_bind_text_or_null (move_named, 3, s->raw_names->pdata[k]);
+          sqlite3_bind_int64 (move_named, 1, k->author_id);
+          sqlite3_bind_text (move_named, 2, k->shared, -1, SQLITE_STATIC);
+          _store_bind_text_or_null (move_named, 3, k->raw_names[n]);
           rc = _store_done (sqlite3_step (move_named));
           sqlite3_reset (move_named);
         }
-      /* Messages move only when their address changed author; new
-       * messages (author_id NULL) are set below, through the index. */
-      if (rc == SQLITE_OK && s->shared == NULL && before != 0 && before != author_of[i])
+      if (rc == SQLITE_OK && k->shared == NULL && k->previous != 0 && k->previous != k->author_id)
         {
-          sqlite3_bind_int64 (move, 1, author_of[i]);
-          sqlite3_bind_text (move, 2, s->address, -1, SQLITE_STATIC);
+          sqlite3_bind_int64 (move, 1, k->author_id);
+          sqlite3_bind_text (move, 2, k->key, -1, SQLITE_STATIC);
           rc = _store_done (sqlite3_step (move));
           sqlite3_reset (move);
         }
@@ -401,130 +260,6 @@ write_authors (Store *store, const Senders *in, const gint64 *author_of, GHashTa
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot write authors", error);
 }
 
-/* Each author's name: the display name used most over all its addresses. */
-static void
-name_authors (const Senders *in, GHashTable *address_index, const gint64 *author_of,
-              GHashTable *authors)
-{
-  GHashTableIter iter;
-  gpointer key, value;
-  g_autoptr (GHashTable) totals = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-
-  g_hash_table_iter_init (&iter, in->name_counts);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    {
-      const char *nl = strchr (key, '\n');
-      g_autofree char *address = g_strndup (key, (gsize) (nl - (const char *) key));
-      guint i = GPOINTER_TO_UINT (g_hash_table_lookup (address_index, address)) - 1;
-      char *total_key = g_strdup_printf ("%" G_GINT64_FORMAT "\n%s", author_of[i], nl + 1);
-      gint64 *total = g_hash_table_lookup (totals, total_key);
-
-      if (total == NULL)
-        g_hash_table_insert (totals, total_key, total = g_new0 (gint64, 1));
-      else
-        g_free (total_key);
-      *total += *(gint64 *) value;
-    }
-  g_hash_table_iter_init (&iter, totals);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    {
-      const char *nl = strchr (key, '\n');
-      gint64 id = g_ascii_strtoll (key, NULL, 10);
-      Author *a = g_hash_table_lookup (authors, &id);
-      gint64 count = *(gint64 *) value;
-
-      if (a && better_name (nl + 1, count, a->name, a->name_count))
-        {
-          g_free (a->name);
-          a->name = g_strdup (nl + 1);
-          a->name_count = count;
-        }
-    }
-}
-
-/* Begin, commit, roll back: inside a running transaction, and in one of
- * their own ([TRUE]). */
-static const char *const tx_sql[2][3] = {
-  { "SAVEPOINT authors", "RELEASE authors", "ROLLBACK TO authors; RELEASE authors" },
-  { "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK" },
-};
-
-/**
- * store_update_authors:
- * @force: even when nothing changed since the last time
- * @counts: (out) (optional): addresses and authors
- *
- * Groups every sender address into authors (util/identity.c) and writes
- * the tables, in one transaction (a savepoint inside a running one).
- * Nothing is done when no file was stored since and @force is %FALSE.
- */
-gboolean
-store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts, GError **error)
-{
-  gint64 one;
-  gboolean stale = FALSE, own, ok;
-  Senders in = { g_ptr_array_new_with_free_func ((GDestroyNotify) sender_free),
-                 g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free) };
-  g_autoptr (GHashTable) previous = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GHashTable) address_index = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr (GArray) decisions = g_array_new (FALSE, FALSE, sizeof (IdentityDecision));
-  g_autoptr (GStringChunk) strings = g_string_chunk_new (4096);
-  g_autofree IdentityAddress *addresses = NULL;
-  g_autofree gint64 *author_of = NULL;
-  g_autoptr (GHashTable) authors = NULL;
-  gint64 n_authors = 0;
-
-  if (counts)
-    memset (counts, 0, sizeof *counts);
-  if (!force && (!_store_query_int (store, "SELECT 1 FROM deja_state WHERE key = 'authors'", &one,
-                                    &stale, error) || !stale))
-    {
-      g_ptr_array_unref (in.senders);
-      g_hash_table_unref (in.name_counts);
-      return error == NULL || *error == NULL;
-    }
-  /* Outside a transaction, one that takes the write lock before it reads:
-   * a read transaction that then writes fails at once (SQLITE_BUSY) when
-   * another deja wrote in between, whatever the busy timeout. */
-  own = sqlite3_get_autocommit (store->db) != 0;
-  ok = sqlite3_exec (store->db, tx_sql[own][0], NULL, NULL, NULL) == SQLITE_OK ||
-       _store_fail (store, sqlite3_errcode (store->db), "cannot begin", error);
-  ok = ok && load_senders (store, &in, error) && load_previous (store, previous, error) &&
-       load_decisions (store, decisions, strings, error);
-  if (ok)
-    {
-      g_ptr_array_sort (in.senders, by_address);
-      addresses = g_new0 (IdentityAddress, MAX (in.senders->len, 1));
-      for (guint i = 0; i < in.senders->len; i++)
-        {
-          const Sender *s = in.senders->pdata[i];
-
-          addresses[i] = (IdentityAddress) { s->address, s->name, s->copies, s->first_id,
-                                             (gint64) GPOINTER_TO_SIZE (g_hash_table_lookup (previous, s->address)) };
-          g_hash_table_insert (address_index, s->address, GUINT_TO_POINTER (i + 1));
-        }
-      author_of = identity_resolve (addresses, in.senders->len, (IdentityDecision *) decisions->data,
-                                    decisions->len, &n_authors);
-      authors = gather_authors (&in, author_of);
-      name_authors (&in, address_index, author_of, authors);
-      ok = write_authors (store, &in, author_of, authors, previous, error);
-    }
-  if (ok && sqlite3_exec (store->db, tx_sql[own][1], NULL, NULL, NULL) != SQLITE_OK)
-    ok = _store_fail (store, sqlite3_errcode (store->db), "cannot commit authors", error);
-  if (!ok)
-    sqlite3_exec (store->db, tx_sql[own][2], NULL, NULL, NULL);
-  _store_forget_authors (store);     /* ids may have moved */
-  if (ok && counts)
-    {
-      counts->addresses = in.senders->len;
-      counts->authors = n_authors;
-      counts->updated = TRUE;
-    }
-  g_ptr_array_unref (in.senders);
-  g_hash_table_unref (in.name_counts);
-  return ok;
-}
-
 /* ---- people's decisions ---- */
 
 /**
@@ -535,7 +270,7 @@ store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts, G
  * Keeps a decision, keyed by address, replacing any that contradicts it:
  * a merge undoes a never (and a split of either address), a never or a
  * split undoes a merge.  Authors are brought up to date by the caller
- * (store_update_authors() with @force).
+ * (authors_update() with @force, pipeline/authors.c).
  */
 gboolean
 store_set_author_decision (Store *store, const char *decision, const char *address, const char *other,

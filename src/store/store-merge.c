@@ -7,7 +7,7 @@
  * new ids after every id here, in one transaction: a merge that fails or
  * is interrupted leaves this database as it was.  What depends on the
  * whole corpus (threads, duplicate copies, authors) is marked stale, for
- * threads_rebuild() and store_update_authors() to compute again over
+ * threads_rebuild() and authors_update() to compute again over
  * everything, as after an ingest.  The files follow ingest's rules: a
  * path already here with the same content is left alone, content already
  * here under another path is not stored twice, and a path here with other
@@ -29,7 +29,7 @@
  * stays behind (its content is here under another path) is NULL until
  * then.  Authors are the ones here with the same address, or new
  * provisional ones (as an ingest makes), grouped by
- * store_update_authors(). */
+ * authors_update(). */
 #define COMES_ALONG(column) \
   "CASE WHEN " column " IS NOT NULL AND EXISTS (SELECT 1 FROM shard.messages p" \
   " JOIN temp.merge_files pf ON pf.shard_id = p.file_id WHERE p.id = " column ")" \
@@ -347,7 +347,7 @@ merge_rows (Store *store, StoreMergeCounts *counts, GError **error)
  * Copies @shard's files and everything that hangs off them into @store,
  * in one transaction.  Threads and authors are left stale
  * (store_threads_stale()): call threads_rebuild() and
- * store_update_authors() after the last shard.
+ * authors_update() after the last shard.
  */
 gboolean
 store_merge_shard (Store *store, const char *shard, const volatile int *cancel,

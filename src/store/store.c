@@ -30,7 +30,6 @@
 #define DEJA_APPLICATION_ID 0x64656a61 /* "deja" */
 
 #define SCHEMA_VERSION ((int) G_N_ELEMENTS (deja_schema))
-#define SCHEMA_AUTHORS 9   /* the version that brought authors (009-authors.sql) */
 /* Past this many pages in the log (256 MiB), a new file's transaction
  * waits for the checkpointer so that it starts the log afresh: a log that
  * only grows makes every page lookup slower. */
@@ -81,7 +80,7 @@ static const char *const stmt_sql[N_STMTS] = {
     "SELECT message_id, id, coalesce(thread_id, id), date,"
     " coalesce(content_hash, deja_content_hash(from_addr, subject, body)) FROM messages"
     " WHERE message_id = ?1 AND duplicate_of IS NULL ORDER BY id LIMIT 1",
-  /* A new address's provisional author, until store_update_authors(). */
+  /* A new address's provisional author, until authors_update(). */
   [STMT_INSERT_AUTHOR] =
     "INSERT INTO authors (id, name, address, messages) VALUES (?1, ?2, ?2, 0)",
   [STMT_INSERT_AUTHOR_ADDRESS] =
@@ -347,13 +346,10 @@ migrate (Store *store, GError **error)
         sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
         return FALSE;
       }
-  /* A database made before authors (schema 9) gets them once, here:
-   * readers never write, and an ingest's own update comes at its end. */
-  if (version > 0 && version < SCHEMA_AUTHORS && !store_update_authors (store, TRUE, NULL, error))
-    {
-      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-      return FALSE;
-    }
+  /* A migration that changes what authors are marks them stale
+   * (deja_state): the store decides nothing about people, the first
+   * command that opens the database has them computed
+   * (pipeline/authors.c). */
   {
     g_autofree char *pragmas = g_strdup_printf ("PRAGMA application_id = %d; PRAGMA user_version = %d",
                                                 DEJA_APPLICATION_ID, SCHEMA_VERSION);
@@ -1340,7 +1336,7 @@ store_message_id (Store *store, gint64 offset, guint64 content_hash)
 }
 
 /* The provisional mapping of new addresses to authors is dropped when the
- * tables change under it (a rollback, store_update_authors()). */
+ * tables change under it (a rollback, authors_update()). */
 void
 _store_forget_authors (Store *store)
 {
@@ -1372,7 +1368,7 @@ load_author_ids (Store *store, GError **error)
 }
 
 /* The author of a message from @address: its author if the address is
- * known, else a new author of its own (store_update_authors() merges it
+ * known, else a new author of its own (authors_update() merges it
  * at the end of the ingest, moving only the messages whose author
  * changes, rather than writing every new row twice). */
 static gboolean
@@ -1698,7 +1694,7 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
       sqlite3_finalize (stmt);
     }
   /* Threads and authors are recomputed after the commit: until then they
-   * are stale (threads_rebuild() and store_update_authors() delete the
+   * are stale (threads_rebuild() and authors_update() delete the
    * rows). */
   if (rc == SQLITE_DONE)
     {

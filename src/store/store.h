@@ -408,10 +408,6 @@ gboolean store_show (Store *store, StoreShow what, gint64 id, StoreRowFunc func,
                      gpointer user_data, GError **error);
 
 /* Authors (store-authors.c; the grouping is util/identity.c's). */
-typedef struct {
-  gint64 addresses, authors;
-  gboolean updated;          /* FALSE: nothing had changed */
-} StoreAuthorCounts;
 
 typedef enum {
   STORE_AUTHORS_LIST,        /* author_id, name, address, addresses, messages, threads_started,
@@ -421,8 +417,44 @@ typedef enum {
   STORE_AUTHORS_DECISIONS,   /* address, other, decision, note, decided_at */
 } StoreAuthors;
 
-gboolean store_update_authors (Store *store, gboolean force, StoreAuthorCounts *counts,
-                               GError **error);
+/* The rows authors are made of (store-authors.c); who is who is decided
+ * by pipeline/authors.c. */
+typedef struct {
+  const char *address;       /* lower case */
+  const char *name;          /* the display name, or NULL */
+  gint64 copies, messages, first_id;
+  const char *first_date, *last_date;
+} StoreSenderRow;
+
+typedef gboolean (*StoreSenderFunc) (const StoreSenderRow *row, gpointer user_data);
+
+typedef struct {
+  gint64 id;
+  const char *name, *address;        /* address: the primary key */
+  gint64 messages;
+  const char *first_date, *last_date;
+  const char *shared_address;        /* a shared address's person: the address; else NULL */
+} StoreAuthorRow;
+
+typedef struct {
+  const char *key;                   /* an address, or "address (name)" */
+  gint64 author_id;
+  const char *name;                  /* the display name used most, or NULL */
+  gint64 messages;
+  gint64 previous;                   /* the author it belonged to before; 0: none */
+  const char *shared;                /* a shared address's person: the address its messages carry */
+  const char *const *raw_names;      /* and their from_name values (NULL entries: none) */
+  guint n_raw_names;
+} StoreAuthorKeyRow;
+
+gboolean store_authors_begin (Store *store, gboolean force, gboolean *needed, gboolean *own,
+                              GError **error);
+gboolean store_authors_end (Store *store, gboolean own, gboolean ok, GError **error);
+gboolean store_author_senders (Store *store, StoreSenderFunc func, gpointer user_data, GError **error);
+gboolean store_author_decisions (Store *store, GArray *decisions, GStringChunk *strings, GError **error);
+gboolean store_author_previous (Store *store, StorePairFunc func, gpointer user_data, GError **error);
+gboolean store_write_authors (Store *store, const StoreAuthorRow *authors, guint n_authors,
+                              const StoreAuthorKeyRow *keys, guint n_keys, GError **error);
 gboolean store_set_author_decision (Store *store, const char *decision, const char *address,
                                     const char *other, const char *note, GError **error);
 gboolean store_author_address (Store *store, const char *ref, char **address, GError **error);
