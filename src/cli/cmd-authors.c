@@ -130,7 +130,7 @@ suggest (Store *store, const Args *a, RowFormat format)
 {
   g_autoptr (GError) error = NULL;
   RowWriter *writer = row_writer_new (format, stdout);
-  gboolean ok = store_author_suggestions (store, a->min_score, row_writer_add_func, writer, &error);
+  gboolean ok = authors_suggest (store, a->min_score, row_writer_add_func, writer, &error);
   guint64 rows = row_writer_rows (writer);
 
   row_writer_finish (writer);
@@ -262,7 +262,7 @@ review (Store *store, const Args *a)
   g_autoptr (GHashTable) merged = g_hash_table_new (g_str_hash, g_str_equal);
   guint decided = 0;
 
-  if (!store_author_suggestions (store, a->min_score, collect, rows, &error))
+  if (!authors_suggest (store, a->min_score, collect, rows, &error))
     {
       deja_error ("cannot suggest for '%s': %s", a->db, error->message);
       return DEJA_EXIT_FAILED;
@@ -353,7 +353,7 @@ export_tsv (Store *store, const Args *a)
 
   tsv_row (out, tsv_columns);
   if (!store_authors (store, STORE_AUTHORS_DECISIONS, 0, export_decision, out, &error) ||
-      !store_author_suggestions (store, a->min_score, export_suggestion, out, &error))
+      !authors_suggest (store, a->min_score, export_suggestion, out, &error))
     {
       deja_error ("cannot read the authors of '%s': %s", a->db, error->message);
       return DEJA_EXIT_FAILED;

@@ -445,3 +445,140 @@ authors_update (Store *store, gboolean force, AuthorCounts *counts, GError **err
   g_hash_table_unref (in.name_counts);
   return ok;
 }
+
+/* ---- suggestions ---- */
+
+typedef struct {
+  gint64 id;
+  char *name, *address, *addresses;
+  gint64 messages;
+} AuthorInfo;
+
+static void
+author_info_free (AuthorInfo *a)
+{
+  g_free (a->name);
+  g_free (a->address);
+  g_free (a->addresses);
+  g_free (a);
+}
+
+typedef struct {
+  GArray *aliases;          /* of IdentityAlias */
+  GStringChunk *strings;
+  GHashTable *info;         /* author id -> AuthorInfo */
+} Aliases;
+
+static gboolean
+add_alias (const StoreAliasRow *r, gpointer data)
+{
+  Aliases *al = data;
+  IdentityAlias alias = {
+    .author = r->author,
+    .address = g_string_chunk_insert_const (al->strings, r->key),
+    .name = r->name ? g_string_chunk_insert_const (al->strings, r->name) : NULL,
+  };
+  AuthorInfo *a = g_hash_table_lookup (al->info, &alias.author);
+
+  g_array_append_val (al->aliases, alias);
+  if (a == NULL)
+    {
+      a = g_new0 (AuthorInfo, 1);
+      a->id = alias.author;
+      a->name = g_strdup (r->author_name);
+      a->address = g_strdup (r->author_address);
+      a->messages = r->author_messages;
+      a->addresses = g_strdup (alias.address);
+      g_hash_table_insert (al->info, &a->id, a);
+    }
+  else
+    {
+      char *joined = g_strconcat (a->addresses, " ", alias.address, NULL);
+      g_free (a->addresses);
+      a->addresses = joined;
+    }
+  return TRUE;
+}
+
+/* One (author, signature) per pair used in two distinct messages or more. */
+typedef struct {
+  GArray *signatures;       /* of IdentitySignature */
+  GHashTable *seen;         /* "author signature" -> uses */
+} Signatures;
+
+/* One (author, signature) per pair used in two distinct messages or more:
+ * once may be someone else's, quoted without '>' (Outlook's "Original
+ * Message"). */
+static gboolean
+add_body (gint64 author, const char *body, gpointer data)
+{
+  Signatures *sg = data;
+  IdentitySignature s = { .author = author, .signature = identity_signature (body, strlen (body)) };
+  char *key;
+  guint count;
+
+  if (s.signature == 0)
+    return TRUE;
+  key = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_MODIFIER "x", s.author, s.signature);
+  count = GPOINTER_TO_UINT (g_hash_table_lookup (sg->seen, key)) + 1;
+  g_hash_table_replace (sg->seen, key, GUINT_TO_POINTER (count));
+  if (count == 2)
+    g_array_append_val (sg->signatures, s);
+  return TRUE;
+}
+
+static gboolean
+emit_suggestion (const IdentitySuggestion *sg, GHashTable *info, StoreRowFunc func, gpointer user_data)
+{
+  const AuthorInfo *a = g_hash_table_lookup (info, &sg->a), *b = g_hash_table_lookup (info, &sg->b);
+  g_autofree char *score = g_strdup_printf ("%d", sg->score);
+  g_autofree char *evidence = identity_evidence_text (sg->evidence);
+  g_autofree char *ida = g_strdup_printf ("%" G_GINT64_FORMAT, a->id);
+  g_autofree char *idb = g_strdup_printf ("%" G_GINT64_FORMAT, b->id);
+  g_autofree char *ma = g_strdup_printf ("%" G_GINT64_FORMAT, a->messages);
+  g_autofree char *mb = g_strdup_printf ("%" G_GINT64_FORMAT, b->messages);
+  StoreValue v[] = {
+    ROW_NUMBER ("score", score), ROW_TEXT ("evidence", evidence),
+    ROW_NUMBER ("author_a", ida), ROW_TEXT ("name_a", a->name), ROW_TEXT ("address_a", a->address),
+    ROW_NUMBER ("messages_a", ma), ROW_TEXT ("addresses_a", a->addresses),
+    ROW_NUMBER ("author_b", idb), ROW_TEXT ("name_b", b->name), ROW_TEXT ("address_b", b->address),
+    ROW_NUMBER ("messages_b", mb), ROW_TEXT ("addresses_b", b->addresses),
+  };
+
+  return func (v, G_N_ELEMENTS (v), user_data);
+}
+
+/**
+ * authors_suggest:
+ * @min_score: leave out weaker suggestions
+ *
+ * Possible merges (util/identity.c's identity_suggest()), as rows: score,
+ * evidence, then author_a, name_a, address_a, messages_a, addresses_a
+ * (space-separated) and the same for b; strongest first.
+ */
+gboolean
+authors_suggest (Store *store, int min_score, StoreRowFunc func, gpointer user_data, GError **error)
+{
+  g_autoptr (GArray) decisions = g_array_new (FALSE, FALSE, sizeof (IdentityDecision));
+  g_autoptr (GArray) found = NULL;
+  g_autoptr (GStringChunk) strings = g_string_chunk_new (65536);
+  g_autoptr (GHashTable) info = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
+                                                       (GDestroyNotify) author_info_free);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GArray) aliases = g_array_new (FALSE, FALSE, sizeof (IdentityAlias));
+  g_autoptr (GArray) signatures = g_array_new (FALSE, FALSE, sizeof (IdentitySignature));
+  Aliases al = { .aliases = aliases, .strings = strings, .info = info };
+  Signatures sg = { .signatures = signatures, .seen = seen };
+
+  if (!store_author_aliases (store, add_alias, &al, error) ||
+      !store_author_bodies (store, add_body, &sg, error) ||
+      !store_author_decisions (store, decisions, strings, error))
+    return FALSE;
+  found = identity_suggest ((IdentityAlias *) aliases->data, aliases->len,
+                            (IdentitySignature *) signatures->data, signatures->len,
+                            (IdentityDecision *) decisions->data, decisions->len, min_score);
+  for (guint i = 0; i < found->len; i++)
+    if (!emit_suggestion (&g_array_index (found, IdentitySuggestion, i), info, func, user_data))
+      break;
+  return TRUE;
+}

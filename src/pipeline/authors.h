@@ -13,5 +13,7 @@ typedef struct {
 } AuthorCounts;
 
 gboolean authors_update (Store *store, gboolean force, AuthorCounts *counts, GError **error);
+gboolean authors_suggest (Store *store, int min_score, StoreRowFunc func, gpointer user_data,
+                          GError **error);
 
 G_END_DECLS

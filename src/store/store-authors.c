@@ -419,23 +419,14 @@ store_authors (Store *store, StoreAuthors what, gint64 min_messages, StoreRowFun
 
 /* ---- suggestions ---- */
 
-typedef struct {
-  gint64 id;
-  char *name, *address, *addresses;
-  gint64 messages;
-} AuthorInfo;
-
-static void
-author_info_free (AuthorInfo *a)
-{
-  g_free (a->name);
-  g_free (a->address);
-  g_free (a->addresses);
-  g_free (a);
-}
-
-static gboolean
-load_aliases (Store *store, GArray *aliases, GStringChunk *strings, GHashTable *info, GError **error)
+/**
+ * store_author_aliases:
+ *
+ * Calls @func with every row of author_addresses and its author's name,
+ * primary address and messages, by author, most used address first.
+ */
+gboolean
+store_author_aliases (Store *store, StoreAliasFunc func, gpointer user_data, GError **error)
 {
   sqlite3_stmt *stmt;
   int rc;
@@ -447,39 +438,34 @@ load_aliases (Store *store, GArray *aliases, GStringChunk *strings, GHashTable *
     return _store_fail (store, rc, "cannot read authors", error);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      const char *name = (const char *) sqlite3_column_text (stmt, 2);
-      IdentityAlias alias = { sqlite3_column_int64 (stmt, 0),
-                              g_string_chunk_insert_const (strings, (const char *) sqlite3_column_text (stmt, 1)),
-                              name ? g_string_chunk_insert_const (strings, name) : NULL };
-      AuthorInfo *a = g_hash_table_lookup (info, &alias.author);
+      StoreAliasRow row = {
+        .author = sqlite3_column_int64 (stmt, 0),
+        .key = (const char *) sqlite3_column_text (stmt, 1),
+        .name = (const char *) sqlite3_column_text (stmt, 2),
+        .author_name = (const char *) sqlite3_column_text (stmt, 3),
+        .author_address = (const char *) sqlite3_column_text (stmt, 4),
+        .author_messages = sqlite3_column_int64 (stmt, 5),
+      };
 
-      g_array_append_val (aliases, alias);
-      if (a == NULL)
+      if (!func (&row, user_data))
         {
-          a = g_new0 (AuthorInfo, 1);
-          a->id = alias.author;
-          a->name = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
-          a->address = g_strdup ((const char *) sqlite3_column_text (stmt, 4));
-          a->messages = sqlite3_column_int64 (stmt, 5);
-          a->addresses = g_strdup (alias.address);
-          g_hash_table_insert (info, &a->id, a);
-        }
-      else
-        {
-          char *joined = g_strconcat (a->addresses, " ", alias.address, NULL);
-          g_free (a->addresses);
-          a->addresses = joined;
+          rc = SQLITE_DONE;
+          break;
         }
     }
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read authors", error);
 }
 
-/* One (author, signature) per pair used in two distinct messages or more. */
-static gboolean
-load_signatures (Store *store, GArray *signatures, GError **error)
+/**
+ * store_author_bodies:
+ *
+ * Calls @func with (author id, body) for every distinct message with an
+ * author.
+ */
+gboolean
+store_author_bodies (Store *store, StorePairFunc func, gpointer user_data, GError **error)
 {
-  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sqlite3_stmt *stmt;
   int rc;
 
@@ -487,76 +473,11 @@ load_signatures (Store *store, GArray *signatures, GError **error)
                                 " WHERE duplicate_of IS NULL AND author_id IS NOT NULL", -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot read messages", error);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      IdentitySignature s = { sqlite3_column_int64 (stmt, 0),
-                              identity_signature ((const char *) sqlite3_column_text (stmt, 1),
-                                                  (gsize) sqlite3_column_bytes (stmt, 1)) };
-      char *key;
-      guint count;
-
-      if (s.signature == 0)
-        continue;
-      /* An author's signature is one used twice or more: once may be
-       * someone else's, quoted without '>' (Outlook's "Original Message"). */
-      key = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_MODIFIER "x", s.author, s.signature);
-      count = GPOINTER_TO_UINT (g_hash_table_lookup (seen, key)) + 1;
-      g_hash_table_replace (seen, key, GUINT_TO_POINTER (count));
-      if (count == 2)
-        g_array_append_val (signatures, s);
-    }
+    if (!func (sqlite3_column_int64 (stmt, 0), (const char *) sqlite3_column_text (stmt, 1), user_data))
+      {
+        rc = SQLITE_DONE;
+        break;
+      }
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read messages", error);
-}
-
-static gboolean
-emit_suggestion (const IdentitySuggestion *sg, GHashTable *info, StoreRowFunc func, gpointer user_data)
-{
-  const AuthorInfo *a = g_hash_table_lookup (info, &sg->a), *b = g_hash_table_lookup (info, &sg->b);
-  g_autofree char *score = g_strdup_printf ("%d", sg->score);
-  g_autofree char *evidence = identity_evidence_text (sg->evidence);
-  g_autofree char *ida = g_strdup_printf ("%" G_GINT64_FORMAT, a->id);
-  g_autofree char *idb = g_strdup_printf ("%" G_GINT64_FORMAT, b->id);
-  g_autofree char *ma = g_strdup_printf ("%" G_GINT64_FORMAT, a->messages);
-  g_autofree char *mb = g_strdup_printf ("%" G_GINT64_FORMAT, b->messages);
-  StoreValue v[] = {
-    { "score", score, TRUE }, { "evidence", evidence, FALSE },
-    { "author_a", ida, TRUE }, { "name_a", a->name, FALSE }, { "address_a", a->address, FALSE },
-    { "messages_a", ma, TRUE }, { "addresses_a", a->addresses, FALSE },
-    { "author_b", idb, TRUE }, { "name_b", b->name, FALSE }, { "address_b", b->address, FALSE },
-    { "messages_b", mb, TRUE }, { "addresses_b", b->addresses, FALSE },
-  };
-
-  return func (v, G_N_ELEMENTS (v), user_data);
-}
-
-/**
- * store_author_suggestions:
- * @min_score: leave out weaker suggestions
- *
- * Rows: score, evidence, then author_a, name_a, address_a, messages_a,
- * addresses_a (space-separated) and the same for b; strongest first.
- */
-gboolean
-store_author_suggestions (Store *store, int min_score, StoreRowFunc func, gpointer user_data,
-                          GError **error)
-{
-  g_autoptr (GArray) aliases = g_array_new (FALSE, FALSE, sizeof (IdentityAlias));
-  g_autoptr (GArray) signatures = g_array_new (FALSE, FALSE, sizeof (IdentitySignature));
-  g_autoptr (GArray) decisions = g_array_new (FALSE, FALSE, sizeof (IdentityDecision));
-  g_autoptr (GArray) found = NULL;
-  g_autoptr (GStringChunk) strings = g_string_chunk_new (65536);
-  g_autoptr (GHashTable) info = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
-                                                       (GDestroyNotify) author_info_free);
-
-  if (!load_aliases (store, aliases, strings, info, error) ||
-      !load_signatures (store, signatures, error) ||
-      !load_decisions (store, decisions, strings, error))
-    return FALSE;
-  found = identity_suggest ((IdentityAlias *) aliases->data, aliases->len,
-                            (IdentitySignature *) signatures->data, signatures->len,
-                            (IdentityDecision *) decisions->data, decisions->len, min_score);
-  for (guint i = 0; i < found->len; i++)
-    if (!emit_suggestion (&g_array_index (found, IdentitySuggestion, i), info, func, user_data))
-      break;
-  return TRUE;
 }

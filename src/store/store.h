@@ -460,8 +460,16 @@ gboolean store_set_author_decision (Store *store, const char *decision, const ch
 gboolean store_author_address (Store *store, const char *ref, char **address, GError **error);
 gboolean store_authors (Store *store, StoreAuthors what, gint64 min_messages, StoreRowFunc func,
                         gpointer user_data, GError **error);
-gboolean store_author_suggestions (Store *store, int min_score, StoreRowFunc func,
-                                   gpointer user_data, GError **error);
+typedef struct {
+  gint64 author;
+  const char *key, *name;            /* an author_addresses row */
+  const char *author_name, *author_address;
+  gint64 author_messages;
+} StoreAliasRow;
+
+typedef gboolean (*StoreAliasFunc) (const StoreAliasRow *row, gpointer user_data);
+gboolean store_author_aliases (Store *store, StoreAliasFunc func, gpointer user_data, GError **error);
+gboolean store_author_bodies (Store *store, StorePairFunc func, gpointer user_data, GError **error);
 
 /* deja review (store-review.c). */
 gboolean store_parse_decision (const char *text, MboxDecision *decision);
