@@ -181,7 +181,13 @@ test_shared (void)
     { "list@example.org", { "Bob Smith", "Alice Jones", "Carl Third", NULL }, "012" },
     { "list@example.org", { "Bob Smith", "Alice Smith", "Carl Third", NULL }, NULL },
     { "noreply@github.com", { "Jane Doe", NULL }, NULL },
+    /* a person's own address: jokes and handles beside the name (counts below) */
+    { "kevin@example.org", { "Kevin Turner", "Wayne Dyer", "Greta Garbo", "Tasha Tudor", NULL }, NULL },
+    { "hbd@example.org", { "happybrowndog", "hbd", "hbd666", NULL }, NULL },
+    { "matt@example.org", { "Matt P", "MattP", "Matthew Pontefract", NULL }, NULL },
+    { "noreply@github.com", { "Matt P", "MattP", "Matthew Pontefract", "Jane Doe", NULL }, "0001" },
   };
+  static const gint64 kevin[] = { 125, 1, 1, 1 };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -191,7 +197,8 @@ test_shared (void)
 
       while (cases[i].names[n])
         n++;
-      person = identity_shared_split (cases[i].address, cases[i].names, n, &people);
+      person = identity_shared_split (cases[i].address, cases[i].names,
+                                      g_str_has_prefix (cases[i].address, "kevin@") ? kevin : NULL, n, &people);
       for (guint k = 0; person && k < n; k++)
         g_string_append_c (got, person[k] == G_MAXUINT ? '-' : (char) ('0' + person[k]));
       g_test_message ("case %" G_GSIZE_FORMAT, i);

@@ -131,9 +131,14 @@ add_address (Senders *out, const char *address, GArray *rows)
   Sender *nameless = NULL;
   guint n_people;
 
+  g_autofree gint64 *counts = g_new (gint64, MAX (rows->len, 1));
+
   for (guint i = 0; i < rows->len; i++)
-    names[i] = g_array_index (rows, NameRow, i).name;
-  person = identity_shared_split (address, names, rows->len, &n_people);
+    {
+      names[i] = g_array_index (rows, NameRow, i).name;
+      counts[i] = g_array_index (rows, NameRow, i).messages;
+    }
+  person = identity_shared_split (address, names, counts, rows->len, &n_people);
   if (person == NULL)
     {
       Sender *s = sender_new (address, NULL);

@@ -983,46 +983,91 @@ root_of (guint *parent, guint i)
   return i;
 }
 
+/* The words of a name's key, for identity_shared_split(). */
+static char **
+key_words (const char *name)
+{
+  g_autofree char *key = identity_name_key (name);
+
+  return key ? g_strsplit (key, " ", -1) : NULL;
+}
+
+/* Whether two names (their key words) are alike: a word of two letters or
+ * more in common, the same letters without spaces ("Matt P", "MattP"), or
+ * a word of three letters or more that begins one of the other's ("Matt",
+ * "Matthew"). */
+static gboolean
+names_alike (char **a, char **b)
+{
+  g_autofree char *ja = g_strjoinv ("", a), *jb = g_strjoinv ("", b);
+
+  if (strcmp (ja, jb) == 0)
+    return TRUE;
+  for (char **x = a; *x; x++)
+    for (char **y = b; *y; y++)
+      {
+        glong lx = g_utf8_strlen (*x, -1), ly = g_utf8_strlen (*y, -1);
+
+        if ((lx >= 2 && strcmp (*x, *y) == 0) ||
+            (lx >= 3 && g_str_has_prefix (*y, *x)) || (ly >= 3 && g_str_has_prefix (*x, *y)))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+/* Names compared pair by pair up to this many; past it, by shared words. */
+#define SHARED_PAIRWISE_MAX 2000
+
 /**
  * identity_shared_split:
  * @address: a lower-case address
  * @names: (array length=n): the display names used with it (NULL: none)
+ * @counts: (array length=n): the messages of each
  * @n: how many
  * @n_people: (out): how many people @address is split into
  *
  * An address used under dissimilar names by several people is not one
- * person (docs/people.md, "Shared addresses").  Names are alike when
- * their keys (identity_name_key()) share a word of two letters or more;
- * alike names are one person.  The address is shared when its names make
- * two people or more and it is a placeholder (identity_placeholder()),
- * or three or more whatever it is.
+ * person (docs/people.md, "Shared addresses").  Alike names
+ * (names_alike()) are one person.  A placeholder (identity_placeholder())
+ * is shared when its names make two people or more.  Any other address
+ * only when they make three people or more, none of whom wrote more than
+ * half of its messages, and three of whom have names of two words or more:
+ * a person's own address carries their jokes and handles ("Wayne",
+ * "hbd666") beside their name, a notification sender carries people.
  *
  * Returns: (transfer full) (nullable): the person (0 ..
  *   *n_people - 1) of each name (G_MAXUINT for a name that is no name:
- *   no person's we know), or %NULL when
- *   @address is one person
+ *   no person's we know), or %NULL when @address is one person
  */
 guint *
-identity_shared_split (const char *address, const char *const *names, guint n, guint *n_people)
+identity_shared_split (const char *address, const char *const *names, const gint64 *counts, guint n,
+                       guint *n_people)
 {
   g_autofree guint *parent = g_new (guint, MAX (n, 1));
   g_autoptr (GHashTable) word_owner = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autofree guint *person = NULL;
   g_autofree gint *label = NULL;
-  guint people = 0, named = 0;
+  g_autofree gint64 *people_messages = NULL;
+  g_autofree gboolean *people_full_name = NULL;
+  char ***words = g_new0 (char **, MAX (n, 1));
+  guint people = 0, named = 0, full_names = 0;
+  gint64 total = 0, most = 0;
+  guint *result = NULL;
 
   *n_people = 1;
   for (guint i = 0; i < n; i++)
-    parent[i] = i;
+    {
+      parent[i] = i;
+      words[i] = key_words (names[i]);
+      named += words[i] != NULL;
+    }
+  if (named < 2)
+    goto out;
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *key = identity_name_key (names[i]);
-      g_auto (GStrv) words = key ? g_strsplit (key, " ", -1) : NULL;
-
-      if (key == NULL)
+      if (words[i] == NULL)
         continue;
-      named++;
-      for (char **w = words; *w; w++)
+      for (char **w = words[i]; *w; w++)
         {
           gpointer owner;
 
@@ -1033,36 +1078,48 @@ identity_shared_split (const char *address, const char *const *names, guint n, g
           else
             g_hash_table_insert (word_owner, g_strdup (*w), GUINT_TO_POINTER (i));
         }
+      for (guint j = 0; n <= SHARED_PAIRWISE_MAX && j < i; j++)
+        if (words[j] && root_of (parent, i) != root_of (parent, j) && names_alike (words[i], words[j]))
+          parent[root_of (parent, i)] = root_of (parent, j);
     }
-  if (named < 2)
-    return NULL;
   /* number the people in the order of their first name */
   label = g_new (gint, MAX (n, 1));
   for (guint i = 0; i < n; i++)
     label[i] = -1;
   person = g_new0 (guint, MAX (n, 1));
+  people_messages = g_new0 (gint64, MAX (n, 1));
+  people_full_name = g_new0 (gboolean, MAX (n, 1));
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *key = identity_name_key (names[i]);
       guint r;
 
-      if (key == NULL)
-        continue;
+      if (words[i] == NULL)
+        {
+          person[i] = G_MAXUINT;   /* a name that is no name: nobody's */
+          continue;
+        }
       r = root_of (parent, i);
       if (label[r] < 0)
         label[r] = (gint) people++;
       person[i] = (guint) label[r];
+      people_messages[person[i]] += counts ? counts[i] : 1;
+      people_full_name[person[i]] |= g_strv_length (words[i]) >= 2;
     }
-  if (people < 2 || (people < 3 && !identity_placeholder (address)))
-    return NULL;
-  /* names that are no name (empty, an address, "Anonymous"): nobody's */
-  for (guint i = 0; i < n; i++)
+  for (guint k = 0; k < people; k++)
     {
-      g_autofree char *key = identity_name_key (names[i]);
-
-      if (key == NULL)
-        person[i] = G_MAXUINT;
+      total += people_messages[k];
+      most = MAX (most, people_messages[k]);
+      full_names += people_full_name[k];
     }
+  if (people < 2)
+    goto out;
+  if (!identity_placeholder (address) && (people < 3 || most * 2 > total || full_names < 3))
+    goto out;
   *n_people = people;
-  return g_steal_pointer (&person);
+  result = g_steal_pointer (&person);
+out:
+  for (guint i = 0; i < n; i++)
+    g_strfreev (words[i]);
+  g_free (words);
+  return result;
 }

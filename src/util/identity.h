@@ -83,7 +83,8 @@ char *identity_archive_mask (const char *address);
 gboolean identity_hidden (const char *address);
 char *identity_bang_tail (const char *address);
 gboolean identity_placeholder (const char *address);
-guint *identity_shared_split (const char *address, const char *const *names, guint n, guint *n_people);
+guint *identity_shared_split (const char *address, const char *const *names, const gint64 *counts, guint n,
+                              guint *n_people);
 guint64 identity_signature (const char *body, gsize len);
 guint identity_edit_distance (const char *a, const char *b, guint max);
 
