@@ -71,23 +71,41 @@ widen_dates (char **first, char **last, const char *date)
     g_free (*last), *last = g_strdup (date);
 }
 
+/* The vertex whose id is @key (taken): its index, made (blank, its id
+ * set) when new; *made says which. */
+static guint
+vertex_of_key (Builder *b, char *key, gboolean *made)
+{
+  gpointer found = g_hash_table_lookup (b->vertex_of, key);
+  NetVertex *v;
+
+  *made = found == NULL;
+  if (found)
+    {
+      g_free (key);
+      return GPOINTER_TO_UINT (found) - 1;
+    }
+  v = g_new0 (NetVertex, 1);
+  v->id = key;
+  g_ptr_array_add (b->net->vertices, v);
+  g_hash_table_insert (b->vertex_of, v->id, GUINT_TO_POINTER (b->net->vertices->len));
+  return b->net->vertices->len - 1;
+}
+
 /* The vertex of author (or newsgroup, @is_group) @id, made when new. */
 static guint
 vertex_for (Builder *b, gint64 id, gboolean is_group)
 {
-  g_autofree char *key = g_strdup_printf ("%c%" G_GINT64_FORMAT, is_group ? 'g' : 'a', id);
-  gpointer found = g_hash_table_lookup (b->vertex_of, key);
-  NetVertex *v;
+  gboolean made;
+  guint index = vertex_of_key (b, g_strdup_printf ("%c%" G_GINT64_FORMAT, is_group ? 'g' : 'a', id), &made);
+  NetVertex *v = g_ptr_array_index (b->net->vertices, index);
 
-  if (found)
-    return GPOINTER_TO_UINT (found) - 1;
-  v = g_new0 (NetVertex, 1);
-  v->id = g_steal_pointer (&key);
-  v->author_id = is_group ? 0 : id;
-  v->is_group = is_group;
-  g_ptr_array_add (b->net->vertices, v);
-  g_hash_table_insert (b->vertex_of, v->id, GUINT_TO_POINTER (b->net->vertices->len));
-  return b->net->vertices->len - 1;
+  if (made)
+    {
+      v->author_id = is_group ? 0 : id;
+      v->is_group = is_group;
+    }
+  return index;
 }
 
 /* One row per author, in id order. */
@@ -286,24 +304,22 @@ network_path_sites (const char *path)
   return sites;
 }
 
+/* The vertex of a site ("s:") or a domain ("d:"), made when new. */
 static guint
-named_vertex (Builder *b, const char *prefix, const char *site)
+named_vertex (Builder *b, const char *prefix, const char *name)
 {
-  g_autofree char *key = g_strconcat (prefix, site, NULL);
-  gpointer found = g_hash_table_lookup (b->vertex_of, key);
-  NetVertex *v;
+  gboolean made;
+  guint index = vertex_of_key (b, g_strconcat (prefix, name, NULL), &made);
+  NetVertex *v = g_ptr_array_index (b->net->vertices, index);
 
-  if (found)
-    return GPOINTER_TO_UINT (found) - 1;
-  v = g_new0 (NetVertex, 1);
-  v->id = g_steal_pointer (&key);
-  v->name = g_strdup (site);
-  v->address = g_strdup (site);
-  v->is_site = prefix[0] == 's';
-  v->is_domain = prefix[0] == 'd';
-  g_ptr_array_add (b->net->vertices, v);
-  g_hash_table_insert (b->vertex_of, v->id, GUINT_TO_POINTER (b->net->vertices->len));
-  return b->net->vertices->len - 1;
+  if (made)
+    {
+      v->name = g_strdup (name);
+      v->address = g_strdup (name);
+      v->is_site = prefix[0] == 's';
+      v->is_domain = prefix[0] == 'd';
+    }
+  return index;
 }
 
 /* NETWORK_SITE: news went from the last site of Path to the first; each
