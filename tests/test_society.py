@@ -310,6 +310,21 @@ def links_in_own_text_with_their_archived_copies():
 
 
 @tap.test
+def reingest_fills_what_an_older_deja_did_not_store():
+    db = fresh_db("links-old.db")
+    ok("ingest", "-q", "--db", db, LINKS)
+    with sqlite3.connect(db) as c:           # as an older deja left it
+        c.execute("DELETE FROM links")
+        ids = c.execute("SELECT id, message_id FROM messages ORDER BY id").fetchall()
+    r = ok("ingest", "--db", db, LINKS)
+    assert "unchanged" in r.stderr and rows_of(db) == [], r.stderr
+    ok("ingest", "-q", "--reingest", "--db", db, LINKS)
+    assert len(rows_of(db, "--urls")) == 7
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT id, message_id FROM messages ORDER BY id").fetchall() == ids
+
+
+@tap.test
 def link_network_of_authors_and_domains():
     db = fresh_db("links-net.db")
     ok("ingest", "-q", "--db", db, LINKS)

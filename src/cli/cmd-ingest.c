@@ -79,7 +79,7 @@ cmd_ingest (int argc, char **argv)
 {
   g_autofree char *db = NULL;
   g_auto (GStrv) paths = NULL;
-  gboolean force = FALSE, no_analysis = FALSE;
+  gboolean force = FALSE, no_analysis = FALSE, reingest = FALSE;
   int threads = 0, status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file (created if missing)", "DB" },
@@ -89,6 +89,9 @@ cmd_ingest (int argc, char **argv)
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "decoding threads (default: one per CPU)", "N" },
     { "no-analysis", 0, 0, G_OPTION_ARG_NONE, &no_analysis,
       "leave language and prose signals for a later 'deja analyse' (they are NULL until then)", NULL },
+    { "reingest", 0, 0, G_OPTION_ARG_NONE, &reingest,
+      "read every file again, even unchanged: its rows get what this deja stores and an older one"
+      " did not (links, Usenet headers)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, "PATH..." },
     { NULL }
   };
@@ -143,6 +146,7 @@ cmd_ingest (int argc, char **argv)
       return DEJA_EXIT_FAILED;
     }
   options.force = force;
+  options.reingest = reingest;
   options.threads = threads;
   options.analyse = !no_analysis;
   options.cancel = &deja_interrupted;
