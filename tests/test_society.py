@@ -72,6 +72,12 @@ def accounting_by_year_computed_by_hand():
         (1, 1, 1, 1), a91
     assert a91["median_hours_to_first_reply"] is None      # no thread of 1991 was answered
     assert (a91["crossposts"], a91["crosspost_groups"]) == (1, "soc.c:1")
+    # quoted lines: m4 quotes one line of m3; computed from the stored line counts
+    with sqlite3.connect(database()) as c:
+        q, o = c.execute("SELECT sum(quoted_lines), sum(own_lines) FROM messages"
+                         " WHERE message_id IN ('m4@society.example', 'm5@society.example')").fetchone()
+    assert q == 1 and a91["quoted_share"] == round(q / (q + o), 4), (q, o, a91["quoted_share"])
+    assert a90["quoted_share"] == 0
     # m5 sends follow-ups to soc.c: away from soc.a, not from soc.c
     assert (a91["followups_elsewhere"], a90["followups_elsewhere"]) == (1, 0)
     # 1992: dan is new; cy and ann were last seen in 1991.  Two cancels of

@@ -43,7 +43,8 @@ cmd_groups (int argc, char **argv)
     "period before), lost_authors (last active in the period before), messages_per_author,\n"
     "median_messages_per_author, top_decile_share, threads (started), replies, reply_share,\n"
     "unanswered_threads, unanswered_share, median_hours_to_first_reply, mean_thread_depth,\n"
-    "mean_thread_breadth, crossposts, crosspost_groups, median_words, languages.\n"
+    "mean_thread_breadth, crossposts, crosspost_groups, median_words, quoted_share, languages,\n"
+    "approved, followups_elsewhere, cancelled, superseded, control_messages, cancels.\n"
     "Canonical copies only; a cross-post counts once in each group it went to; undated\n"
     "messages are in no period.  Formulas: docs/groups.md.");
   if (!deja_parse_options (context, &argc, &argv, &status))

@@ -241,6 +241,7 @@ typedef struct {
   gint64 period;
   gint64 messages, replies, threads, unanswered, crossposts;
   gint64 controls, cancels, cancelled, superseded, approved, followups_elsewhere;
+  gint64 quoted_lines, own_lines;
   GHashTable *authors;        /* author id -> messages in the period (both in pointers) */
   GArray *reply_hours;        /* of double: time to first reply, of threads started */
   gint64 depth_sum, breadth_sum;
@@ -425,7 +426,7 @@ period_at (GroupAcc *g, gint64 period)
 
 /* ---- rows ---- */
 
-#define N_COLUMNS 28
+#define N_COLUMNS 29
 
 typedef struct {
   RowValue values[N_COLUMNS];
@@ -546,6 +547,7 @@ emit_period (Accounting *a, const GroupAcc *g, const Period *p, const Period *pr
   put_int (&r, "crossposts", p->crossposts);
   put (&r, "crosspost_groups", top_counts (p->others, 5), FALSE);
   put_real (&r, "median_words", median_of (p->words, FALSE));
+  put_real (&r, "quoted_share", ratio (p->quoted_lines, p->quoted_lines + p->own_lines));
   put (&r, "languages", top_counts (p->langs, 5), FALSE);
   put_int (&r, "approved", p->approved);
   put_int (&r, "followups_elsewhere", p->followups_elsewhere);
@@ -651,6 +653,8 @@ add_post (const StoreGroupPost *row, gpointer data)
     }
   p->messages++;
   p->approved += row->approved;
+  p->quoted_lines += row->quoted_lines;
+  p->own_lines += row->own_lines;
   p->followups_elsewhere += row->followup_to != NULL && !names_group (row->followup_to, row->group);
   {
     int revised = GPOINTER_TO_INT (g_hash_table_lookup (a->revised, &row->message));

@@ -10,7 +10,8 @@
 static const char group_posts_sql[] =
   "SELECT g.id, g.name, m.id, m.date, m.author_id, m.thread_id,"
   " (m.parent_id IS NOT NULL OR m.missing_parent IS NOT NULL) AS reply, m.words, m.lang,"
-  " u.control, u.cancels IS NOT NULL AS cancel, u.approved IS NOT NULL AS approved, u.followup_to"
+  " u.control, u.cancels IS NOT NULL AS cancel, u.approved IS NOT NULL AS approved, u.followup_to,"
+  " m.quoted_lines, m.own_lines"
   /* CROSS JOIN keeps messages the outer loop: a sequential scan (SQLite
    * would start from the groups' index, and sort) */
   " FROM messages m CROSS JOIN message_newsgroups mg ON mg.message_id = m.id"
@@ -54,6 +55,8 @@ store_group_posts (Store *store, const StoreFilter *filter, StoreGroupPostFunc f
         .cancel = sqlite3_column_int (stmt, 10) != 0,
         .approved = sqlite3_column_int (stmt, 11) != 0,
         .followup_to = (const char *) sqlite3_column_text (stmt, 12),
+        .quoted_lines = sqlite3_column_int64 (stmt, 13),
+        .own_lines = sqlite3_column_int64 (stmt, 14),
       };
 
       if (!func (&row, user_data))

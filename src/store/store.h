@@ -340,6 +340,8 @@ typedef struct {
   gboolean cancel;           /* a cancel */
   gboolean approved;         /* Approved: a moderator's */
   const char *followup_to;   /* Followup-To: as written, or NULL */
+  gint64 quoted_lines;       /* lines removed as quoted */
+  gint64 own_lines;          /* non-blank lines of own text */
 } StoreGroupPost;
 
 typedef gboolean (*StoreGroupPostFunc) (const StoreGroupPost *row, gpointer user_data);
