@@ -117,10 +117,11 @@ is_data_text (GMimeObject *object)
 static gsize
 crlf_to_lf (char *s, gsize len)
 {
-  char *end = s + len, *w = len ? memchr (s, '\r', len) : NULL;   /* an empty array has no data */
+  char *w = len ? memchr (s, '\r', len) : NULL, *end;   /* an empty array has no data */
 
   if (w == NULL)
     return len;
+  end = s + len;
   for (const char *p = w; p < end; p++)
     if (!(*p == '\r' && p + 1 < end && p[1] == '\n'))
       *w++ = *p;
