@@ -81,7 +81,8 @@ def bash_completes_commands_options_and_values():
     assert "--threads" in bash_complete("search", "--") and "--count" in bash_complete("search", "--")
     assert bash_complete("search", "--format", "") == ["table", "tsv", "csv", "json"]
     assert bash_complete("show", "-f", "") == []          # FORMAT depends on --thread
-    assert bash_complete("network", "--kind", "") == ["reply", "thread", "group", "crosspost", "site", "link"]
+    assert bash_complete("network", "--kind", "") == ["reply", "thread", "group", "crosspost", "site", "link",
+                                                           "link-message"]
     assert bash_complete("plot", "n") == ["network"]
     assert bash_complete("search", "--limit", "") == []   # a number: nothing to offer
     with open(tmp("corpus-x.db"), "w"):

@@ -345,6 +345,16 @@ def link_network_of_authors_and_domains():
     edges = {(names[s], names[t]): d["weight"] for s, t, d in g["edges"]}
     assert edges == {("Ann", "example.com"): 2, ("Ann", "bbc.co.uk"): 1, ("Ann", "funet.fi"): 1,
                      ("Bob", "bbc.co.uk"): 1, ("Bob", "10.1.2.3"): 1}, edges
+    # message -> domain: a vertex per citing message (its Message-ID), weight = links
+    path = tmp("links-messages.graphml")
+    ok("network", "--db", db, "--kind", "link-message", "--format", "graphml", "--out", path)
+    g = nx_read("graphml", path)
+    names = {n: d["name"] for n, d in g["nodes"].items()}
+    edges = {(names[s], names[t]): d["weight"] for s, t, d in g["edges"]}
+    assert edges == {("k1@links.example", "example.com"): 1, ("k1@links.example", "bbc.co.uk"): 1,
+                     ("k1@links.example", "funet.fi"): 1, ("k2@links.example", "bbc.co.uk"): 1,
+                     ("k2@links.example", "10.1.2.3"): 1, ("k3@links.example", "example.com"): 2}, edges
+    assert {d["type"] for d in g["nodes"].values()} == {"message", "domain"}
 
 
 if __name__ == "__main__":

@@ -193,14 +193,15 @@ static int
 check_args (GOptionContext *context, Args *a, int argc, char **argv, Format *format, NetworkKind *kind)
 {
   int status;
-  static const char *const kinds[] = { "reply", "thread", "group", "crosspost", "site", "link" };
+  static const char *const kinds[] = { "reply", "thread", "group", "crosspost", "site", "link",
+                                       "link-message" };
 
   if ((status = deja_check_db_args (context, a->db, argc, argv)) != 0)
     return status;
   if (!parse_choice (a->format ? a->format : "graphml", format_names, G_N_ELEMENTS (format_names), (int *) format))
     return deja_usage_error (context, "--format must be graphml, gml, pajek, csv, gexf or json");
   if (!parse_choice (a->kind ? a->kind : "reply", kinds, G_N_ELEMENTS (kinds), (int *) kind))
-    return deja_usage_error (context, "--kind must be reply, thread, group, crosspost, site or link");
+    return deja_usage_error (context, "--kind must be reply, thread, group, crosspost, site, link or link-message");
   if (*format == FMT_CSV && (a->out == NULL || strcmp (a->out, "-") == 0))
     return deja_usage_error (context, "--format csv writes two files: give --out EDGES.csv");
   if (a->dynamic && *format != FMT_GEXF)
@@ -298,7 +299,7 @@ cmd_network (int argc, char **argv)
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &a.db, "database file", "DB" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &a.format, "file format (default: graphml); json: the statistics", "graphml|gml|pajek|csv|gexf|json" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &a.out, "output file (default: standard output; csv: EDGES.csv and EDGES-nodes.csv)", "FILE" },
-    { "kind", 'k', 0, G_OPTION_ARG_STRING, &a.kind, "reply (default): replier -> replied-to author; thread: authors in the same thread; group: author -- newsgroup; crosspost: newsgroup -- newsgroup, by messages posted to both; site: news site -> news site of Path:; link: author -> domain cited in own text", "reply|thread|group|crosspost|site|link" },
+    { "kind", 'k', 0, G_OPTION_ARG_STRING, &a.kind, "reply (default): replier -> replied-to author; thread: authors in the same thread; group: author -- newsgroup; crosspost: newsgroup -- newsgroup, by messages posted to both; site: news site -> news site of Path:; link: author -> domain cited in own text; link-message: message -> domain", "reply|thread|group|crosspost|site|link|link-message" },
     { "min-weight", 0, 0, G_OPTION_ARG_INT64, &a.min_weight, "drop edges lighter than N", "N" },
     { "self-loops", 0, 0, G_OPTION_ARG_NONE, &a.self_loops, "keep replies to oneself", NULL },
     { "dynamic", 0, 0, G_OPTION_ARG_NONE, &a.dynamic, "GEXF: times for Gephi's timeline (an edge lives from its first reply on)", NULL },

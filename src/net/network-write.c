@@ -36,7 +36,8 @@ static guint
 node_specs (const Network *net, AttrSpec *specs)
 {
   guint n = 0;
-  gboolean of_authors = net->kind != NETWORK_CROSSPOST && net->kind != NETWORK_SITE;
+  gboolean of_authors = net->kind != NETWORK_CROSSPOST && net->kind != NETWORK_SITE &&
+                        net->kind != NETWORK_LINK_MESSAGE;
 
   if (of_authors)
     {
@@ -50,7 +51,7 @@ node_specs (const Network *net, AttrSpec *specs)
     specs[n++] = (AttrSpec) { "authors", ATTR_INTEGER };
   specs[n++] = (AttrSpec) { "first_date", ATTR_STRING };
   specs[n++] = (AttrSpec) { "last_date", ATTR_STRING };
-  if (net->kind == NETWORK_GROUP || net->kind == NETWORK_LINK)
+  if (net->kind == NETWORK_GROUP || net->kind == NETWORK_LINK || net->kind == NETWORK_LINK_MESSAGE)
     specs[n++] = (AttrSpec) { "type", ATTR_STRING };
   if (net->has_metrics)
     {
@@ -105,7 +106,7 @@ node_values (const Network *net, const NetVertex *v, AttrValue *values)
       else if (strcmp (name, "last_date") == 0)
         text = g_strdup (v->last_date);
       else if (strcmp (name, "type") == 0)
-        text = g_strdup (v->is_group ? "group" : v->is_domain ? "domain" : "author");
+        text = g_strdup (v->is_group ? "group" : v->is_domain ? "domain" : v->is_message ? "message" : "author");
       else if (strcmp (name, "in_degree") == 0)
         text = real (v->in_degree);
       else if (strcmp (name, "out_degree") == 0)

@@ -45,7 +45,8 @@ network_free (Network *n)
 const char *
 network_kind_name (NetworkKind kind)
 {
-  static const char *const names[] = { "reply", "thread", "group", "crosspost", "site", "link" };
+  static const char *const names[] = { "reply", "thread", "group", "crosspost", "site", "link",
+                                       "link-message" };
   return names[kind];
 }
 
@@ -372,6 +373,31 @@ add_link (const StoreNetRow *r, gpointer data)
   return TRUE;
 }
 
+/* NETWORK_LINK_MESSAGE: a message and the domains it cites. */
+static gboolean
+add_message_link (const StoreNetRow *r, gpointer data)
+{
+  Builder *b = data;
+  gboolean made;
+  guint message = vertex_of_key (b, g_strdup_printf ("m%" G_GINT64_FORMAT, r->message), &made);
+  guint domain = named_vertex (b, "d:", r->name);
+  NetVertex *m = g_ptr_array_index (b->net->vertices, message), *d;
+
+  if (made)
+    {
+      m->is_message = TRUE;
+      m->name = g_strdup (r->address ? r->address : "");
+      m->address = g_strdup (m->name);
+      m->messages = 1;
+      widen_dates (&m->first_date, &m->last_date, r->first_date);
+    }
+  d = g_ptr_array_index (b->net->vertices, domain);
+  d->messages++;
+  widen_dates (&d->first_date, &d->last_date, r->first_date);
+  count_on_edge (edge_for (b, message, domain), r->messages, r->first_date, r->last_date);
+  return TRUE;
+}
+
 static void
 drop_light_edges (Network *net, gint64 min_weight)
 {
@@ -407,7 +433,7 @@ network_load (Store *store, const NetworkOptions *options, GError **error)
 
   net->kind = options->kind;
   net->directed = options->kind == NETWORK_REPLY || options->kind == NETWORK_SITE ||
-                  options->kind == NETWORK_LINK;
+                  options->kind == NETWORK_LINK || options->kind == NETWORK_LINK_MESSAGE;
   net->vertices = g_ptr_array_new_with_free_func ((GDestroyNotify) vertex_free);
   net->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) edge_free);
   if (options->kind == NETWORK_CROSSPOST)
@@ -419,9 +445,12 @@ network_load (Store *store, const NetworkOptions *options, GError **error)
     }
   else if (options->kind == NETWORK_SITE)
     ok = store_network_rows (store, STORE_NET_PATHS, &options->filter, add_path, &b, error);
+  else if (options->kind == NETWORK_LINK_MESSAGE)
+    ok = store_network_rows (store, STORE_NET_LINK_MESSAGES, &options->filter, add_message_link, &b, error);
   else
     ok = store_network_rows (store, STORE_NET_AUTHORS, &options->filter, add_author, &b, error);
-  if (options->kind == NETWORK_CROSSPOST || options->kind == NETWORK_SITE)
+  if (options->kind == NETWORK_CROSSPOST || options->kind == NETWORK_SITE ||
+      options->kind == NETWORK_LINK_MESSAGE)
     ;
   else if (ok && options->kind == NETWORK_REPLY)
     ok = store_network_rows (store, STORE_NET_REPLIES, &options->filter, add_reply, &b, error);
@@ -434,7 +463,8 @@ network_load (Store *store, const NetworkOptions *options, GError **error)
     }
   else if (ok)
     ok = store_network_rows (store, STORE_NET_GROUPS, &options->filter, add_group_posting, &b, error);
-  if (ok && net->vertices->len > 0 && options->kind != NETWORK_CROSSPOST && options->kind != NETWORK_SITE)
+  if (ok && net->vertices->len > 0 && options->kind != NETWORK_CROSSPOST && options->kind != NETWORK_SITE &&
+      options->kind != NETWORK_LINK_MESSAGE)
     ok = store_network_rows (store, STORE_NET_EVERY_AUTHOR, &options->filter, name_author, &b, error);
   if (ok && options->min_weight > 1)
     drop_light_edges (net, options->min_weight);
@@ -459,7 +489,7 @@ network_pseudonymise (Network *net, NetworkPseudonymFunc pseudonym, gpointer use
       NetVertex *v = g_ptr_array_index (net->vertices, i);
       char *p;
 
-      if (v->is_group || v->is_site || v->is_domain)
+      if (v->is_group || v->is_site || v->is_domain || v->is_message)
         continue;
       p = pseudonym (v->address, user_data);
       g_free (v->id), v->id = g_strdup (p);

@@ -15,6 +15,7 @@ typedef enum {
   NETWORK_CROSSPOST,/* newsgroup -- newsgroup, by messages posted to both, undirected */
   NETWORK_SITE,     /* news site -> news site of Path:, as news travelled, directed */
   NETWORK_LINK,     /* author -> domain cited in own text, bipartite, directed */
+  NETWORK_LINK_MESSAGE, /* message -> domain it cites, bipartite, directed */
 } NetworkKind;
 
 typedef struct {
@@ -30,7 +31,8 @@ typedef struct {
   char *first_date, *last_date;
   gboolean is_group;     /* a newsgroup vertex (NETWORK_GROUP, NETWORK_CROSSPOST) */
   gboolean is_site;      /* a news site (NETWORK_SITE) */
-  gboolean is_domain;    /* a domain cited (NETWORK_LINK) */
+  gboolean is_domain;    /* a domain cited (NETWORK_LINK, NETWORK_LINK_MESSAGE) */
+  gboolean is_message;   /* a message (NETWORK_LINK_MESSAGE): id "m" + messages.id */
   /* metrics, filled by graph_compute_metrics() */
   double in_degree, out_degree, strength, betweenness;
   gint64 community;

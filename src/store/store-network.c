@@ -63,6 +63,10 @@ static const char *const net_sql[] = {
     "SELECT m.author_id, coalesce(l.domain, l.host, '(none)'), count(DISTINCT m.id), min(m.date),"
     " max(m.date) FROM links l CROSS JOIN messages m ON m.id = l.message_id WHERE" NET_FILTER
     " GROUP BY 1, 2 ORDER BY 1, 2",
+  [STORE_NET_LINK_MESSAGES] =
+    "SELECT m.id, coalesce(l.domain, l.host, '(none)'), m.message_id, count(*), m.date"
+    " FROM links l CROSS JOIN messages m ON m.id = l.message_id WHERE" ANY_FILTER
+    " GROUP BY 1, 2 ORDER BY 1, 2",
   [STORE_NET_REPLY_STARTERS] =
     "SELECT m.author_id, p.author_id, coalesce(r.author_id, 0) FROM messages m"
     " JOIN messages p ON p.id = m.parent_id LEFT JOIN messages r ON r.id = m.thread_id"
@@ -128,6 +132,13 @@ store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter
           row.author = sqlite3_column_int64 (stmt, 1);
           row.messages = 1;
           row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 2);
+          break;
+        case STORE_NET_LINK_MESSAGES:
+          row.message = sqlite3_column_int64 (stmt, 0);
+          row.name = (const char *) sqlite3_column_text (stmt, 1);
+          row.address = (const char *) sqlite3_column_text (stmt, 2);
+          row.messages = sqlite3_column_int64 (stmt, 3);
+          row.first_date = row.last_date = (const char *) sqlite3_column_text (stmt, 4);
           break;
         case STORE_NET_THREAD_STARTS:
           row.author = sqlite3_column_int64 (stmt, 0);

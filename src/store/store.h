@@ -298,6 +298,8 @@ typedef enum {
   STORE_NET_CROSSPOSTS,  /* message, other (newsgroups.id), date: messages in two groups or more */
   STORE_NET_PATHS,       /* message, name (the Path), date: messages with a Path */
   STORE_NET_LINKS,       /* author, name (the domain cited), messages, dates */
+  STORE_NET_LINK_MESSAGES, /* message, name (the domain), address (the Message-ID), messages
+                            * (links to it), date */
   STORE_NET_REPLY_STARTERS, /* author -> other (replied-to author), thread (its starter's author,
                              * 0 when none): one row per reply, unfiltered */
   STORE_NET_THREAD_STARTS,  /* author: one row per thread started (a root that answers nothing),
