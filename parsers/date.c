@@ -590,6 +590,63 @@ civil_from_days (gint64 z, int *y, int *m, int *d)
   *y = (int) (yoe + era * 400 + (*m <= 2));
 }
 
+/* The number of @n digits at @p, or -1. */
+static int
+digits (const char *p, int n)
+{
+  int v = 0;
+
+  for (int i = 0; i < n; i++)
+    {
+      if (!g_ascii_isdigit (p[i]))
+        return -1;
+      v = v * 10 + (p[i] - '0');
+    }
+  return v;
+}
+
+/**
+ * date_iso8601_read:
+ * @iso: a date as deja stores it, `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS`
+ *   (UTC), or %NULL
+ * @out: (out caller-allocates): its fields (0 for a time it does not give)
+ *
+ * Returns: whether @iso is such a date
+ */
+gboolean
+date_iso8601_read (const char *iso, DateValue *out)
+{
+  memset (out, 0, sizeof *out);
+  if (iso == NULL || strlen (iso) < 10 || (out->year = digits (iso, 4)) < 0 || iso[4] != '-' ||
+      (out->month = digits (iso + 5, 2)) < 1 || out->month > 12 || iso[7] != '-' ||
+      (out->day = digits (iso + 8, 2)) < 1 || out->day > 31)
+    return FALSE;
+  if (iso[10] != 'T')
+    {
+      out->flags = DATE_FLAG_DAY_ONLY;
+      return TRUE;
+    }
+  return strlen (iso) >= 19 && (out->hour = digits (iso + 11, 2)) >= 0 &&
+         (out->minute = digits (iso + 14, 2)) >= 0 && (out->second = digits (iso + 17, 2)) >= 0;
+}
+
+/**
+ * date_iso8601_seconds:
+ * @iso: a date as deja stores it (date_iso8601_read())
+ *
+ * Returns: seconds since 1970-01-01T00:00:00 UTC (a day alone: its
+ *   start), or %G_MININT64 when @iso is no such date
+ */
+gint64
+date_iso8601_seconds (const char *iso)
+{
+  DateValue v;
+
+  if (!date_iso8601_read (iso, &v))
+    return G_MININT64;
+  return days_from_civil (v.year, v.month, v.day) * 86400 + v.hour * 3600 + v.minute * 60 + v.second;
+}
+
 /**
  * date_value_to_iso8601:
  * @value: a value filled by date_parse()

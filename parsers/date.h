@@ -24,5 +24,7 @@ typedef struct {
 gboolean date_parse (const char *s, gsize len, DateValue *out);
 char *date_value_to_iso8601 (const DateValue *value);
 char *date_to_iso8601 (const char *s, gsize len, DateFlags *flags);
+gboolean date_iso8601_read (const char *iso, DateValue *out);
+gint64 date_iso8601_seconds (const char *iso);
 
 G_END_DECLS

@@ -74,10 +74,26 @@ test_table (void)
     }
 }
 
+/* Dates as deja stores them, back to seconds (deja groups's reply times). */
+static void
+test_iso8601_seconds (void)
+{
+  g_assert_cmpint (date_iso8601_seconds ("1970-01-01T00:00:00"), ==, 0);
+  g_assert_cmpint (date_iso8601_seconds ("1970-01-02"), ==, 86400);
+  g_assert_cmpint (date_iso8601_seconds ("2000-03-01T00:00:00") - date_iso8601_seconds ("2000-02-28T00:00:00"),
+                   ==, 2 * 86400);   /* 2000 was a leap year */
+  g_assert_cmpint (date_iso8601_seconds ("1990-03-01T12:00:00") - date_iso8601_seconds ("1990-03-01T10:00:00"),
+                   ==, 7200);
+  g_assert_cmpint (date_iso8601_seconds ("1993-04-29T16:36:43"), ==, 736101403);
+  g_assert_cmpint (date_iso8601_seconds ("not a date"), ==, G_MININT64);
+  g_assert_cmpint (date_iso8601_seconds ("1993-04-29T1x:00:00"), ==, G_MININT64);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/date/table", test_table);
+  g_test_add_func ("/date/iso8601-seconds", test_iso8601_seconds);
   return g_test_run ();
 }

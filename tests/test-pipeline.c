@@ -1,5 +1,5 @@
 /* test-pipeline.c — the pure parts of src/pipeline and src/net, by table:
- * periods and dates of deja groups (accounting.c), the role rule
+ * the periods of deja groups (accounting.c), the role rule
  * (roles.c), the sites of a Path (network.c), the split helpers. */
 #include <glib.h>
 #include <math.h>
@@ -37,20 +37,6 @@ test_periods (void)
   g_assert_cmpint (accounting_period_of (NULL, ACCOUNTING_BY_YEAR), ==, G_MININT64);
   g_assert_cmpint (accounting_period_of ("199x-01", ACCOUNTING_BY_YEAR), ==, G_MININT64);
   g_assert_cmpint (accounting_period_of ("1993-13-01", ACCOUNTING_BY_MONTH), ==, G_MININT64);
-}
-
-static void
-test_seconds (void)
-{
-  g_assert_cmpint (accounting_seconds ("1970-01-01T00:00:00"), ==, 0);
-  g_assert_cmpint (accounting_seconds ("1970-01-02"), ==, 86400);
-  g_assert_cmpint (accounting_seconds ("2000-03-01T00:00:00") - accounting_seconds ("2000-02-28T00:00:00"),
-                   ==, 2 * 86400);   /* 2000 was a leap year */
-  g_assert_cmpint (accounting_seconds ("1990-03-01T12:00:00") - accounting_seconds ("1990-03-01T10:00:00"),
-                   ==, 7200);
-  g_assert_cmpint (accounting_seconds ("1993-04-29T16:36:43"), ==, 736101403);
-  g_assert_cmpint (accounting_seconds ("not a date"), ==, G_MININT64);
-  g_assert_cmpint (accounting_seconds ("1993-04-29T1x:00:00"), ==, G_MININT64);
 }
 
 static void
@@ -112,7 +98,6 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/accounting/periods", test_periods);
-  g_test_add_func ("/accounting/seconds", test_seconds);
   g_test_add_func ("/roles/label", test_roles);
   g_test_add_func ("/network/path-sites", test_path_sites);
   return g_test_run ();

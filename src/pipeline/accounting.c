@@ -15,6 +15,7 @@
  * message for the thread shapes.
  */
 #include "accounting.h"
+#include "date.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,39 +26,20 @@
 
 /* The period of an ISO 8601 date as one integer (year, month or quarter
  * count since year 0), or G_MININT64 when the date cannot be read. */
-/* The number of @n digits at @p, or -1. */
-static int
-digits (const char *p, int n)
-{
-  int v = 0;
-
-  for (int i = 0; i < n; i++)
-    {
-      if (!g_ascii_isdigit (p[i]))
-        return -1;
-      v = v * 10 + (p[i] - '0');
-    }
-  return v;
-}
-
 gint64
 accounting_period_of (const char *date, AccountingPeriod by)
 {
-  int y, m = 1;
+  DateValue v;
 
-  if (date == NULL || (y = digits (date, 4)) < 0)
-    return G_MININT64;
-  if (date[4] == '-' && (m = digits (date + 5, 2)) < 0)
-    return G_MININT64;
-  if (m < 1 || m > 12)
+  if (!date_iso8601_read (date, &v))
     return G_MININT64;
   switch (by)
     {
-    case ACCOUNTING_BY_MONTH: return (gint64) y * 12 + (m - 1);
-    case ACCOUNTING_BY_QUARTER: return (gint64) y * 4 + (m - 1) / 3;
+    case ACCOUNTING_BY_MONTH: return (gint64) v.year * 12 + (v.month - 1);
+    case ACCOUNTING_BY_QUARTER: return (gint64) v.year * 4 + (v.month - 1) / 3;
     case ACCOUNTING_BY_YEAR: break;
     }
-  return y;
+  return v.year;
 }
 
 char *
@@ -72,31 +54,6 @@ accounting_period_name (gint64 period, AccountingPeriod by)
     case ACCOUNTING_BY_YEAR: break;
     }
   return g_strdup_printf ("%04" G_GINT64_FORMAT, period);
-}
-
-/* Seconds since 1970 of "YYYY-MM-DD[THH:MM:SS]" (UTC), or G_MININT64. */
-gint64
-accounting_seconds (const char *date)
-{
-  int y, mo, d, h = 0, mi = 0, s = 0;
-  gint64 days;
-
-  if (date == NULL || strlen (date) < 10 || (y = digits (date, 4)) < 0 || date[4] != '-' ||
-      (mo = digits (date + 5, 2)) < 1 || mo > 12 || date[7] != '-' || (d = digits (date + 8, 2)) < 1)
-    return G_MININT64;
-  if (date[10] == 'T' && strlen (date) >= 19 &&
-      ((h = digits (date + 11, 2)) < 0 || (mi = digits (date + 14, 2)) < 0 || (s = digits (date + 17, 2)) < 0))
-    return G_MININT64;
-  /* days from civil (Howard Hinnant's algorithm) */
-  y -= mo <= 2;
-  {
-    gint64 era = (y >= 0 ? y : y - 399) / 400;
-    gint64 yoe = y - era * 400;
-    gint64 doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    gint64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    days = era * 146097 + doe - 719468;
-  }
-  return days * 86400 + h * 3600 + mi * 60 + s;
 }
 
 /* ---- thread shapes ---- */
@@ -129,7 +86,7 @@ static gboolean
 add_tree_node (const StoreTreePost *row, gpointer data)
 {
   TreeNode n = { .id = row->message, .parent = row->parent, .thread = row->thread,
-                 .seconds = accounting_seconds (row->date), .depth = -1 };
+                 .seconds = date_iso8601_seconds (row->date), .depth = -1 };
 
   g_array_append_val ((GArray *) data, n);
   return TRUE;
@@ -674,7 +631,7 @@ add_post (const StoreGroupPost *row, gpointer data)
   if (row->thread == row->message && !row->reply)
     {
       ThreadShape *t = g_hash_table_lookup (a->shapes, &row->message);
-      gint64 start = accounting_seconds (row->date);
+      gint64 start = date_iso8601_seconds (row->date);
 
       p->threads++;
       if (t == NULL || t->size <= 1)

@@ -23,6 +23,5 @@ gboolean accounting_run (Store *store, const AccountingOptions *options, StoreRo
 
 gint64 accounting_period_of (const char *date, AccountingPeriod by);
 char *accounting_period_name (gint64 period, AccountingPeriod by);
-gint64 accounting_seconds (const char *date);
 
 G_END_DECLS
