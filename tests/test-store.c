@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "mbox.h"
 
 typedef struct {
   char *dir;
@@ -330,14 +331,14 @@ test_decisions (Fixture *f, gconstpointer data)
   g_assert_true (store_has_decisions (f->store, &any, &error));
   g_assert_false (any);
   store_one_file (f, "/a.mbox", "abc", NULL);
-  g_assert_true (store_set_decision (f->store, "abc", 3, MBOX_DECISION_SPLIT, "a note", &changed, &error));
+  g_assert_true (store_set_decision (f->store, "abc", 3, STORE_DECISION_SPLIT, "a note", &changed, &error));
   g_assert_no_error (error);
   g_assert_true (changed);
   g_assert_true (store_has_decisions (f->store, &any, &error));
   g_assert_true (any);
   g_assert_true (store_decisions_for (f->store, "abc", &lines, &error));
   g_assert_cmpuint (g_hash_table_size (lines), ==, 1);
-  g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (lines, GSIZE_TO_POINTER (3))), ==, MBOX_DECISION_SPLIT);
+  g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (lines, GSIZE_TO_POINTER (3))), ==, STORE_DECISION_SPLIT);
   g_assert_true (store_paths_for_sha256 (f->store, "abc", &paths, &error));
   g_assert_cmpuint (paths->len, ==, 1);
 }

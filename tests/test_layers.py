@@ -170,6 +170,24 @@ def the_check_fails_on_what_it_names():
     assert not violations("cli", os.path.join(LAYER_DIRS["cli"], "new.c"), '#include "network.h"\n', allowed)
 
 
+def public_header_layers(layer, header):
+    """The layers whose headers @header (of @layer) includes."""
+    search = [LAYER_DIRS[l] for l in sorted(allowed_layers()[layer])]
+    path = os.path.join(LAYER_DIRS[layer], header)
+    return {layer_of(t) for t in (resolve(path, q, n, search)
+                                  for q, n in INCLUDE.findall(open(path, encoding="utf-8").read()))
+            if t is not None} - {None}
+
+
+@tap.test
+def the_store_header_names_no_parser_type():
+    """store.h has row types of its own (threads, separator and author
+    decisions): the pipeline converts between them and the parsers'."""
+    assert public_header_layers("store", "store.h") <= {"util"}, public_header_layers("store", "store.h")
+    # the check itself sees a parser header
+    assert public_header_layers("pipeline", "threads.h") >= {"parsers"}
+
+
 @tap.test
 def store_private_header_stays_in_the_store():
     for path in glob.glob(os.path.join(SRC, "**", "*.[ch]"), recursive=True):

@@ -30,7 +30,7 @@ typedef struct {
 } Review;
 
 static gboolean
-record (Review *r, const char *sha256, gint64 line_no, MboxDecision d, const char *note)
+record (Review *r, const char *sha256, gint64 line_no, StoreDecision d, const char *note)
 {
   gboolean changed;
 
@@ -38,7 +38,7 @@ record (Review *r, const char *sha256, gint64 line_no, MboxDecision d, const cha
     return FALSE;
   if (changed)
     g_hash_table_add (r->changed, g_strdup (sha256));
-  r->decided += d != MBOX_DECISION_NONE;
+  r->decided += d != STORE_DECISION_NONE;
   return TRUE;
 }
 
@@ -100,9 +100,9 @@ review_one (Review *r, const Pending *p)
       if (!ask (answer, sizeof answer) || answer[0] == 'q')
         return FALSE;
       if (answer[0] == 'y')
-        return record (r, p->file_sha256, p->line_no, MBOX_DECISION_SPLIT, NULL);
+        return record (r, p->file_sha256, p->line_no, STORE_DECISION_SPLIT, NULL);
       if (answer[0] == 'n')
-        return record (r, p->file_sha256, p->line_no, MBOX_DECISION_NO_SPLIT, NULL);
+        return record (r, p->file_sha256, p->line_no, STORE_DECISION_NO_SPLIT, NULL);
       if (answer[0] == 's' || answer[0] == '\0')
         return TRUE;
     }
@@ -191,7 +191,7 @@ import_decisions (Review *r, const char *path)
     {
       g_auto (GStrv) f = output_tsv_fields (lines[k]);
       guint nf = g_strv_length (f);
-      MboxDecision d;
+      StoreDecision d;
 
       if (nf == 0 || (nf == 1 && *f[0] == '\0'))
         continue;

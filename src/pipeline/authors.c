@@ -379,6 +379,35 @@ name_authors (const Senders *in, GHashTable *address_index, const gint64 *author
     }
 }
 
+typedef struct {
+  GArray *decisions;       /* of IdentityDecision */
+  GStringChunk *strings;
+} Decisions;
+
+static void
+add_decision (const StoreAuthorDecisionRow *r, gpointer data)
+{
+  Decisions *d = data;
+  IdentityDecision decision = {
+    .verdict = strcmp (r->decision, "merge") == 0 ? IDENTITY_MERGE
+             : strcmp (r->decision, "split") == 0 ? IDENTITY_SPLIT : IDENTITY_NEVER,
+    .address = g_string_chunk_insert_const (d->strings, r->address),
+    .other = r->other ? g_string_chunk_insert_const (d->strings, r->other) : NULL,
+  };
+
+  g_array_append_val (d->decisions, decision);
+}
+
+/* People's decisions, as identity.c takes them; the strings live in
+ * @strings. */
+static gboolean
+load_decisions (Store *store, GArray *decisions, GStringChunk *strings, GError **error)
+{
+  Decisions d = { .decisions = decisions, .strings = strings };
+
+  return store_author_decisions (store, add_decision, &d, error);
+}
+
 /**
  * authors_update:
  * @force: even when no file was stored since the authors were written
@@ -414,7 +443,7 @@ authors_update (Store *store, gboolean force, AuthorCounts *counts, GError **err
       return TRUE;
     }
   ok = ok && load_senders (store, &in, error) && store_author_previous (store, add_previous, previous, error) &&
-       store_author_decisions (store, decisions, strings, error);
+       load_decisions (store, decisions, strings, error);
   if (ok)
     {
       g_ptr_array_sort (in.senders, by_address);
@@ -577,7 +606,7 @@ authors_suggest (Store *store, int min_score, StoreRowFunc func, gpointer user_d
 
   if (!store_author_aliases (store, add_alias, &al, error) ||
       !store_author_bodies (store, add_body, &sg, error) ||
-      !store_author_decisions (store, decisions, strings, error))
+      !load_decisions (store, decisions, strings, error))
     return FALSE;
   found = identity_suggest ((IdentityAlias *) aliases->data, aliases->len,
                             (IdentitySignature *) signatures->data, signatures->len,

@@ -11,6 +11,7 @@
  * (one level of >From quoting removed, CRLF made LF).
  */
 #include "export-mbox.h"
+#include "mbox.h"
 #include "input.h"
 #include "output.h"
 

@@ -628,6 +628,28 @@ resume (MboxSplitter *splitter, const IngestResult *result, MboxSpan *span, GErr
   return FALSE;
 }
 
+/* The store's decisions (line number -> StoreDecision) as the
+ * splitter's (line number -> MboxDecision). */
+static GHashTable *
+splitter_decisions (GHashTable *stored)
+{
+  GHashTable *lines = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GHashTableIter iter;
+  gpointer line, value;
+
+  g_hash_table_iter_init (&iter, stored);
+  while (g_hash_table_iter_next (&iter, &line, &value))
+    {
+      StoreDecision d = GPOINTER_TO_INT (value);
+      MboxDecision m = d == STORE_DECISION_SPLIT ? MBOX_DECISION_SPLIT
+                     : d == STORE_DECISION_NO_SPLIT ? MBOX_DECISION_NO_SPLIT : MBOX_DECISION_NONE;
+
+      if (m != MBOX_DECISION_NONE)
+        g_hash_table_insert (lines, line, GINT_TO_POINTER (m));
+    }
+  return lines;
+}
+
 /* The splitter of @input, with the people's decisions about its lines
  * (deja review), which are keyed by its hash: with any in the database,
  * it is hashed first (*sha256, when NULL). */
@@ -650,7 +672,10 @@ splitter_for (IngestSession *session, Input *input, const char *path, char **sha
       if (*sha256 != NULL && !store_decisions_for (session->store, *sha256, &decisions, error))
         return NULL;
       if (decisions != NULL)
-        mbox_splitter_set_decisions (splitter, decisions);
+        {
+          g_autoptr (GHashTable) lines = splitter_decisions (decisions);
+          mbox_splitter_set_decisions (splitter, lines);
+        }
       /* The old part was split by its own decisions: read whole. */
       result->appended_at = 0;
     }

@@ -23,9 +23,119 @@ add_counts (ThreadCounts *sum, const ThreadCounts *c)
   sum->subject_joins += c->subject_joins;
 }
 
+/* What threading reads of a batch, kept here: the store hands it over
+ * row by row.  All references share one array (a GPtrArray per message
+ * cost four times the pointers it held); each message records where its
+ * run starts, and the pointers are set once the array has stopped
+ * moving. */
+typedef struct {
+  GArray *inputs;          /* of ThreadInput */
+  GArray *ids;             /* of gint64: messages.id of each input */
+  GArray *stored;          /* of guint64: the row's threading columns, hashed */
+  GArray *starts;          /* of guint: 2 per input, its first reference and in-reply-to */
+  GPtrArray *refs;
+  GStringChunk *strings;
+  guint cursor;            /* the input references are being read for */
+} ThreadData;
+
+static void
+thread_data_init (ThreadData *d)
+{
+  d->inputs = g_array_new (FALSE, TRUE, sizeof (ThreadInput));
+  d->ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  d->stored = g_array_new (FALSE, FALSE, sizeof (guint64));
+  d->starts = g_array_new (FALSE, TRUE, sizeof (guint));
+  d->refs = g_ptr_array_new ();
+  d->strings = g_string_chunk_new (1024 * 1024);
+  d->cursor = 0;
+}
+
+static void
+thread_data_clear (ThreadData *d)
+{
+  g_clear_pointer (&d->inputs, g_array_unref);
+  g_clear_pointer (&d->ids, g_array_unref);
+  g_clear_pointer (&d->stored, g_array_unref);
+  g_clear_pointer (&d->starts, g_array_unref);
+  g_clear_pointer (&d->refs, g_ptr_array_unref);
+  g_clear_pointer (&d->strings, g_string_chunk_free);
+}
+
+static const char *
+keep (ThreadData *d, const char *s)
+{
+  return s ? g_string_chunk_insert_const (d->strings, s) : NULL;
+}
+
+static void
+on_message (const StoreThreadMessage *row, gpointer p)
+{
+  ThreadData *d = p;
+  ThreadInput in = {
+    .message_id = keep (d, row->message_id),
+    .date = keep (d, row->date),
+    .subject = keep (d, row->subject),
+    .content = row->content,
+    .damage = row->damage,
+  };
+
+  g_array_append_val (d->inputs, in);
+  g_array_append_val (d->ids, row->id);
+  g_array_append_val (d->stored, row->stored);
+  g_array_set_size (d->starts, d->starts->len + 2);
+}
+
+/* References come in the messages' order: walk the messages in step. */
+static void
+on_ref (const StoreThreadRef *row, gpointer p)
+{
+  ThreadData *d = p;
+  ThreadInput *in;
+  guint i;
+
+  while (d->cursor < d->ids->len && g_array_index (d->ids, gint64, d->cursor) < row->message)
+    d->cursor++;
+  i = d->cursor;
+  if (i == d->ids->len || g_array_index (d->ids, gint64, i) != row->message)
+    return;
+  in = &g_array_index (d->inputs, ThreadInput, i);
+  if (row->in_reply_to ? in->n_in_reply_to++ == 0 : in->n_references++ == 0)
+    g_array_index (d->starts, guint, 2 * i + row->in_reply_to) = d->refs->len;
+  g_ptr_array_add (d->refs, (gpointer) keep (d, row->ref));
+}
+
+static void
+set_ref_pointers (ThreadData *d)
+{
+  const char *const *base = (const char *const *) d->refs->pdata;
+
+  for (guint k = 0; k < d->ids->len; k++)
+    {
+      ThreadInput *in = &g_array_index (d->inputs, ThreadInput, k);
+
+      in->references = in->n_references ? base + g_array_index (d->starts, guint, 2 * k) : NULL;
+      in->in_reply_to = in->n_in_reply_to ? base + g_array_index (d->starts, guint, 2 * k + 1) : NULL;
+    }
+}
+
+static gboolean
+load_batch (Store *store, gboolean by_subject, gint batch, ThreadData *d, GError **error)
+{
+  StoreThreadReader reader = { .message = on_message, .ref = on_ref, .user_data = d };
+
+  thread_data_init (d);
+  if (!store_load_thread_data (store, by_subject, batch, &reader, error))
+    {
+      thread_data_clear (d);
+      return FALSE;
+    }
+  set_ref_pointers (d);
+  return TRUE;
+}
+
 /* A batch's threading data and what threading found in it. */
 typedef struct {
-  StoreThreadData data;
+  ThreadData data;
   ThreadResult result;
   gboolean done;           /* data and result are filled */
 } Computed;
@@ -36,7 +146,7 @@ computed_clear (Computed *c)
   if (!c->done)
     return;
   thread_result_clear (&c->result);
-  store_thread_data_clear (&c->data);
+  thread_data_clear (&c->data);
   c->done = FALSE;
 }
 
@@ -44,7 +154,7 @@ computed_clear (Computed *c)
 static gboolean
 compute_batch (Store *store, gboolean by_subject, gint batch, Computed *c, GError **error)
 {
-  if (!store_load_thread_data (store, by_subject, batch, &c->data, error))
+  if (!load_batch (store, by_subject, batch, &c->data, error))
     return FALSE;
   thread_compute ((const ThreadInput *) c->data.inputs->data, c->data.inputs->len, by_subject,
                   &c->result);
@@ -52,11 +162,77 @@ compute_batch (Store *store, gboolean by_subject, gint batch, Computed *c, GErro
   return TRUE;
 }
 
+/* The messages.id of input @index, or 0 (none). */
+static gint64
+id_of (const ThreadData *d, ThreadIndex index)
+{
+  return index >= 0 ? g_array_index (d->ids, gint64, index) : 0;
+}
+
+/* Rows are handed to the store this many at a time. */
+#define SAVE_CHUNK 4096
+
+static gboolean
+save_rows (Store *store, const Computed *c, GError **error)
+{
+  const ThreadData *d = &c->data;
+  StoreThreadRow rows[SAVE_CHUNK];
+  char *flags[SAVE_CHUNK];
+  gboolean ok = TRUE;
+
+  for (guint first = 0; ok && first < d->ids->len; first += SAVE_CHUNK)
+    {
+      guint n = MIN (SAVE_CHUNK, d->ids->len - first);
+
+      for (guint k = 0; k < n; k++)
+        {
+          const ThreadOutput *o = &c->result.out[first + k];
+
+          flags[k] = thread_flags_to_string (o->flags);
+          rows[k] = (StoreThreadRow) {
+            .id = g_array_index (d->ids, gint64, first + k),
+            .thread_id = id_of (d, o->thread),
+            .parent_id = id_of (d, o->parent),
+            .duplicate_of = id_of (d, o->duplicate_of),
+            .missing_parent = o->missing_parent,
+            .flags = flags[k],
+            .stored = g_array_index (d->stored, guint64, first + k),
+          };
+        }
+      ok = store_save_threads (store, rows, n, error);
+      for (guint k = 0; k < n; k++)
+        g_free (flags[k]);
+    }
+  return ok;
+}
+
+static gboolean
+save_placeholders (Store *store, const Computed *c, GError **error)
+{
+  GArray *placeholders = c->result.placeholders;
+  g_autoptr (GArray) rows = g_array_sized_new (FALSE, FALSE, sizeof (StoreThreadPlaceholderRow),
+                                               placeholders->len);
+
+  for (guint i = 0; i < placeholders->len; i++)
+    {
+      const ThreadPlaceholder *p = &g_array_index (placeholders, ThreadPlaceholder, i);
+      StoreThreadPlaceholderRow row = {
+        .message_id = p->message_id,
+        .thread_id = id_of (&c->data, p->thread),
+        .children = p->children,
+      };
+
+      g_array_append_val (rows, row);
+    }
+  return store_save_thread_placeholders (store, (const StoreThreadPlaceholderRow *) rows->data,
+                                         rows->len, error);
+}
+
 /* Writes @c's rows, and clears it. */
 static gboolean
 save_computed (Store *store, Computed *c, ThreadCounts *sum, GError **error)
 {
-  gboolean ok = store_save_threads (store, &c->data, &c->result, error);
+  gboolean ok = save_rows (store, c, error) && save_placeholders (store, c, error);
 
   add_counts (sum, &c->result.counts);
   computed_clear (c);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "store.h"
+#include "thread.h"
 
 G_BEGIN_DECLS
 

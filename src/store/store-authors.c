@@ -8,7 +8,6 @@
  * transaction.
  */
 #include "store-private.h"
-#include "identity.h"
 
 #include <string.h>
 
@@ -109,41 +108,35 @@ store_author_senders (Store *store, StoreSenderFunc func, gpointer user_data, GE
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read senders", error);
 }
 
-/* Decisions as identity.c takes them; the strings live in @strings. */
-static gboolean
-load_decisions (Store *store, GArray *decisions, GStringChunk *strings, GError **error)
+/**
+ * store_author_decisions:
+ * @func: called with each of people's decisions, in the order they were
+ *   made (the strings borrowed for the call)
+ */
+gboolean
+store_author_decisions (Store *store, StoreAuthorDecisionFunc func, gpointer user_data,
+                        GError **error)
 {
   sqlite3_stmt *stmt;
   int rc;
 
-  if ((rc = sqlite3_prepare_v2 (store->db, "SELECT decision, address, other FROM author_decisions"
+  if ((rc = sqlite3_prepare_v2 (store->db, "SELECT decision, address, other, note FROM author_decisions"
                                 " ORDER BY decided_at, address, other", -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot read decisions", error);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      const char *verdict = (const char *) sqlite3_column_text (stmt, 0);
       const char *other = (const char *) sqlite3_column_text (stmt, 2);
-      IdentityDecision d = {
-        .verdict = strcmp (verdict, "merge") == 0 ? IDENTITY_MERGE :
-                   strcmp (verdict, "split") == 0 ? IDENTITY_SPLIT : IDENTITY_NEVER,
-        .address = g_string_chunk_insert_const (strings, (const char *) sqlite3_column_text (stmt, 1)),
-        .other = other && *other ? g_string_chunk_insert_const (strings, other) : NULL,
+      StoreAuthorDecisionRow row = {
+        .decision = (const char *) sqlite3_column_text (stmt, 0),
+        .address = (const char *) sqlite3_column_text (stmt, 1),
+        .other = other && *other ? other : NULL,
+        .note = (const char *) sqlite3_column_text (stmt, 3),
       };
-      g_array_append_val (decisions, d);
+
+      func (&row, user_data);
     }
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read decisions", error);
-}
-
-/**
- * store_author_decisions:
- * @decisions: (element-type IdentityDecision): filled, in the order they were made
- * @strings: where their addresses live
- */
-gboolean
-store_author_decisions (Store *store, GArray *decisions, GStringChunk *strings, GError **error)
-{
-  return load_decisions (store, decisions, strings, error);
 }
 
 /**

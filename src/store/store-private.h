@@ -76,6 +76,22 @@ enum {
   N_STMTS
 };
 
+/* The named parameters of the statements that bind many (the messages
+ * row, text signals): each statement's index of each is looked up once,
+ * when it is prepared (store->params), and 0 where it has none. */
+#define STORE_PARAMS(X) \
+  X (id) X (file_id) X (byte_offset) X (byte_length) X (line_no) X (envelope) \
+  X (message_id) X (subject) X (from_addr) X (from_name) X (date) X (date_raw) X (body) \
+  X (charset) X (flags) X (own_text_stored) X (own_spans) X (quoted_lines) X (own_lines) \
+  X (attachment_count) X (thread_id) X (parent_id) X (duplicate_of) X (missing_parent) \
+  X (thread_flags) X (content_hash) X (text_damage) X (author_id) X (lang) \
+  X (lang_reliable) X (words) X (sentences) X (code_lines) X (nonletter_share) \
+  X (digit_share) X (upper_share) X (oov_share)
+
+#define STORE_PARAM_ENUM(name) PARAM_##name,
+enum { STORE_PARAMS (STORE_PARAM_ENUM) N_PARAMS };
+#undef STORE_PARAM_ENUM
+
 typedef struct _StoreCheckpointer StoreCheckpointer;
 
 struct _Store {
@@ -84,6 +100,7 @@ struct _Store {
   int wal_frames;          /* pages in the write-ahead log after the last commit */
   char *path;
   sqlite3_stmt *stmts[N_STMTS];
+  int params[N_STMTS][N_PARAMS];   /* each statement's index of each named parameter */
   gint64 file_id;          /* of the file being ingested, or 0 */
   GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
   gint64 next_id;          /* messages.id of the next new message */

@@ -4,21 +4,21 @@
 #include <string.h>
 
 static const char *
-decision_name (MboxDecision d)
+decision_name (StoreDecision d)
 {
-  return d == MBOX_DECISION_SPLIT ? "split" : d == MBOX_DECISION_NO_SPLIT ? "no-split" : NULL;
+  return d == STORE_DECISION_SPLIT ? "split" : d == STORE_DECISION_NO_SPLIT ? "no-split" : NULL;
 }
 
 /* "split", "no-split", or "" (no decision); FALSE for anything else. */
 gboolean
-store_parse_decision (const char *text, MboxDecision *decision)
+store_parse_decision (const char *text, StoreDecision *decision)
 {
   if (text == NULL || *text == '\0')
-    *decision = MBOX_DECISION_NONE;
+    *decision = STORE_DECISION_NONE;
   else if (strcmp (text, "split") == 0)
-    *decision = MBOX_DECISION_SPLIT;
+    *decision = STORE_DECISION_SPLIT;
   else if (strcmp (text, "no-split") == 0)
-    *decision = MBOX_DECISION_NO_SPLIT;
+    *decision = STORE_DECISION_NO_SPLIT;
   else
     return FALSE;
   return TRUE;
@@ -36,8 +36,8 @@ store_has_decisions (Store *store, gboolean *any, GError **error)
 
 /**
  * store_decisions_for:
- * @lines: (out) (transfer full) (nullable): line number -> MboxDecision
- *   for the content @sha256 (see mbox_splitter_set_decisions()), or %NULL
+ * @lines: (out) (transfer full) (nullable): line number -> StoreDecision
+ *   for the content @sha256 (the pipeline converts them for the splitter), or %NULL
  *   when there is none
  *
  * Returns: %FALSE with @error when the database cannot be read (then the
@@ -57,7 +57,7 @@ store_decisions_for (Store *store, const char *sha256, GHashTable **lines, GErro
   sqlite3_bind_text (stmt, 1, sha256, -1, SQLITE_STATIC);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      MboxDecision d;
+      StoreDecision d;
 
       if (!store_parse_decision ((const char *) sqlite3_column_text (stmt, 1), &d))
         continue;
@@ -74,16 +74,16 @@ store_decisions_for (Store *store, const char *sha256, GHashTable **lines, GErro
 
 /**
  * store_set_decision:
- * @decision: %MBOX_DECISION_NONE removes the decision
+ * @decision: %STORE_DECISION_NONE removes the decision
  * @changed: (out): whether this changed what the database held
  */
 gboolean
-store_set_decision (Store *store, const char *sha256, gint64 line_no, MboxDecision decision,
+store_set_decision (Store *store, const char *sha256, gint64 line_no, StoreDecision decision,
                     const char *note, gboolean *changed, GError **error)
 {
   sqlite3_stmt *stmt;
   int rc;
-  const char *sql = decision == MBOX_DECISION_NONE
+  const char *sql = decision == STORE_DECISION_NONE
     ? "DELETE FROM separator_decisions WHERE file_sha256 = ?1 AND line_no = ?2"
     : "INSERT INTO separator_decisions (file_sha256, line_no, decision, note, decided_at)"
       " VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%S', 'now'))"
@@ -94,7 +94,7 @@ store_set_decision (Store *store, const char *sha256, gint64 line_no, MboxDecisi
     return _store_fail (store, rc, "cannot record a decision", error);
   sqlite3_bind_text (stmt, 1, sha256, -1, SQLITE_STATIC);
   sqlite3_bind_int64 (stmt, 2, line_no);
-  if (decision != MBOX_DECISION_NONE)
+  if (decision != STORE_DECISION_NONE)
     {
       sqlite3_bind_text (stmt, 3, decision_name (decision), -1, SQLITE_STATIC);
       _store_bind_text_or_null (stmt, 4, note && *note ? note : NULL);

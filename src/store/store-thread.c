@@ -3,9 +3,9 @@
  * Threading sees cross-file references and duplicates, so its input is
  * the whole database, or one batch of whole connected components of it
  * (store-thread-batches.c): for each message, its Message-ID, date,
- * subject, references and a hash of its content; the strings live in one
- * GStringChunk.  The results are written back in one transaction,
- * replacing those of the previous threading.
+ * subject, references and a hash of its content, handed to the pipeline
+ * row by row (pipeline/threads.c keeps them).  The results are written
+ * back in one transaction, replacing those of the previous threading.
  */
 #include "store-private.h"
 #include "fnv.h"
@@ -92,24 +92,6 @@ _store_register_functions (Store *store, GError **error)
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot register functions", error);
 }
 
-void
-store_thread_data_clear (StoreThreadData *data)
-{
-  g_clear_pointer (&data->inputs, g_array_unref);
-  g_clear_pointer (&data->refs, g_ptr_array_unref);
-  g_clear_pointer (&data->ids, g_array_unref);
-  g_clear_pointer (&data->stored, g_array_unref);
-  g_clear_pointer (&data->strings, g_string_chunk_free);
-}
-
-static const char *
-chunk_text (StoreThreadData *data, sqlite3_stmt *stmt, int col)
-{
-  const char *s = (const char *) sqlite3_column_text (stmt, col);
-
-  return s ? g_string_chunk_insert_const (data->strings, s) : NULL;
-}
-
 #define THREAD_COLUMNS \
   "SELECT m.id, m.message_id, m.date, CASE WHEN ?1 THEN m.subject END," \
   " coalesce(m.content_hash, deja_content_hash(m.from_addr, m.subject, m.body))," \
@@ -143,7 +125,8 @@ static const char *const refs_sql[2] = {
 
 /* The messages of @batch, or all (-1). */
 static gboolean
-load_messages (Store *store, StoreThreadData *data, gboolean subjects, gint batch, GError **error)
+load_messages (Store *store, gboolean subjects, gint batch, const StoreThreadReader *reader,
+               GError **error)
 {
   sqlite3_stmt *stmt;
   int rc = sqlite3_prepare_v2 (store->db, messages_sql[batch >= 0], -1, &stmt, NULL);
@@ -154,61 +137,45 @@ load_messages (Store *store, StoreThreadData *data, gboolean subjects, gint batc
   sqlite3_bind_int (stmt, 2, batch);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      gint64 id = sqlite3_column_int64 (stmt, 0);
-      ThreadInput in = { chunk_text (data, stmt, 1), NULL, 0, NULL, 0, chunk_text (data, stmt, 2),
-                         chunk_text (data, stmt, 3), (guint64) sqlite3_column_int64 (stmt, 4),
-                         (guint) sqlite3_column_int64 (stmt, 6) };
+      StoreThreadMessage row = {
+        .id = sqlite3_column_int64 (stmt, 0),
+        .message_id = (const char *) sqlite3_column_text (stmt, 1),
+        .date = (const char *) sqlite3_column_text (stmt, 2),
+        .subject = (const char *) sqlite3_column_text (stmt, 3),
+        .content = (guint64) sqlite3_column_int64 (stmt, 4),
+        .stored = (guint64) sqlite3_column_int64 (stmt, 5),
+        .damage = (guint) sqlite3_column_int64 (stmt, 6),
+      };
 
-      guint64 now = (guint64) sqlite3_column_int64 (stmt, 5);
-
-      g_array_append_val (data->ids, id);
-      g_array_append_val (data->inputs, in);
-      g_array_append_val (data->stored, now);
+      reader->message (&row, reader->user_data);
     }
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read messages", error);
 }
 
-/* References, walked in step with the messages (both in id order).  All
- * references share one array (a GPtrArray per message cost four times
- * the pointers it held); each message records where its run starts, and
- * the pointers are set once the array has stopped moving. */
+/* References of the same messages, in the same order: for each message
+ * its References oldest first, then its In-Reply-To. */
 static gboolean
-load_refs (Store *store, StoreThreadData *data, gint batch, GError **error)
+load_refs (Store *store, gint batch, const StoreThreadReader *reader, GError **error)
 {
   sqlite3_stmt *stmt;
-  gsize i = 0;
   int rc = sqlite3_prepare_v2 (store->db, refs_sql[batch >= 0], -1, &stmt, NULL);
-  g_autofree guint *starts = NULL;
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read references", error);
   sqlite3_bind_int (stmt, 1, batch);
-  starts = g_new0 (guint, 2 * data->ids->len);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      gint64 id = sqlite3_column_int64 (stmt, 0);
-      gboolean is_ref = sqlite3_column_int (stmt, 1);
-      ThreadInput *in;
+      StoreThreadRef row = {
+        .message = sqlite3_column_int64 (stmt, 0),
+        .in_reply_to = !sqlite3_column_int (stmt, 1),
+        .ref = (const char *) sqlite3_column_text (stmt, 2),
+      };
 
-      while (i < data->ids->len && g_array_index (data->ids, gint64, i) < id)
-        i++;
-      if (i == data->ids->len || g_array_index (data->ids, gint64, i) != id)
-        continue;
-      in = &g_array_index (data->inputs, ThreadInput, i);
-      /* "references" rows come first (kind DESC), then "in-reply-to". */
-      if (is_ref ? in->n_references++ == 0 : in->n_in_reply_to++ == 0)
-        starts[2 * i + !is_ref] = data->refs->len;
-      g_ptr_array_add (data->refs, (gpointer) chunk_text (data, stmt, 2));
+      if (row.ref != NULL)
+        reader->ref (&row, reader->user_data);
     }
   sqlite3_finalize (stmt);
-  for (gsize k = 0; k < data->ids->len; k++)
-    {
-      ThreadInput *in = &g_array_index (data->inputs, ThreadInput, k);
-      const char *const *base = (const char *const *) data->refs->pdata;
-      in->references = in->n_references ? base + starts[2 * k] : NULL;
-      in->in_reply_to = in->n_in_reply_to ? base + starts[2 * k + 1] : NULL;
-    }
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read references", error);
 }
 
@@ -223,102 +190,105 @@ store_threads_stale (Store *store, gboolean *stale, GError **error)
                            error);
 }
 
-/* Loads what threading needs, for every message of @batch (see
- * store_plan_threads(); -1: every message), in archive order (subjects
- * only when @subjects: they are needed only to join by subject). */
+/**
+ * store_load_thread_data:
+ * @subjects: read subjects too (needed only to join by subject)
+ * @batch: a batch of store_plan_threads(), or -1: every message
+ * @reader: given each message, then each reference
+ *
+ * Reads what threading needs, in archive order.
+ */
 gboolean
-store_load_thread_data (Store *store, gboolean subjects, gint batch, StoreThreadData *data,
-                        GError **error)
+store_load_thread_data (Store *store, gboolean subjects, gint batch,
+                        const StoreThreadReader *reader, GError **error)
 {
   gboolean ok;
 
-  memset (data, 0, sizeof *data);
   /* A whole-table scan gains nothing from a large page cache, which would
    * only fill with message bodies: read through a small one. */
   sqlite3_exec (store->db, "PRAGMA cache_size = -4096", NULL, NULL, NULL);
   sqlite3_db_release_memory (store->db);
-  data->inputs = g_array_new (FALSE, TRUE, sizeof (ThreadInput));
-  data->ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  data->refs = g_ptr_array_new ();
-  data->stored = g_array_new (FALSE, FALSE, sizeof (guint64));
-  data->strings = g_string_chunk_new (1024 * 1024);
-  ok = load_messages (store, data, subjects, batch, error) && load_refs (store, data, batch, error);
+  ok = load_messages (store, subjects, batch, reader, error) &&
+       load_refs (store, batch, reader, error);
   sqlite3_exec (store->db, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), NULL, NULL, NULL);
-  if (ok)
-    return TRUE;
-  store_thread_data_clear (data);
-  return FALSE;
+  return ok;
 }
 
 static void
-bind_id_or_null (sqlite3_stmt *stmt, int col, const StoreThreadData *data, gint64 index)
+bind_id_or_null (sqlite3_stmt *stmt, int col, gint64 id)
 {
-  if (index >= 0)
-    sqlite3_bind_int64 (stmt, col, g_array_index (data->ids, gint64, index));
+  if (id != 0)
+    sqlite3_bind_int64 (stmt, col, id);
   else
     sqlite3_bind_null (stmt, col);
-}
-
-static gint64
-id_or_zero (const StoreThreadData *data, gint64 index)
-{
-  return index >= 0 ? g_array_index (data->ids, gint64, index) : 0;
 }
 
 /* Is the stored row already what threading found?  Rows are compared by
  * a hash of the five columns (8 bytes a message instead of the values). */
 static gboolean
-unchanged (const StoreThreadData *data, gsize i, const ThreadOutput *o, const char *flags)
+unchanged (const StoreThreadRow *row)
 {
-  guint64 h = fnv_id (fnv_id (fnv_id (FNV_START, id_or_zero (data, o->thread)),
-                              id_or_zero (data, o->parent)),
-                      id_or_zero (data, o->duplicate_of));
+  guint64 h = fnv_id (fnv_id (fnv_id (FNV_START, row->thread_id), row->parent_id),
+                      row->duplicate_of);
 
-  h = fnv_text (fnv_text (h, o->missing_parent), flags);
-  return h == g_array_index (data->stored, guint64, i);
+  h = fnv_text (fnv_text (h, row->missing_parent), row->flags);
+  return h == row->stored;
 }
 
-static gboolean
-save_messages (Store *store, const StoreThreadData *data, const ThreadResult *r, GError **error)
+/**
+ * store_save_threads:
+ * @rows: (array length=n): what threading found, inside
+ *   store_begin_threads() and store_finish_threads()
+ */
+gboolean
+store_save_threads (Store *store, const StoreThreadRow *rows, gsize n, GError **error)
 {
   sqlite3_stmt *stmt;
   int rc = sqlite3_prepare_v2 (store->db,
-                               "UPDATE messages SET thread_id = ?1, parent_id = ?2, duplicate_of = ?3,"
-                               " missing_parent = ?4, thread_flags = ?5 WHERE id = ?6",
+                               "UPDATE messages SET thread_id = :thread, parent_id = :parent,"
+                               " duplicate_of = :duplicate_of, missing_parent = :missing_parent,"
+                               " thread_flags = :flags WHERE id = :id",
                                -1, &stmt, NULL);
-
-  guint changed = 0;
+  int c_thread = sqlite3_bind_parameter_index (stmt, ":thread");
+  int c_parent = sqlite3_bind_parameter_index (stmt, ":parent");
+  int c_duplicate = sqlite3_bind_parameter_index (stmt, ":duplicate_of");
+  int c_missing = sqlite3_bind_parameter_index (stmt, ":missing_parent");
+  int c_flags = sqlite3_bind_parameter_index (stmt, ":flags");
+  int c_id = sqlite3_bind_parameter_index (stmt, ":id");
+  gsize changed = 0;
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot record threads", error);
   rc = SQLITE_DONE;
-  for (gsize i = 0; i < data->ids->len; i++)
+  for (gsize i = 0; i < n && rc == SQLITE_DONE; i++)
     {
-      const ThreadOutput *o = &r->out[i];
-      g_autofree char *flags = thread_flags_to_string (o->flags);
+      const StoreThreadRow *row = &rows[i];
 
-      if (unchanged (data, i, o, flags))
+      if (unchanged (row))
         continue;
       changed++;
-      bind_id_or_null (stmt, 1, data, o->thread);
-      bind_id_or_null (stmt, 2, data, o->parent);
-      bind_id_or_null (stmt, 3, data, o->duplicate_of);
-      _store_bind_text_or_null (stmt, 4, o->missing_parent);
-      _store_bind_text_or_null (stmt, 5, flags);
-      sqlite3_bind_int64 (stmt, 6, g_array_index (data->ids, gint64, i));
+      bind_id_or_null (stmt, c_thread, row->thread_id);
+      bind_id_or_null (stmt, c_parent, row->parent_id);
+      bind_id_or_null (stmt, c_duplicate, row->duplicate_of);
+      _store_bind_text_or_null (stmt, c_missing, row->missing_parent);
+      _store_bind_text_or_null (stmt, c_flags, row->flags);
+      sqlite3_bind_int64 (stmt, c_id, row->id);
       rc = sqlite3_step (stmt);
       sqlite3_reset (stmt);
-      if (rc != SQLITE_DONE)
-        break;
     }
   sqlite3_finalize (stmt);
-  g_debug ("threads: %u of %u rows changed (the rest as guessed when stored)", changed,
-           data->ids->len);
+  g_debug ("threads: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " rows changed", changed, n);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot record threads", error);
 }
 
-static gboolean
-save_placeholders (Store *store, const StoreThreadData *data, const ThreadResult *r, GError **error)
+/**
+ * store_save_thread_placeholders:
+ * @rows: (array length=n): inside store_begin_threads() and
+ *   store_finish_threads(), which begins by removing the old ones
+ */
+gboolean
+store_save_thread_placeholders (Store *store, const StoreThreadPlaceholderRow *rows, gsize n,
+                                GError **error)
 {
   sqlite3_stmt *stmt;
   int rc = sqlite3_prepare_v2 (store->db,
@@ -329,13 +299,11 @@ save_placeholders (Store *store, const StoreThreadData *data, const ThreadResult
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot record placeholders", error);
   rc = SQLITE_DONE;
-  for (guint i = 0; i < r->placeholders->len && rc == SQLITE_DONE; i++)
+  for (gsize i = 0; i < n && rc == SQLITE_DONE; i++)
     {
-      const ThreadPlaceholder *p = &g_array_index (r->placeholders, ThreadPlaceholder, i);
-
-      sqlite3_bind_text (stmt, 1, p->message_id, -1, SQLITE_STATIC);
-      bind_id_or_null (stmt, 2, data, p->thread);
-      sqlite3_bind_int (stmt, 3, (int) p->children);
+      sqlite3_bind_text (stmt, 1, rows[i].message_id, -1, SQLITE_STATIC);
+      bind_id_or_null (stmt, 2, rows[i].thread_id);
+      sqlite3_bind_int (stmt, 3, (int) rows[i].children);
       rc = sqlite3_step (stmt);
       sqlite3_reset (stmt);
     }
@@ -376,14 +344,6 @@ store_begin_threads (Store *store, GError **error)
   _store_fail (store, rc, "cannot record threads", error);
   store_abort_threads (store);
   return FALSE;
-}
-
-/* One batch's threads, duplicates and placeholders. */
-gboolean
-store_save_threads (Store *store, const StoreThreadData *data, const ThreadResult *r,
-                    GError **error)
-{
-  return save_messages (store, data, r, error) && save_placeholders (store, data, r, error);
 }
 
 /**

@@ -45,13 +45,18 @@ static const char *const stmt_sql[N_STMTS] = {
     " id, thread_id, parent_id, duplicate_of, missing_parent, thread_flags, content_hash,"
     " text_damage, author_id, own_spans, lang, lang_reliable, words, sentences, code_lines,"
     " nonletter_share, digit_share, upper_share, oov_share)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, nullif(?21, 0), nullif(?22, 0), ?23, ?24, ?25, ?26, nullif(?27, 0), ?28,"
-    " ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)",
+    " VALUES (:file_id, :byte_offset, :byte_length, :line_no, :envelope,"
+    " :message_id, :subject, :from_addr, :from_name, :date, :date_raw, :body, :charset, :flags,"
+    " :own_text_stored, :quoted_lines, :own_lines, :attachment_count,"
+    " :id, :thread_id, nullif(:parent_id, 0), nullif(:duplicate_of, 0), :missing_parent,"
+    " :thread_flags, :content_hash, :text_damage, nullif(:author_id, 0), :own_spans,"
+    " :lang, :lang_reliable, :words, :sentences, :code_lines,"
+    " :nonletter_share, :digit_share, :upper_share, :oov_share)",
   [STMT_SET_TEXT] =
-    "UPDATE messages SET lang = ?2, lang_reliable = ?3, words = ?4, sentences = ?5,"
-    " code_lines = ?6, nonletter_share = ?7, digit_share = ?8, upper_share = ?9,"
-    " oov_share = ?10 WHERE id = ?1",
+    "UPDATE messages SET lang = :lang, lang_reliable = :lang_reliable, words = :words,"
+    " sentences = :sentences, code_lines = :code_lines, nonletter_share = :nonletter_share,"
+    " digit_share = :digit_share, upper_share = :upper_share, oov_share = :oov_share"
+    " WHERE id = :id",
   [STMT_INSERT_REF] =
     "INSERT OR IGNORE INTO message_refs (message_id, kind, position, ref) VALUES (?1, ?2, ?3, ?4)",
   [STMT_INSERT_GROUP] = "INSERT OR IGNORE INTO newsgroups (name) VALUES (?1)",
@@ -362,6 +367,10 @@ migrate (Store *store, GError **error)
   return TRUE;
 }
 
+#define STORE_PARAM_NAME(name) [PARAM_##name] = ":" #name,
+static const char *const param_names[N_PARAMS] = { STORE_PARAMS (STORE_PARAM_NAME) };
+#undef STORE_PARAM_NAME
+
 static gboolean
 prepare_all (Store *store, GError **error)
 {
@@ -371,6 +380,8 @@ prepare_all (Store *store, GError **error)
                                    &store->stmts[i], NULL);
       if (rc != SQLITE_OK)
         return _store_fail (store, rc, "cannot prepare statement", error);
+      for (int p = 0; p < N_PARAMS; p++)
+        store->params[i][p] = sqlite3_bind_parameter_index (store->stmts[i], param_names[p]);
     }
   return TRUE;
 }
@@ -1406,27 +1417,31 @@ author_for (Store *store, const char *address, gint64 *author, GError **error)
   return TRUE;
 }
 
-/* Binds StoreTextSignals as 9 parameters from @first on. */
+/* Binds StoreTextSignals to the parameters of their columns. */
 static void
-bind_text_signals (sqlite3_stmt *stmt, int first, const StoreTextSignals *t)
+bind_text_signals (sqlite3_stmt *stmt, const int *param, const StoreTextSignals *t)
 {
-  for (int i = first; i < first + 9; i++)
-    sqlite3_bind_null (stmt, i);
+  static const int columns[] = { PARAM_lang, PARAM_lang_reliable, PARAM_words, PARAM_sentences,
+                                 PARAM_code_lines, PARAM_nonletter_share, PARAM_digit_share,
+                                 PARAM_upper_share, PARAM_oov_share };
+
+  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+    sqlite3_bind_null (stmt, param[columns[i]]);
   if (t->lang == NULL)
     return;
-  sqlite3_bind_text (stmt, first, t->lang, -1, SQLITE_STATIC);
-  sqlite3_bind_int (stmt, first + 1, t->lang_reliable ? 1 : 0);
-  sqlite3_bind_int64 (stmt, first + 2, t->words);
-  sqlite3_bind_int64 (stmt, first + 3, t->sentences);
-  sqlite3_bind_int64 (stmt, first + 4, t->code_lines);
+  sqlite3_bind_text (stmt, param[PARAM_lang], t->lang, -1, SQLITE_STATIC);
+  sqlite3_bind_int (stmt, param[PARAM_lang_reliable], t->lang_reliable ? 1 : 0);
+  sqlite3_bind_int64 (stmt, param[PARAM_words], t->words);
+  sqlite3_bind_int64 (stmt, param[PARAM_sentences], t->sentences);
+  sqlite3_bind_int64 (stmt, param[PARAM_code_lines], t->code_lines);
   if (t->has_shares)
     {
-      sqlite3_bind_double (stmt, first + 5, t->nonletter_share);
-      sqlite3_bind_double (stmt, first + 6, t->digit_share);
-      sqlite3_bind_double (stmt, first + 7, t->upper_share);
+      sqlite3_bind_double (stmt, param[PARAM_nonletter_share], t->nonletter_share);
+      sqlite3_bind_double (stmt, param[PARAM_digit_share], t->digit_share);
+      sqlite3_bind_double (stmt, param[PARAM_upper_share], t->upper_share);
     }
   if (t->oov_share >= 0)
-    sqlite3_bind_double (stmt, first + 8, t->oov_share);
+    sqlite3_bind_double (stmt, param[PARAM_oov_share], t->oov_share);
 }
 
 /* Own text as where it is in the body (messages.own_spans, a JSON array
@@ -1434,8 +1449,9 @@ bind_text_signals (sqlite3_stmt *stmt, int first, const StoreTextSignals *t)
  * STORE_OWN_SPANS_MAX pieces of it, else whole (own_text_stored): the
  * generated column own_text reads either (schema/011-own-spans.sql). */
 static void
-bind_own_text (Store *store, sqlite3_stmt *stmt, int text_at, int spans_at, const StoreMessage *m)
+bind_own_text (Store *store, sqlite3_stmt *stmt, const int *param, const StoreMessage *m)
 {
+  int text_at = param[PARAM_own_text_stored], spans_at = param[PARAM_own_spans];
   GString *json = store->spans_json;
 
   if (m->own_spans == NULL || m->n_own_spans == 0 || m->n_own_spans > STORE_OWN_SPANS_MAX)
@@ -1505,12 +1521,17 @@ store_replace_message (Store *store, StoreMessage *m, GError **error)
   return store_add_message (store, m, error);
 }
 
+/* The index of named parameter :@name in the statement whose indexes
+ * @param holds. */
+#define P(name) (param[PARAM_##name])
+
 /* Adds one message of the current file, with its attachments, references
  * and groups.  message->id must come from store_message_id(). */
 gboolean
 store_add_message (Store *store, const StoreMessage *m, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_MESSAGE];
+  const int *param = store->params[STMT_INSERT_MESSAGE];
   gint64 author = 0;
   int rc;
 
@@ -1518,34 +1539,34 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   g_return_val_if_fail (m->id > 0 && m->id < store->next_id, FALSE);
   if (m->from_addr && !author_for (store, m->from_addr, &author, error))
     return FALSE;
-  sqlite3_bind_int64 (stmt, 1, store->file_id);
-  sqlite3_bind_int64 (stmt, 2, m->byte_offset);
-  sqlite3_bind_int64 (stmt, 3, m->byte_length);
-  sqlite3_bind_int64 (stmt, 4, m->line_no);
-  _store_bind_text_or_null (stmt, 5, m->envelope);
-  _store_bind_text_or_null (stmt, 6, m->message_id);
-  _store_bind_text_or_null (stmt, 7, m->subject);
-  _store_bind_text_or_null (stmt, 8, m->from_addr);
-  _store_bind_text_or_null (stmt, 9, m->from_name);
-  _store_bind_text_or_null (stmt, 10, m->date);
-  _store_bind_text_or_null (stmt, 11, m->date_raw);
-  bind_text_len (stmt, 12, m->body ? m->body : "", m->body ? m->body_len : 0);
-  _store_bind_text_or_null (stmt, 13, m->charset);
-  _store_bind_text_or_null (stmt, 14, m->flags);
-  bind_own_text (store, stmt, 15, 28, m);
-  bind_text_signals (stmt, 29, &m->text);
-  sqlite3_bind_int64 (stmt, 16, m->quoted_lines);
-  sqlite3_bind_int64 (stmt, 17, m->own_lines);
-  sqlite3_bind_int64 (stmt, 18, m->n_attachments);
-  sqlite3_bind_int64 (stmt, 19, m->id);
-  sqlite3_bind_int64 (stmt, 20, m->guess.thread_id ? m->guess.thread_id : m->id);
-  sqlite3_bind_int64 (stmt, 21, m->guess.parent_id);
-  sqlite3_bind_int64 (stmt, 22, m->guess.duplicate_of);
-  _store_bind_text_or_null (stmt, 23, m->guess.missing_parent);
-  _store_bind_text_or_null (stmt, 24, m->guess.flags);
-  sqlite3_bind_int64 (stmt, 25, (sqlite3_int64) m->content_hash);
-  sqlite3_bind_int64 (stmt, 26, m->text_damage);
-  sqlite3_bind_int64 (stmt, 27, author);
+  sqlite3_bind_int64 (stmt, P (file_id), store->file_id);
+  sqlite3_bind_int64 (stmt, P (byte_offset), m->byte_offset);
+  sqlite3_bind_int64 (stmt, P (byte_length), m->byte_length);
+  sqlite3_bind_int64 (stmt, P (line_no), m->line_no);
+  _store_bind_text_or_null (stmt, P (envelope), m->envelope);
+  _store_bind_text_or_null (stmt, P (message_id), m->message_id);
+  _store_bind_text_or_null (stmt, P (subject), m->subject);
+  _store_bind_text_or_null (stmt, P (from_addr), m->from_addr);
+  _store_bind_text_or_null (stmt, P (from_name), m->from_name);
+  _store_bind_text_or_null (stmt, P (date), m->date);
+  _store_bind_text_or_null (stmt, P (date_raw), m->date_raw);
+  bind_text_len (stmt, P (body), m->body ? m->body : "", m->body ? m->body_len : 0);
+  _store_bind_text_or_null (stmt, P (charset), m->charset);
+  _store_bind_text_or_null (stmt, P (flags), m->flags);
+  bind_own_text (store, stmt, param, m);
+  bind_text_signals (stmt, param, &m->text);
+  sqlite3_bind_int64 (stmt, P (quoted_lines), m->quoted_lines);
+  sqlite3_bind_int64 (stmt, P (own_lines), m->own_lines);
+  sqlite3_bind_int64 (stmt, P (attachment_count), m->n_attachments);
+  sqlite3_bind_int64 (stmt, P (id), m->id);
+  sqlite3_bind_int64 (stmt, P (thread_id), m->guess.thread_id ? m->guess.thread_id : m->id);
+  sqlite3_bind_int64 (stmt, P (parent_id), m->guess.parent_id);
+  sqlite3_bind_int64 (stmt, P (duplicate_of), m->guess.duplicate_of);
+  _store_bind_text_or_null (stmt, P (missing_parent), m->guess.missing_parent);
+  _store_bind_text_or_null (stmt, P (thread_flags), m->guess.flags);
+  sqlite3_bind_int64 (stmt, P (content_hash), (gint64) m->content_hash);
+  sqlite3_bind_int64 (stmt, P (text_damage), m->text_damage);
+  sqlite3_bind_int64 (stmt, P (author_id), author);
   rc = step_reset (stmt);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record message", error);
@@ -1565,8 +1586,8 @@ store_set_text_signals (Store *store, gint64 id, const StoreTextSignals *text, G
   sqlite3_stmt *stmt = store->stmts[STMT_SET_TEXT];
   int rc;
 
-  sqlite3_bind_int64 (stmt, 1, id);
-  bind_text_signals (stmt, 2, text);
+  sqlite3_bind_int64 (stmt, store->params[STMT_SET_TEXT][PARAM_id], id);
+  bind_text_signals (stmt, store->params[STMT_SET_TEXT], text);
   if ((rc = step_reset (stmt)) != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record text signals", error);
   return TRUE;

@@ -5,8 +5,6 @@
 
 #include "row.h"
 
-#include "mbox.h"
-#include "thread.h"
 
 G_BEGIN_DECLS
 
@@ -253,25 +251,58 @@ typedef gboolean (*StoreArchiveFunc) (const StoreArchiveRow *row, gpointer user_
 gboolean store_archive_rows (Store *store, const StoreFilter *filter, StoreArchiveFunc func,
                              gpointer user_data, GError **error);
 
-/* Threading's input: every message, in archive order. */
+/* Threading's input (store-thread.c): the messages of a batch in id
+ * order, then their references in the same order; strings are borrowed
+ * for the call. */
 typedef struct {
-  GArray *inputs;          /* of ThreadInput */
-  GArray *ids;             /* of gint64: messages.id of each input */
-  GArray *stored;          /* of guint64: a hash of the row's threading columns now */
-  GPtrArray *refs;         /* every reference; inputs point into it */
-  GStringChunk *strings;
-} StoreThreadData;
+  gint64 id;
+  const char *message_id;    /* normalised, or NULL */
+  const char *date;          /* ISO 8601, or NULL */
+  const char *subject;       /* only when asked for, else NULL */
+  guint64 content;           /* a hash of sender, subject and body */
+  guint damage;              /* characters a lossy conversion replaced */
+  guint64 stored;            /* a hash of the row's threading columns now */
+} StoreThreadMessage;
+
+typedef struct {
+  gint64 message;            /* messages.id */
+  gboolean in_reply_to;      /* from In-Reply-To; else References (first) */
+  const char *ref;           /* a normalised Message-ID */
+} StoreThreadRef;
+
+typedef struct {
+  void (*message) (const StoreThreadMessage *row, gpointer user_data);
+  void (*ref) (const StoreThreadRef *row, gpointer user_data);
+  gpointer user_data;
+} StoreThreadReader;
+
+/* Threading's output, one row per message.  Ids of 0 are written NULL;
+ * a row whose values hash to its @stored is left as it is. */
+typedef struct {
+  gint64 id;
+  gint64 thread_id, parent_id, duplicate_of;
+  const char *missing_parent;
+  const char *flags;
+  guint64 stored;
+} StoreThreadRow;
+
+/* A Message-ID referenced but not stored, holding a thread together. */
+typedef struct {
+  const char *message_id;
+  gint64 thread_id;
+  guint children;
+} StoreThreadPlaceholderRow;
 
 gboolean store_threads_stale (Store *store, gboolean *stale, GError **error);
 guint store_thread_batch_messages (void);
 gboolean store_count_messages (Store *store, gint64 *n, GError **error);
 gboolean store_plan_threads (Store *store, guint max, guint *batches, GError **error);
-gboolean store_load_thread_data (Store *store, gboolean subjects, gint batch, StoreThreadData *data,
-                                 GError **error);
-void store_thread_data_clear (StoreThreadData *data);
+gboolean store_load_thread_data (Store *store, gboolean subjects, gint batch,
+                                 const StoreThreadReader *reader, GError **error);
 gboolean store_begin_threads (Store *store, GError **error);
-gboolean store_save_threads (Store *store, const StoreThreadData *data, const ThreadResult *result,
-                             GError **error);
+gboolean store_save_threads (Store *store, const StoreThreadRow *rows, gsize n, GError **error);
+gboolean store_save_thread_placeholders (Store *store, const StoreThreadPlaceholderRow *rows, gsize n,
+                                         GError **error);
 gboolean store_finish_threads (Store *store, gboolean by_subject, GError **error);
 gboolean store_threads_by_subject (Store *store, gboolean *by_subject, GError **error);
 void store_abort_threads (Store *store);
@@ -455,7 +486,17 @@ gboolean store_authors_begin (Store *store, gboolean force, gboolean *needed, gb
                               GError **error);
 gboolean store_authors_end (Store *store, gboolean own, gboolean ok, GError **error);
 gboolean store_author_senders (Store *store, StoreSenderFunc func, gpointer user_data, GError **error);
-gboolean store_author_decisions (Store *store, GArray *decisions, GStringChunk *strings, GError **error);
+/* A row of author_decisions (deja authors --merge/--split/--never). */
+typedef struct {
+  const char *decision;      /* "merge", "split" or "never" */
+  const char *address;
+  const char *other;         /* or NULL */
+  const char *note;          /* or NULL */
+} StoreAuthorDecisionRow;
+
+typedef void (*StoreAuthorDecisionFunc) (const StoreAuthorDecisionRow *row, gpointer user_data);
+gboolean store_author_decisions (Store *store, StoreAuthorDecisionFunc func, gpointer user_data,
+                                 GError **error);
 gboolean store_author_previous (Store *store, StorePairFunc func, gpointer user_data, GError **error);
 gboolean store_write_authors (Store *store, const StoreAuthorRow *authors, guint n_authors,
                               const StoreAuthorKeyRow *keys, guint n_keys, GError **error);
@@ -476,10 +517,16 @@ gboolean store_author_aliases (Store *store, StoreAliasFunc func, gpointer user_
 gboolean store_author_bodies (Store *store, StorePairFunc func, gpointer user_data, GError **error);
 
 /* deja review (store-review.c). */
-gboolean store_parse_decision (const char *text, MboxDecision *decision);
+typedef enum {
+  STORE_DECISION_NONE = 0,
+  STORE_DECISION_SPLIT,      /* a message starts on the line */
+  STORE_DECISION_NO_SPLIT,   /* the line is body text */
+} StoreDecision;
+
+gboolean store_parse_decision (const char *text, StoreDecision *decision);
 gboolean store_has_decisions (Store *store, gboolean *any, GError **error);
 gboolean store_decisions_for (Store *store, const char *sha256, GHashTable **lines, GError **error);
-gboolean store_set_decision (Store *store, const char *sha256, gint64 line_no, MboxDecision decision,
+gboolean store_set_decision (Store *store, const char *sha256, gint64 line_no, StoreDecision decision,
                              const char *note, gboolean *changed, GError **error);
 /* Own text still to analyse (text signals NULL, or all with @force), in
  * id order after @after_id; and the signals set afterwards. */
