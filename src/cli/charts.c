@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "network.h"
 #include "roles.h"
+#include "rows.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -55,28 +56,6 @@ chart_parse (const char *name, Chart *chart)
         return TRUE;
       }
   return FALSE;
-}
-
-/* Result rows as copied strings: a GPtrArray of GStrv. */
-static gboolean
-collect (const StoreValue *v, guint n, gpointer data)
-{
-  char **row = g_new0 (char *, n + 1);
-
-  for (guint i = 0; i < n; i++)
-    row[i] = g_strdup (v[i].text ? v[i].text : "");
-  g_ptr_array_add (data, row);
-  return TRUE;
-}
-
-static GPtrArray *
-rows (Store *store, StoreStats query, gboolean by_month, GError **error)
-{
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
-
-  if (!store_stats (store, query, by_month, collect, out, error))
-    g_clear_pointer (&out, g_ptr_array_unref);
-  return out;
 }
 
 /* Every month from @first to @last (YYYY-MM), gaps included. */
@@ -138,42 +117,68 @@ group_free (gpointer data)
   g_free (g);
 }
 
+/* A (group, month, messages) row kept for the messages chart. */
+typedef struct {
+  char *group, *month;
+  gint64 messages;
+} GroupMonth;
+
+static void
+group_month_clear (gpointer data)
+{
+  GroupMonth *r = data;
+
+  g_free (r->group);
+  g_free (r->month);
+}
+
+static gboolean
+keep_group_month (const StoreGroupPeriodRow *row, gpointer data)
+{
+  GroupMonth r = { g_strdup (row->newsgroup), g_strdup (row->period), row->messages };
+
+  if (is_month (row->period))
+    g_array_append_val (data, r);
+  else
+    group_month_clear (&r);
+  return TRUE;
+}
+
 /* Messages per month, one line per newsgroup: the largest TOP_GROUPS,
  * the others summed in one more line. */
 static GBytes *
 messages_chart (Store *store, PlotPage *page, GError **error)
 {
-  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_BY_GROUP, TRUE, error);
+  g_autoptr (GArray) data = g_array_new (FALSE, FALSE, sizeof (GroupMonth));
   g_autoptr (GPtrArray) months = NULL;
   g_autoptr (GHashTable) groups = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func (group_free);
-  g_autofree char *first = NULL, *last = NULL;
+  const char *first = NULL, *last = NULL;
   g_autofree double *values = NULL;
   g_autofree const char **names = NULL;
   guint n_series;
   PlotLines lines;
 
-  if (data == NULL)
+  g_array_set_clear_func (data, group_month_clear);
+  if (!store_stats_by_group (store, TRUE, keep_group_month, data, error))
     return NULL;
   for (guint i = 0; i < data->len; i++)
     {
-      char **r = g_ptr_array_index (data, i);
+      const GroupMonth *r = &g_array_index (data, GroupMonth, i);
       Group *g;
 
-      if (!is_month (r[1]))
-        continue;
-      if (first == NULL || strcmp (r[1], first) < 0)
-        g_free (first), first = g_strdup (r[1]);
-      if (last == NULL || strcmp (r[1], last) > 0)
-        g_free (last), last = g_strdup (r[1]);
-      if ((g = g_hash_table_lookup (groups, r[0])) == NULL)
+      if (first == NULL || strcmp (r->month, first) < 0)
+        first = r->month;
+      if (last == NULL || strcmp (r->month, last) > 0)
+        last = r->month;
+      if ((g = g_hash_table_lookup (groups, r->group)) == NULL)
         {
           g = g_new0 (Group, 1);
-          g->name = g_strdup (strcmp (r[0], "(none)") == 0 ? "(no newsgroup)" : r[0]);
-          g_hash_table_insert (groups, r[0], g);
+          g->name = g_strdup (strcmp (r->group, "(none)") == 0 ? "(no newsgroup)" : r->group);
+          g_hash_table_insert (groups, r->group, g);
           g_ptr_array_add (order, g);
         }
-      g->total += g_ascii_strtod (r[2], NULL);
+      g->total += (double) r->messages;
     }
   if (first == NULL)
     return empty_chart (page, error);
@@ -188,114 +193,163 @@ messages_chart (Store *store, PlotPage *page, GError **error)
     names[i] = i < TOP_GROUPS ? ((Group *) g_ptr_array_index (order, i))->name : "other groups";
   for (guint i = 0; i < data->len; i++)
     {
-      char **r = g_ptr_array_index (data, i);
-      Group *g = g_hash_table_lookup (groups, r[0]);
+      const GroupMonth *r = &g_array_index (data, GroupMonth, i);
+      Group *g = g_hash_table_lookup (groups, r->group);
 
-      if (g && is_month (r[1]))
-        values[g->index * months->len + month_index (months, r[1])] += g_ascii_strtod (r[2], NULL);
+      values[g->index * months->len + month_index (months, r->month)] += (double) r->messages;
     }
   lines = (PlotLines) { "messages", months->len, (const char *const *) months->pdata, n_series,
                         names, values };
   return plot_lines (page, &lines, error);
 }
 
+/* A month's row kept for the authors chart. */
+typedef struct {
+  char *month;
+  gint64 authors, threads;
+} Month;
+
+static void
+month_clear (gpointer data)
+{
+  g_free (((Month *) data)->month);
+}
+
+static gboolean
+keep_month (const StoreMonthRow *row, gpointer data)
+{
+  Month m = { g_strdup (row->month), row->authors, row->threads };
+
+  g_array_append_val (data, m);
+  return TRUE;
+}
+
 static GBytes *
 authors_chart (Store *store, PlotPage *page, GError **error)
 {
-  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_MONTHLY, TRUE, error);
+  g_autoptr (GArray) data = g_array_new (FALSE, FALSE, sizeof (Month));
   g_autoptr (GPtrArray) months = NULL;
   g_autofree double *values = NULL;
   const char *names[] = { "authors who wrote", "threads started" };
   PlotLines lines;
 
-  if (data == NULL)
+  g_array_set_clear_func (data, month_clear);
+  if (!store_stats_monthly (store, keep_month, data, error))
     return NULL;
   if (data->len == 0)
     return empty_chart (page, error);
-  months = month_range (((char **) g_ptr_array_index (data, 0))[0],
-                        ((char **) g_ptr_array_index (data, data->len - 1))[0]);
+  months = month_range (g_array_index (data, Month, 0).month,
+                        g_array_index (data, Month, data->len - 1).month);
   values = g_new0 (double, 2 * months->len);
   for (guint i = 0; i < data->len; i++)
     {
-      char **r = g_ptr_array_index (data, i);
-      gint m = month_index (months, r[0]);
+      const Month *r = &g_array_index (data, Month, i);
+      gint m = month_index (months, r->month);
 
-      values[m] = g_ascii_strtod (r[2], NULL);
-      values[months->len + m] = g_ascii_strtod (r[3], NULL);
+      values[m] = (double) r->authors;
+      values[months->len + m] = (double) r->threads;
     }
   lines = (PlotLines) { "per month", months->len, (const char *const *) months->pdata, 2, names,
                         values };
   return plot_lines (page, &lines, error);
 }
 
+static gboolean
+keep_thread_size (const StoreThreadSizeRow *row, gpointer data)
+{
+  g_array_append_val (data, *row);
+  return TRUE;
+}
+
 static GBytes *
 threads_chart (Store *store, PlotPage *page, GError **error)
 {
-  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_THREAD_SIZES, FALSE, error);
+  g_autoptr (GArray) data = g_array_new (FALSE, FALSE, sizeof (StoreThreadSizeRow));
   g_autofree double *x = NULL, *y = NULL;
   PlotPoints points;
 
-  if (data == NULL)
+  if (!store_stats_thread_sizes (store, keep_thread_size, data, error))
     return NULL;
   x = g_new0 (double, data->len + 1);
   y = g_new0 (double, data->len + 1);
   for (guint i = 0; i < data->len; i++)
     {
-      char **r = g_ptr_array_index (data, i);
-      x[i] = g_ascii_strtod (r[0], NULL);
-      y[i] = g_ascii_strtod (r[1], NULL);
+      const StoreThreadSizeRow *r = &g_array_index (data, StoreThreadSizeRow, i);
+
+      x[i] = (double) r->size;
+      y[i] = (double) r->threads;
     }
   points = (PlotPoints) { "messages in the thread", "threads", data->len, x, y };
   return plot_points (page, &points, error);
 }
 
+/* Bars: a label and a value each. */
+typedef struct {
+  GPtrArray *labels;
+  GArray *values;          /* of double */
+} Bars;
+
+static gboolean
+poster_bar (const StoreAuthorCountRow *row, gpointer data)
+{
+  Bars *b = data;
+  double value = (double) row->messages;
+
+  g_ptr_array_add (b->labels, row->name && *row->name
+                                ? g_strdup_printf ("%s <%s>", row->name, row->address)
+                                : g_strdup (row->address ? row->address : ""));
+  g_array_append_val (b->values, value);
+  return TRUE;
+}
+
+/* The twenty languages with most messages. */
+static gboolean
+language_bar (const StoreLanguageRow *row, gpointer data)
+{
+  Bars *b = data;
+  double value = (double) row->messages;
+
+  if (b->labels->len == 20)
+    return FALSE;
+  g_ptr_array_add (b->labels, g_strdup_printf ("%s (%" G_GINT64_FORMAT " reliable)", row->lang,
+                                               row->reliable));
+  g_array_append_val (b->values, value);
+  return TRUE;
+}
+
+static GBytes *
+bars_chart (PlotPage *page, Bars *b, GError **error)
+{
+  PlotBars bars = { "messages", b->labels->len, (const char *const *) b->labels->pdata,
+                    (const double *) b->values->data };
+
+  if (b->labels->len == 0)
+    return empty_chart (page, error);
+  return plot_bars (page, &bars, error);
+}
+
 static GBytes *
 posters_chart (Store *store, PlotPage *page, GError **error)
 {
-  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_TOP_AUTHORS, FALSE, error);
   g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
-  g_autofree double *values = NULL;
-  PlotBars bars;
+  g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+  Bars b = { labels, values };
 
-  if (data == NULL)
+  if (!store_stats_top_authors (store, poster_bar, &b, error))
     return NULL;
-  if (data->len == 0)
-    return empty_chart (page, error);
-  values = g_new0 (double, data->len);
-  for (guint i = 0; i < data->len; i++)
-    {
-      char **r = g_ptr_array_index (data, i);
-      g_ptr_array_add (labels, *r[1] ? g_strdup_printf ("%s <%s>", r[1], r[0]) : g_strdup (r[0]));
-      values[i] = g_ascii_strtod (r[2], NULL);
-    }
-  bars = (PlotBars) { "messages", data->len, (const char *const *) labels->pdata, values };
-  return plot_bars (page, &bars, error);
+  return bars_chart (page, &b, error);
 }
 
 static GBytes *
 languages_chart (Store *store, PlotPage *page, GError **error)
 {
-  g_autoptr (GPtrArray) data = rows (store, STORE_STATS_LANGUAGES, FALSE, error);
   g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
-  g_autofree double *values = NULL;
-  PlotBars bars;
-  guint n;
+  g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+  Bars b = { labels, values };
 
-  if (data == NULL)
+  if (!store_stats_languages (store, language_bar, &b, error))
     return NULL;
-  if (data->len == 0)
-    return empty_chart (page, error);
-  n = MIN (data->len, 20);   /* the twenty with most messages */
-  values = g_new0 (double, n);
-  for (guint i = 0; i < n; i++)
-    {
-      char **r = g_ptr_array_index (data, i);
-
-      g_ptr_array_add (labels, g_strdup_printf ("%s (%s reliable)", r[0], r[2] ? r[2] : "0"));
-      values[i] = g_ascii_strtod (r[1], NULL);
-    }
-  bars = (PlotBars) { "messages", n, (const char *const *) labels->pdata, values };
-  return plot_bars (page, &bars, error);
+  return bars_chart (page, &b, error);
 }
 
 static gint
@@ -421,12 +475,13 @@ network_chart (Store *store, PlotPage *page, NetworkKind kind, GError **error)
 static gboolean
 collect_domain (const StoreValue *v, guint n, gpointer data)
 {
-  /* group, period, domain, messages, … */
+  const char *period = row_get (v, n, "period"), *domain = row_get (v, n, "domain");
+  const char *messages = row_get (v, n, "messages");
   char **row = g_new0 (char *, 4);
 
-  row[0] = g_strdup (v[1].text ? v[1].text : "");
-  row[1] = g_strdup (v[2].text ? v[2].text : "");
-  row[2] = g_strdup (v[3].text ? v[3].text : "0");
+  row[0] = g_strdup (period ? period : "");
+  row[1] = g_strdup (domain ? domain : "");
+  row[2] = g_strdup (messages ? messages : "0");
   g_ptr_array_add (data, row);
   return TRUE;
 }

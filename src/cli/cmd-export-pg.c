@@ -9,6 +9,7 @@
 #include "output.h"
 #include "store.h"
 #include "words.h"
+#include "rows.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -178,11 +179,11 @@ static gboolean
 partition_row (const StoreValue *v, guint n, gpointer data)
 {
   Partitions *p = data;
-  const char *hierarchy = v[0].text ? v[0].text : "";
-  gint64 year = v[1].text ? g_ascii_strtoll (v[1].text, NULL, 10) : 0;
+  const char *hierarchy = row_get (v, n, "hierarchy"), *year_text = row_get (v, n, "year");
+  gint64 year = year_text ? g_ascii_strtoll (year_text, NULL, 10) : 0;
   g_autofree char *name = NULL;
 
-  (void) n;
+  hierarchy = hierarchy ? hierarchy : "";
   if (p->hierarchy == NULL || strcmp (p->hierarchy, hierarchy) != 0)
     {
       g_autofree char *literal = sql_literal (hierarchy);

@@ -30,8 +30,8 @@ domain_row (const StoreValue *v, guint n, gpointer data)
   Printer *p = data;
   StoreValue kept[16];
   guint k = 0;
-  g_autofree char *key = g_strdup_printf ("%s\x1f%s", v[0].text ? v[0].text : "",
-                                          v[1].text ? v[1].text : "");
+  const char *group = row_get (v, n, "group"), *period = row_get (v, n, "period");
+  g_autofree char *key = g_strdup_printf ("%s\x1f%s", group ? group : "", period ? period : "");
 
   if (g_strcmp0 (key, p->key) != 0)
     {
@@ -42,7 +42,8 @@ domain_row (const StoreValue *v, guint n, gpointer data)
   if (p->top > 0 && p->in_key++ >= p->top)
     return TRUE;
   for (guint i = 0; i < n && k < G_N_ELEMENTS (kept); i++)
-    if ((i != 0 || p->per_group) && (i != 1 || p->per_period))
+    if ((strcmp (v[i].name, "group") != 0 || p->per_group) &&
+        (strcmp (v[i].name, "period") != 0 || p->per_period))
       kept[k++] = v[i];
   row_writer_add (p->writer, kept, k);
   p->rows++;

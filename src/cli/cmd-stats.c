@@ -69,7 +69,7 @@ author_row (const StoreValue *v, guint n, gpointer data)
   Printer *p = data;
   const char *address = row_get (v, n, "from_addr"), *name = row_get (v, n, "from_name");
   g_autofree char *pseudonym = p->pseudonyms ? deja_pseudonym (p->pseudonyms, address) : NULL;
-  const StoreValue *messages = &v[2];
+  const StoreValue *messages = row_find (v, n, "messages");
 
   if (pseudonym)
     address = name = pseudonym;
@@ -87,12 +87,18 @@ language_row (const StoreValue *v, guint n, gpointer data)
 {
   Printer *p = data;
 
+  const char *lang = row_get (v, n, "lang"), *reliable = row_get (v, n, "reliable");
+  const char *words = row_get (v, n, "words");
+
   if (p->writer)
-    for (guint i = 1; i < n; i++)
-      tidy (p, v[0].text, v[i].name, &v[i]);
+    for (guint i = 0; i < n; i++)
+      {
+        if (strcmp (v[i].name, "lang") != 0)
+          tidy (p, lang, v[i].name, &v[i]);
+      }
   else
-    g_string_append_printf (p->out, "  %-12s %10s messages, %10s reliable, %12s words\n", v[0].text,
-                            v[1].text, v[2].text ? v[2].text : "0", v[3].text ? v[3].text : "0");
+    g_string_append_printf (p->out, "  %-12s %10s messages, %10s reliable, %12s words\n", lang,
+                            row_get (v, n, "messages"), reliable ? reliable : "0", words ? words : "0");
   p->rows++;
   return TRUE;
 }

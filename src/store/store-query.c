@@ -472,3 +472,119 @@ store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc fun
     sqlite3_bind_int (stmt, month, by_month);
   return _store_run_rows (store, stmt, func, user_data, "cannot count", error);
 }
+
+/* The typed readers: each turns the current row of its query's statement
+ * into its row type, in the column order of stats_sql, and calls @func. */
+typedef gboolean (*RowRead) (sqlite3_stmt *stmt, gpointer func, gpointer user_data);
+
+static gboolean
+stats_each (Store *store, StoreStats query, gboolean by_month, RowRead read, gpointer func,
+            gpointer user_data, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc, month;
+
+  if ((rc = sqlite3_prepare_v2 (store->db, stats_sql[query], -1, &stmt, NULL)) != SQLITE_OK)
+    return _store_fail (store, rc, "cannot count", error);
+  if ((month = sqlite3_bind_parameter_index (stmt, ":month")) > 0)
+    sqlite3_bind_int (stmt, month, by_month);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW && read (stmt, func, user_data))
+    ;
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE || rc == SQLITE_ROW ? TRUE : _store_fail (store, rc, "cannot count", error);
+}
+
+#define TEXT(i) ((const char *) sqlite3_column_text (stmt, (i)))
+#define NUMBER(i) (sqlite3_column_int64 (stmt, (i)))
+
+static gboolean
+read_group_period (sqlite3_stmt *stmt, gpointer func, gpointer user_data)
+{
+  StoreGroupPeriodRow row = { .newsgroup = TEXT (0), .period = TEXT (1), .messages = NUMBER (2) };
+
+  return ((gboolean (*) (const StoreGroupPeriodRow *, gpointer)) func) (&row, user_data);
+}
+
+static gboolean
+read_month (sqlite3_stmt *stmt, gpointer func, gpointer user_data)
+{
+  StoreMonthRow row = { .month = TEXT (0), .messages = NUMBER (1), .authors = NUMBER (2),
+                        .threads = NUMBER (3) };
+
+  return ((gboolean (*) (const StoreMonthRow *, gpointer)) func) (&row, user_data);
+}
+
+static gboolean
+read_thread_size (sqlite3_stmt *stmt, gpointer func, gpointer user_data)
+{
+  StoreThreadSizeRow row = { .size = NUMBER (0), .threads = NUMBER (1) };
+
+  return ((gboolean (*) (const StoreThreadSizeRow *, gpointer)) func) (&row, user_data);
+}
+
+static gboolean
+read_author_count (sqlite3_stmt *stmt, gpointer func, gpointer user_data)
+{
+  StoreAuthorCountRow row = { .address = TEXT (0), .name = TEXT (1), .messages = NUMBER (2),
+                              .first_date = TEXT (3), .last_date = TEXT (4),
+                              .author_id = NUMBER (5) };
+
+  return ((gboolean (*) (const StoreAuthorCountRow *, gpointer)) func) (&row, user_data);
+}
+
+static gboolean
+read_language (sqlite3_stmt *stmt, gpointer func, gpointer user_data)
+{
+  StoreLanguageRow row = { .lang = TEXT (0), .messages = NUMBER (1), .reliable = NUMBER (2),
+                           .words = NUMBER (3) };
+
+  return ((gboolean (*) (const StoreLanguageRow *, gpointer)) func) (&row, user_data);
+}
+
+#undef TEXT
+#undef NUMBER
+
+/* Canonical messages per newsgroup and year (or month, @by_month). */
+gboolean
+store_stats_by_group (Store *store, gboolean by_month,
+                      gboolean (*func) (const StoreGroupPeriodRow *row, gpointer user_data),
+                      gpointer user_data, GError **error)
+{
+  return stats_each (store, STORE_STATS_BY_GROUP, by_month, read_group_period, (gpointer) func,
+                     user_data, error);
+}
+
+/* Dated canonical messages, their authors and the threads started, per month. */
+gboolean
+store_stats_monthly (Store *store, gboolean (*func) (const StoreMonthRow *row, gpointer user_data),
+                     gpointer user_data, GError **error)
+{
+  return stats_each (store, STORE_STATS_MONTHLY, FALSE, read_month, (gpointer) func, user_data, error);
+}
+
+/* How many threads have each size (canonical messages). */
+gboolean
+store_stats_thread_sizes (Store *store, gboolean (*func) (const StoreThreadSizeRow *row, gpointer user_data),
+                          gpointer user_data, GError **error)
+{
+  return stats_each (store, STORE_STATS_THREAD_SIZES, FALSE, read_thread_size, (gpointer) func,
+                     user_data, error);
+}
+
+/* The 25 authors with most messages, most first. */
+gboolean
+store_stats_top_authors (Store *store, gboolean (*func) (const StoreAuthorCountRow *row, gpointer user_data),
+                         gpointer user_data, GError **error)
+{
+  return stats_each (store, STORE_STATS_TOP_AUTHORS, FALSE, read_author_count, (gpointer) func,
+                     user_data, error);
+}
+
+/* Canonical messages analysed, per language, most first. */
+gboolean
+store_stats_languages (Store *store, gboolean (*func) (const StoreLanguageRow *row, gpointer user_data),
+                       gpointer user_data, GError **error)
+{
+  return stats_each (store, STORE_STATS_LANGUAGES, FALSE, read_language, (gpointer) func, user_data,
+                     error);
+}

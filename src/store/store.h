@@ -427,6 +427,51 @@ typedef enum {
 gboolean store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc func,
                       gpointer user_data, GError **error);
 
+/* The stats queries programs compute with (charts), as typed rows; the
+ * strings are borrowed for the call, and a function returning FALSE
+ * stops the reading. */
+typedef struct {
+  const char *newsgroup;     /* "(none)" for messages in no group */
+  const char *period;        /* YYYY or YYYY-MM, or "(no date)" */
+  gint64 messages;
+} StoreGroupPeriodRow;
+
+typedef struct {
+  const char *month;         /* YYYY-MM */
+  gint64 messages, authors, threads;
+} StoreMonthRow;
+
+typedef struct {
+  gint64 size, threads;
+} StoreThreadSizeRow;
+
+typedef struct {
+  gint64 author_id;
+  const char *address, *name;
+  gint64 messages;
+  const char *first_date, *last_date;
+} StoreAuthorCountRow;
+
+typedef struct {
+  const char *lang;
+  gint64 messages, reliable, words;
+} StoreLanguageRow;
+
+gboolean store_stats_by_group (Store *store, gboolean by_month,
+                               gboolean (*func) (const StoreGroupPeriodRow *row, gpointer user_data),
+                               gpointer user_data, GError **error);
+gboolean store_stats_monthly (Store *store, gboolean (*func) (const StoreMonthRow *row, gpointer user_data),
+                              gpointer user_data, GError **error);
+gboolean store_stats_thread_sizes (Store *store,
+                                   gboolean (*func) (const StoreThreadSizeRow *row, gpointer user_data),
+                                   gpointer user_data, GError **error);
+gboolean store_stats_top_authors (Store *store,
+                                  gboolean (*func) (const StoreAuthorCountRow *row, gpointer user_data),
+                                  gpointer user_data, GError **error);
+gboolean store_stats_languages (Store *store,
+                                gboolean (*func) (const StoreLanguageRow *row, gpointer user_data),
+                                gpointer user_data, GError **error);
+
 /* deja show (store-show.c). */
 typedef enum {
   STORE_SHOW_MESSAGE,      /* one row: every column a reader needs, file and place */

@@ -47,9 +47,18 @@ row_format_parse (const char *text, RowFormat fallback, RowFormat *format)
 const char *
 row_get (const RowValue *values, guint n, const char *name)
 {
+  const RowValue *v = row_find (values, n, name);
+
+  return v ? v->text : NULL;
+}
+
+/* The value of column @name, or %NULL when the row has none. */
+const RowValue *
+row_find (const RowValue *values, guint n, const char *name)
+{
   for (guint i = 0; i < n; i++)
     if (strcmp (values[i].name, name) == 0)
-      return values[i].text;
+      return &values[i];
   return NULL;
 }
 

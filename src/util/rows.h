@@ -25,6 +25,7 @@ typedef enum {
 
 gboolean row_format_parse (const char *text, RowFormat fallback, RowFormat *format);
 const char *row_get (const RowValue *values, guint n, const char *name);
+const RowValue *row_find (const RowValue *values, guint n, const char *name);
 
 /* A row kept beyond its callback (rows from several databases, merged):
  * its names and texts are its own. */
