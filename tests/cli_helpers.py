@@ -12,6 +12,16 @@ DEJA = os.environ["DEJA"]
 FIXTURES = os.environ["FIXTURES"]
 SAMPLE = os.path.join(FIXTURES, "sample", "comp.lang.c.mbox")
 TMP = tempfile.mkdtemp(prefix="deja-test-")
+# The optional libraries this deja was built without (meson_options.txt).
+WITHOUT = set(os.environ.get("DEJA_WITHOUT", "").split())
+
+
+def needs(*features):
+    """Skips the calling test in a build without one of @features."""
+    import tap
+    missing = [f for f in features if f in WITHOUT]
+    if missing:
+        tap.skip("built without " + ", ".join(missing))
 os.chmod(TMP, 0o777)
 
 

@@ -16,7 +16,7 @@ import re
 import sqlite3
 
 import tap
-from cli_helpers import FIXTURES, deja, fresh_db, tmp
+from cli_helpers import FIXTURES, deja, fresh_db, needs, tmp
 
 MBOX = os.path.join(FIXTURES, "analysis", "lists.mbox")
 DB = fresh_db("text-analysis.db")
@@ -54,6 +54,7 @@ ok("ingest", "--db", DB, MBOX)
 
 @tap.test
 def every_message_has_its_language_and_short_text_is_und():
+    needs("cld2")
     got = [r[0] for r in query("SELECT lang FROM messages ORDER BY id")]
     assert got == LANGUAGES, got
     reliable = dict(query("SELECT id, lang_reliable FROM messages"))
@@ -62,6 +63,7 @@ def every_message_has_its_language_and_short_text_is_und():
 
 @tap.test
 def ingest_can_leave_the_analysis_for_later():
+    needs("cld2")
     db = fresh_db("no-analysis.db")
     r = ok("ingest", "--no-analysis", "--db", db, MBOX)
     assert "language and prose signals" not in r.stderr
@@ -82,6 +84,7 @@ def signals_made_while_decoding_equal_those_made_after():
     """An ingest analyses in its decode workers (copies of a text take the
     first one's analysis); deja analyse reads the stored rows: the same,
     to the last bit, on languages, copies and threads."""
+    needs("cld2")
     paths = (MBOX, os.path.join(FIXTURES, "threads"), os.path.join(FIXTURES, "replies"))
     during, after = fresh_db("signals-during.db"), fresh_db("signals-after.db")
     for path in paths:
@@ -98,6 +101,7 @@ def signals_made_while_decoding_equal_those_made_after():
 
 @tap.test
 def prose_signals_are_counted():
+    needs("cld2")
     r = dict((row[0], row[1:]) for row in query(
         "SELECT id, words, sentences, code_lines, digit_share, oov_share FROM messages"))
     # message 1: 20 words, 2 sentences; message 14 "+1, me too": 2 words, a digit of 8 characters
@@ -126,6 +130,7 @@ def planted_words_and_ngrams_have_exact_counts():
 
 @tap.test
 def stop_lists_and_stems():
+    needs("cld2")
     stop = tmp("stop.txt")
     with open(stop, "w") as f:
         f.write("| a comment\nthe\nis | and a comment\n")
@@ -255,6 +260,7 @@ def lexicon_scores_per_message_and_slice():
 
 @tap.test
 def languages_narrow_search_export_and_appear_in_stats_and_authors():
+    needs("cld2")
     r = ok("search", "--db", DB, "--format", "json", "lang:de", "Server")
     assert [x["id"] for x in json.loads(r.stdout)] == [9], r.stdout
     r = ok("export", "--db", DB, "--lang", "ru", "--format", "jsonl", "--fields", "id,lang,lang_reliable")

@@ -17,7 +17,7 @@ import sqlite3
 import tarfile
 
 import tap
-from cli_helpers import FIXTURES, TMP, deja, fresh_db, ok, tmp
+from cli_helpers import FIXTURES, TMP, deja, fresh_db, needs, ok, tmp
 
 CORPORA = os.path.join(os.environ["SOURCE_ROOT"], "..", "shared", "corpora")
 ITS = os.path.join(CORPORA, "larsbrinkhoff__its-archives", "usenet")
@@ -319,6 +319,7 @@ def undeclared_charsets_agree_with_language():
     must give text without signs of mojibake, in a charset its language
     was written in (docs/text.md, "Charsets"); every such choice stays
     flagged."""
+    needs("cld2")
     texts = [
         ("ca", "Hola a tots,\n\nPerò no sé què fer amb aquesta configuració. L'opció està desactivada.\n", "latin-1"),
         ("es", "¿Alguien sabe qué pasa con el módulo? ¡Gracias! Año 2001, niño, José.\n", "latin-1"),

@@ -16,7 +16,7 @@ import shutil
 import sqlite3
 
 import tap
-from cli_helpers import FIXTURES, TMP, deja, fresh_db, tmp
+from cli_helpers import FIXTURES, TMP, deja, fresh_db, needs, tmp
 from db_compare import compare, dump as dump_with
 
 ARCHIVES = [os.path.join(FIXTURES, *p) for p in [
@@ -298,6 +298,7 @@ def usage_errors():
 
 @tap.test
 def a_shard_without_analysis_is_analysed_by_the_merge():
+    needs("cld2")
     a = tmp("noanalysis.db")
     fresh_db("noanalysis.db")
     ok("ingest", "-q", "--no-analysis", "--db", a, ARCHIVES[3])

@@ -10,6 +10,7 @@ where no server is installed.  Suite 'slow'.
 import glob
 import os
 import shutil
+import sys
 import sqlite3
 import subprocess
 
@@ -164,7 +165,15 @@ def filters_select_what_is_loaded_into_another_schema():
 
 
 if __name__ == "__main__":
-    if PG is None:
+    # meson's postgresql_tests: disabled skips, enabled makes a missing
+    # server a failure, auto (default) skips when none is installed.
+    MODE = os.environ.get("DEJA_POSTGRESQL_TESTS", "auto")
+    if MODE == "disabled":
+        print("1..0 # SKIP the PostgreSQL tests are turned off (meson -Dpostgresql_tests=disabled)")
+    elif PG is None and MODE == "enabled":
+        print("1..1\nnot ok 1 - postgresql_is_installed # -Dpostgresql_tests=enabled, no pg_ctl found")
+        sys.exit(1)
+    elif PG is None:
         print("1..0 # SKIP PostgreSQL is not installed (apt install postgresql-15)")
     else:
         # The server stops before the scratch directory holding it goes.

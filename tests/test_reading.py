@@ -10,7 +10,7 @@ import sqlite3
 
 import search_golden
 import tap
-from cli_helpers import FIXTURES, SAMPLE, TMP, deja, fresh_db
+from cli_helpers import FIXTURES, SAMPLE, TMP, deja, fresh_db, needs
 from dump import dump
 
 THREADS = os.path.join(FIXTURES, "threads")
@@ -626,6 +626,7 @@ def undo_text_analysis(c):
 
 @tap.test
 def an_older_database_gets_language_and_signals_from_the_next_ingest():
+    needs("cld2")
     db = fresh_db("reading-v9.db")
     assert deja("ingest", "--db", db, SAMPLE).returncode == 0
     with sqlite3.connect(db) as c:

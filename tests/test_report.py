@@ -12,7 +12,7 @@ import subprocess
 import zlib
 
 import tap
-from cli_helpers import FIXTURES, TMP, deja, fresh_db, tmp
+from cli_helpers import FIXTURES, TMP, deja, fresh_db, needs, tmp
 
 THREADS = os.path.join(FIXTURES, "threads")
 DB = fresh_db("report.db")
@@ -67,6 +67,7 @@ def report(path):
 
 @tap.test
 def report_is_one_page_with_every_chart():
+    needs("cairo")
     text, page = report(tmp("report.html"))
     assert text.startswith("<!DOCTYPE html>")
     assert [i["data-chart"] for i in page.images] == CHARTS
@@ -123,6 +124,7 @@ def png_size(data):
 
 @tap.test
 def plot_draws_each_chart_alone():
+    needs("cairo")
     for chart in CHARTS:
         svg, png = tmp(chart + ".svg"), tmp(chart + ".png")
         r = deja("plot", "--db", DB, chart, "--out", svg)
@@ -178,6 +180,7 @@ def png_pixels(data):
 
 @tap.test
 def report_renders_in_a_browser():
+    needs("cairo")
     if not os.access(CHROMIUM, os.X_OK):
         tap.skip("Debian's chromium is not installed (apt-get install chromium)")
     page = tmp("browser.html")

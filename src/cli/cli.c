@@ -5,6 +5,10 @@
 #include "search-query.h"
 #include "authors.h"
 #include "store.h"
+#include "input.h"
+#include "lang.h"
+#include "analyse.h"
+#include "plot.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -284,4 +288,140 @@ deja_command_line (char **argv)
       return g_steal_pointer (&redacted);
     }
   return g_string_free (g_steal_pointer (&line), FALSE);
+}
+
+/* The optional libraries: whether this build has each, what it is, and
+ * what is missing without it. */
+static const struct {
+  const char *name;
+  gboolean (*available) (void);
+  const char *without;
+  const char *package;
+} features[DEJA_N_FEATURES] = {
+  [DEJA_FEATURE_LIBGIT2] = { "libgit2", input_git_available,
+                             "public-inbox repositories are not read", "libgit2-dev" },
+  [DEJA_FEATURE_CLD2] = { "CLD2", text_lang_available,
+                          "no language is identified: deja analyse and the analysis of deja ingest"
+                          " are missing (lang and the prose signals stay NULL)", "libcld2-dev" },
+  [DEJA_FEATURE_HUNSPELL] = { "Hunspell", text_spell_available,
+                              "no word is checked: oov_share stays NULL", "libhunspell-dev" },
+  [DEJA_FEATURE_CAIRO] = { "cairo", plot_available,
+                           "no chart is drawn: deja plot is missing, deja report has no charts",
+                           "libcairo2-dev" },
+};
+
+gboolean
+deja_feature_available (DejaFeature feature)
+{
+  return features[feature].available ();
+}
+
+const char *
+deja_feature_name (DejaFeature feature)
+{
+  return features[feature].name;
+}
+
+/* "built with: …" and a line for each library built without, saying
+ * what is missing (deja --version). */
+char *
+deja_features_describe (void)
+{
+  GString *s = g_string_new ("built with:");
+  guint with = 0;
+
+  for (guint f = 0; f < DEJA_N_FEATURES; f++)
+    if (features[f].available ())
+      g_string_append_printf (s, "%s %s", with++ ? "," : "", features[f].name);
+  if (with == 0)
+    g_string_append (s, " none of the optional libraries");
+  g_string_append_c (s, '\n');
+  for (guint f = 0; f < DEJA_N_FEATURES; f++)
+    if (!features[f].available ())
+      g_string_append_printf (s, "built without %s (%s): %s\n", features[f].name,
+                              features[f].package, features[f].without);
+  return g_string_free (s, FALSE);
+}
+
+/**
+ * deja_run_parse:
+ * @parameters: what follows the command's name in its --help ("— …")
+ * @entries: (nullable): the command's own options
+ * @description: (nullable): the text under its options in --help
+ * @status: (out): the exit status to return, when %FALSE
+ *
+ * The opening of every command, as its row of commands[] says: --db when
+ * it uses one, --format and the filter options when it takes them, then
+ * the command's own; parsed, with --db required and no argument left
+ * unless the command takes some.
+ */
+gboolean
+deja_run_parse (DejaRun *run, const char *parameters, const GOptionEntry *entries,
+                const char *description, int *argc, char ***argv, int *status)
+{
+  const DejaCommand *c = run->command;
+  GOptionEntry db[] = {
+    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &run->db, "database file", "DB" },
+    { NULL }
+  };
+  GOptionEntry format[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &run->format_name, "output format (default: table)",
+      ROW_FORMAT_NAMES },
+    { NULL }
+  };
+
+  run->context = g_option_context_new (parameters);
+  if (c->db == DEJA_DB_READ || c->db == DEJA_DB_WRITE)
+    g_option_context_add_main_entries (run->context, db, NULL);
+  if (c->takes & DEJA_TAKES_FORMAT)
+    g_option_context_add_main_entries (run->context, format, NULL);
+  if (entries != NULL)
+    g_option_context_add_main_entries (run->context, entries, NULL);
+  if (c->takes & DEJA_TAKES_FILTERS)
+    deja_filter_add_options (run->context, &run->filter);
+  if (description != NULL)
+    g_option_context_set_description (run->context, description);
+  if (!deja_parse_options (run->context, argc, argv, status))
+    return FALSE;
+  if ((c->db == DEJA_DB_READ || c->db == DEJA_DB_WRITE) && run->db == NULL)
+    {
+      *status = deja_usage_error (run->context, "--db is required");
+      return FALSE;
+    }
+  if (!(c->takes & DEJA_TAKES_ARGS) && *argc > 1)
+    {
+      *status = deja_usage_error (run->context, "unexpected argument '%s'", (*argv)[1]);
+      return FALSE;
+    }
+  if ((c->takes & DEJA_TAKES_FORMAT) &&
+      !row_format_parse (run->format_name, ROW_FORMAT_TABLE, &run->format))
+    {
+      *status = deja_usage_error (run->context, "--format must be " ROW_FORMAT_NAMES);
+      return FALSE;
+    }
+  if ((c->takes & DEJA_TAKES_FILTERS) &&
+      (*status = deja_filter_finish (run->context, &run->filter, NULL, &run->filter_sql)) != 0)
+    return FALSE;
+  return TRUE;
+}
+
+/* Opens run->db as the command's row says (to read, or to write). */
+gboolean
+deja_run_open (DejaRun *run, int *status)
+{
+  g_return_val_if_fail (run->command->db == DEJA_DB_READ || run->command->db == DEJA_DB_WRITE, FALSE);
+  run->store = run->command->db == DEJA_DB_READ ? deja_open_store_to_read (run->db)
+                                                : deja_open_existing_store (run->db);
+  *status = run->store ? DEJA_EXIT_OK : DEJA_EXIT_FAILED;
+  return run->store != NULL;
+}
+
+void
+deja_run_clear (DejaRun *run)
+{
+  g_clear_pointer (&run->store, store_close);
+  g_clear_pointer (&run->context, g_option_context_free);
+  g_clear_pointer (&run->db, g_free);
+  g_clear_pointer (&run->format_name, g_free);
+  deja_filter_clear (&run->filter);
 }

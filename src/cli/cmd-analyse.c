@@ -5,7 +5,9 @@
 #include "analyse-stored.h"
 #include "store.h"
 
-/* Shared with deja ingest, which analyses what an older deja stored. */
+/* Shared with deja ingest and merge, which analyse what an older deja
+ * (or one built without CLD2) stored; a deja without CLD2 leaves the
+ * signals NULL for one that has it. */
 gboolean
 deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads,
                      const volatile int *cancel)
@@ -13,6 +15,8 @@ deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads
   g_autoptr (GError) error = NULL;
   gint64 analysed = 0;
 
+  if (!deja_feature_available (DEJA_FEATURE_CLD2))
+    return TRUE;
   if (!analyse_stored_text (store, force, threads, cancel, &analysed, &error))
     {
       if (g_error_matches (error, ANALYSE_ERROR, ANALYSE_ERROR_CANCELLED))
@@ -29,34 +33,29 @@ deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads
 }
 
 int
-cmd_analyse (int argc, char **argv)
+cmd_analyse (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL;
   gboolean force = FALSE;
   int threads = 0, status;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
       "analyse every message again, not only those never analysed", NULL },
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "worker threads (default: one per processor)", "N" },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— language and prose signals of own text");
-  g_autoptr (Store) store = NULL;
+  Store *store = NULL;
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_description (context,
+  if (!deja_run_parse (run, "— language and prose signals of own text", entries,
     "Sets messages.lang, lang_reliable, words, sentences, code_lines, nonletter_share,\n"
     "digit_share, upper_share and oov_share (docs/text-analysis.md).  deja ingest sets them\n"
     "for every message it stores and for any an older deja stored; --force computes them\n"
-    "again, as after installing a Hunspell dictionary (hunspell-de-de, …).");
-  if (!deja_parse_options (context, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    "again, as after installing a Hunspell dictionary (hunspell-de-de, …).",
+    &argc, &argv, &status))
     return status;
   if (threads < 0)
-    return deja_usage_error (context, "--threads must be 0 or more");
-  if ((store = deja_open_existing_store (db)) == NULL)
-    return DEJA_EXIT_FAILED;
-  return deja_analyse_stored (store, db, force, (guint) threads, NULL) ? DEJA_EXIT_OK : DEJA_EXIT_FAILED;
+    return deja_usage_error (run->context, "--threads must be 0 or more");
+  if (!deja_run_open (run, &status))
+    return status;
+  store = run->store;
+  return deja_analyse_stored (store, run->db, force, (guint) threads, NULL) ? DEJA_EXIT_OK : DEJA_EXIT_FAILED;
 }

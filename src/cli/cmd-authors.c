@@ -463,7 +463,7 @@ check (GOptionContext *context, Args *a, int argc, char **argv, RowFormat *forma
 }
 
 int
-cmd_authors (int argc, char **argv)
+cmd_authors (DejaRun *run, int argc, char **argv)
 {
   Args a = { .min_score = DEFAULT_MIN_SCORE };
   int status;

@@ -9,15 +9,13 @@
 #include <stdio.h>
 
 int
-cmd_dedup (int argc, char **argv)
+cmd_dedup (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL, *format_name = NULL;
+  g_autofree char *format_name = NULL;
   double threshold = 0.8;
   int min_words = 20, window = 0, threads = 0, min_paragraph_words = 8, min_paragraph_messages = 3;
   gboolean list = FALSE, paragraphs = FALSE, duplicates = FALSE;
-  g_auto (DejaFilter) filter = { 0 };
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "threshold", 't', 0, G_OPTION_ARG_DOUBLE, &threshold,
       "near-duplicates: estimated Jaccard similarity of 5-word shingles (default 0.8)", "0..1" },
     { "min-words", 0, 0, G_OPTION_ARG_INT, &min_words,
@@ -35,48 +33,41 @@ cmd_dedup (int argc, char **argv)
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "worker threads (default: one per processor)", "N" },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— exact and near-duplicate own text, repeated paragraphs");
   g_autoptr (GError) error = NULL;
-  g_autoptr (Store) store = NULL;
+  Store *store = NULL;
   g_autoptr (GTimer) timer = g_timer_new ();
-  StoreFilter store_filter;
   DedupOptions options;
   DedupCounts counts;
   RowFormat format;
   int status;
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  deja_filter_add_options (context, &filter);
-  g_option_context_set_description (context,
+  if (!deja_run_parse (run, "— exact and near-duplicate own text, repeated paragraphs", entries,
     "Compares the own text of the selected messages: the same words (case-folded) are an\n"
     "exact copy; MinHash (128 hashes) with LSH banding finds pairs whose 5-word shingles\n"
     "overlap at least --threshold, checked on the whole signature; pairs join into clusters\n"
     "named by their first message.  Results replace the last run's in near_duplicates and\n"
     "repeated_paragraphs; messages are flagged, never deleted.  --distinct-text on other\n"
-    "commands then counts one message per cluster.  See docs/text-analysis.md.");
-  if (!deja_parse_options (context, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    "commands then counts one message per cluster.  See docs/text-analysis.md.",
+    &argc, &argv, &status))
     return status;
   if (!(threshold > 0 && threshold <= 1))
-    return deja_usage_error (context, "--threshold must be above 0 and at most 1");
+    return deja_usage_error (run->context, "--threshold must be above 0 and at most 1");
   if (min_words < 0 || window < 0 || threads < 0 || min_paragraph_words < 1 || min_paragraph_messages < 2)
-    return deja_usage_error (context, "--min-words, --window and --threads take 0 or more,"
+    return deja_usage_error (run->context, "--min-words, --window and --threads take 0 or more,"
                              " --paragraph-words 1 or more, --paragraph-messages 2 or more");
   if (!row_format_parse (format_name, ROW_FORMAT_TSV, &format))
-    return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
-  if (filter.distinct_text)
-    return deja_usage_error (context, "--distinct-text would hide what dedup compares");
-  if ((status = deja_filter_finish (context, &filter, NULL, &store_filter)) != 0)
+    return deja_usage_error (run->context, "--format must be " ROW_FORMAT_NAMES);
+  if (run->filter.distinct_text)
+    return deja_usage_error (run->context, "--distinct-text would hide what dedup compares");
+  run->filter_sql.canonical_only = !duplicates;
+  if (!deja_run_open (run, &status))
     return status;
-  store_filter.canonical_only = !duplicates;
-  if ((store = deja_open_existing_store (db)) == NULL)
-    return DEJA_EXIT_FAILED;
+  store = run->store;
   options = (DedupOptions) { threshold, (guint) min_words, window, (guint) min_paragraph_words,
                              (guint) min_paragraph_messages, (guint) threads };
-  if (!dedup_run (store, &store_filter, &options, &counts, &error))
+  if (!dedup_run (store, &run->filter_sql, &options, &counts, &error))
     {
-      deja_error ("cannot find duplicates in '%s': %s", db, error->message);
+      deja_error ("cannot find duplicates in '%s': %s", run->db, error->message);
       return DEJA_EXIT_FAILED;
     }
   deja_note ("%" G_GINT64_FORMAT " messages (%.1f MiB of own text) in %.1f s: %" G_GINT64_FORMAT
@@ -102,7 +93,7 @@ cmd_dedup (int argc, char **argv)
         }
       if (!ok)
         {
-          deja_error ("cannot list duplicates in '%s': %s", db, error->message);
+          deja_error ("cannot list duplicates in '%s': %s", run->db, error->message);
           return DEJA_EXIT_FAILED;
         }
     }

@@ -5,57 +5,48 @@
 #include <string.h>
 
 int
-cmd_export_mbox (int argc, char **argv)
+cmd_export_mbox (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL, *out = NULL, *format = NULL;
+  g_autofree char *out = NULL, *format = NULL;
   int status;
   gboolean include_no_archive = FALSE;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the mbox file (or the Maildir directory) to write", "PATH" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "mboxrd (default) or maildir", "mboxrd|maildir" },
     { "include-no-archive", 0, 0, G_OPTION_ARG_NONE, &include_no_archive,
       "also posts whose authors asked not to be archived (X-No-Archive: yes)", NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— write the messages as a clean mbox");
   g_autoptr (GError) error = NULL;
-  g_autoptr (Store) store = NULL;
-  StoreFilter filter;
-  g_auto (DejaFilter) options = { 0 };
+  Store *store = NULL;
   ExportMbox *writer;
   gboolean maildir, ok;
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  deja_filter_add_options (context, &options);
-  g_option_context_set_description (context,
+  if (!deja_run_parse (run, "— write the messages as a clean mbox", entries,
     "Writes every canonical message (duplicates once), in archive order, read back from its\n"
     "archive file: a well-formed 'From ' envelope (sender and date), the message as deja read\n"
     "it, and mboxrd quoting (one more '>' on every line matching ^>*From ), so that Python's\n"
     "mailbox, mutt and git find exactly deja's messages.  The archives must still be where\n"
     "they were ingested, unchanged.  --format maildir writes one file per message into\n"
-    "PATH/cur.  Posts marked X-No-Archive: yes are left out unless --include-no-archive.");
-  if (!deja_parse_options (context, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    "PATH/cur.  Posts marked X-No-Archive: yes are left out unless --include-no-archive.",
+    &argc, &argv, &status))
     return status;
   if (out == NULL)
-    return deja_usage_error (context, "--out is required");
+    return deja_usage_error (run->context, "--out is required");
   if (format && strcmp (format, "mboxrd") && strcmp (format, "maildir"))
-    return deja_usage_error (context, "--format must be mboxrd or maildir");
-  if ((status = deja_filter_finish (context, &options, NULL, &filter)) != 0)
+    return deja_usage_error (run->context, "--format must be mboxrd or maildir");
+  if (!deja_run_open (run, &status))
     return status;
-  if ((store = deja_open_store_to_read (db)) == NULL)
-    return DEJA_EXIT_FAILED;
+  store = run->store;
   maildir = format && strcmp (format, "maildir") == 0;
   if ((writer = export_mbox_new (out, maildir, &error)) == NULL)
     {
       deja_error ("%s", error->message);
       return DEJA_EXIT_FAILED;
     }
-  filter.canonical_only = TRUE;
-  filter.no_archive = include_no_archive ? STORE_NO_ARCHIVE_INCLUDE : STORE_NO_ARCHIVE_SKIP;
-  ok = store_archive_rows (store, &filter, export_mbox_row, writer, &error);
+  run->filter_sql.canonical_only = TRUE;
+  run->filter_sql.no_archive = include_no_archive ? STORE_NO_ARCHIVE_INCLUDE : STORE_NO_ARCHIVE_SKIP;
+  ok = store_archive_rows (store, &run->filter_sql, export_mbox_row, writer, &error);
   {
     guint64 n = export_mbox_count (writer);
     ok = export_mbox_free (writer, ok, ok ? &error : NULL) && ok;

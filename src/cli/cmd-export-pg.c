@@ -281,13 +281,12 @@ valid_identifier (const char *s)
 }
 
 int
-cmd_export_pg (int argc, char **argv)
+cmd_export_pg (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL, *out = NULL, *schema = NULL;
+  g_autofree char *out = NULL, *schema = NULL;
   gboolean include_no_archive = FALSE, replace = FALSE;
   int status;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the script (default: standard output)", "FILE" },
     { "schema", 0, 0, G_OPTION_ARG_STRING, &schema, "PostgreSQL schema to create (default: deja)", "NAME" },
     { "replace", 0, 0, G_OPTION_ARG_NONE, &replace, "drop the schema first if it exists", NULL },
@@ -295,18 +294,12 @@ cmd_export_pg (int argc, char **argv)
       "also posts whose authors asked not to be archived (X-No-Archive: yes)", NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) context =
-    g_option_context_new ("— write a psql script that loads the corpus into PostgreSQL");
   g_autoptr (GError) error = NULL;
-  g_autoptr (Store) store = NULL;
-  g_auto (DejaFilter) options = { 0 };
-  StoreFilter filter;
+  Store *store = NULL;
   Output *output;
   gboolean ok;
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  deja_filter_add_options (context, &options);
-  g_option_context_set_description (context,
+  if (!deja_run_parse (run, "— write a psql script that loads the corpus into PostgreSQL", entries,
     "For teams that share one server: the script creates a schema (deja) with the tables\n"
     "files, newsgroups, authors, author_addresses, messages, message_newsgroups and refs,\n"
     "loads them with COPY and indexes them, in one transaction.  messages is partitioned\n"
@@ -315,24 +308,21 @@ cmd_export_pg (int argc, char **argv)
     "later load adds.  Its column tsv is the subject and own text for PostgreSQL's full-text\n"
     "search, stemmed in the message's language where PostgreSQL has a Snowball stemmer\n"
     "for it.  Filters select messages (and their newsgroups and references); posts marked\n"
-    "X-No-Archive: yes are left out unless --include-no-archive.  See docs/scale.md.");
-  if (!deja_parse_options (context, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    "X-No-Archive: yes are left out unless --include-no-archive.  See docs/scale.md.",
+    &argc, &argv, &status))
     return status;
   if (schema && !valid_identifier (schema))
-    return deja_usage_error (context, "--schema must be lower-case letters, digits and '_'");
-  if ((status = deja_filter_finish (context, &options, NULL, &filter)) != 0)
+    return deja_usage_error (run->context, "--schema must be lower-case letters, digits and '_'");
+  run->filter_sql.no_archive = include_no_archive ? STORE_NO_ARCHIVE_INCLUDE : STORE_NO_ARCHIVE_SKIP;
+  if (!deja_run_open (run, &status))
     return status;
-  filter.no_archive = include_no_archive ? STORE_NO_ARCHIVE_INCLUDE : STORE_NO_ARCHIVE_SKIP;
-  if ((store = deja_open_store_to_read (db)) == NULL)
-    return DEJA_EXIT_FAILED;
+  store = run->store;
   if ((output = output_open (out, &error)) == NULL)
     {
       deja_error ("%s", error->message);
       return DEJA_EXIT_FAILED;
     }
-  ok = write_script (store, &filter, output_stream (output), db, schema ? schema : "deja", replace,
+  ok = write_script (store, &run->filter_sql, output_stream (output), run->db, schema ? schema : "deja", replace,
                      &error);
   if (!output_close (output, ok, ok ? &error : NULL) && ok)
     {
@@ -341,7 +331,7 @@ cmd_export_pg (int argc, char **argv)
     }
   if (!ok)
     {
-      deja_error ("cannot export '%s': %s", db, error->message);
+      deja_error ("cannot export '%s': %s", run->db, error->message);
       return DEJA_EXIT_FAILED;
     }
   return DEJA_EXIT_OK;

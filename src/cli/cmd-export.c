@@ -251,7 +251,7 @@ run_export (Store *store, const StoreFilter *filter, GStrv fields, gboolean hidd
 }
 
 int
-cmd_export (int argc, char **argv)
+cmd_export (DejaRun *run, int argc, char **argv)
 {
   g_autofree char *db = NULL, *format = NULL, *fields_spec = NULL;
   g_autofree char *match = NULL, *out = NULL, *key = NULL, *statement_path = NULL;

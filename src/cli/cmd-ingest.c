@@ -75,11 +75,11 @@ archive_bytes (GPtrArray *items)
 }
 
 int
-cmd_ingest (int argc, char **argv)
+cmd_ingest (DejaRun *run, int argc, char **argv)
 {
   g_autofree char *db = NULL;
   g_auto (GStrv) paths = NULL;
-  gboolean force = FALSE, no_analysis = FALSE, reingest = FALSE;
+  gboolean force = FALSE, no_analysis = FALSE, reingest = FALSE, no_languages;
   int threads = 0, status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file (created if missing)", "DB" },
@@ -104,7 +104,7 @@ cmd_ingest (int argc, char **argv)
   guint failures = 0, stored = 0;
   gboolean stale = FALSE, deferred = FALSE, rethread = FALSE;
   g_autoptr (GTimer) timer = NULL;
-  ProgressRun *run = NULL;
+  ProgressRun *progress = NULL;
   GThread *freeing;
   guint64 messages = 0, bytes = 0;
   Pending pending = { 0, 0 };
@@ -148,6 +148,10 @@ cmd_ingest (int argc, char **argv)
   options.force = force;
   options.reingest = reingest;
   options.threads = threads;
+  /* Without CLD2 no language can be identified: the signals stay NULL
+   * ('deja analyse' with a deja that has it fills them in later). */
+  no_languages = !no_analysis && !deja_feature_available (DEJA_FEATURE_CLD2);
+  no_analysis |= no_languages;
   options.analyse = !no_analysis;
   options.cancel = &deja_interrupted;
   session = ingest_session_new (store, &options);
@@ -163,7 +167,10 @@ cmd_ingest (int argc, char **argv)
   }
   /* What will be read, before the work starts (a log file shows it too). */
   deja_note ("reading %u file%s into '%s'", items->len, items->len == 1 ? "" : "s", db);
-  run = progress_run_new ("files", items->len, (guint64) archive_bytes (items));
+  if (no_languages)
+    deja_note ("language and prose signals left NULL: this deja was built without %s",
+               deja_feature_name (DEJA_FEATURE_CLD2));
+  progress = progress_run_new ("files", items->len, (guint64) archive_bytes (items));
   for (guint i = 0; i < items->len; i++)
     {
       WalkItem *item = g_ptr_array_index (items, i);
@@ -171,7 +178,7 @@ cmd_ingest (int argc, char **argv)
       GStatBuf st;
 
       g_clear_error (&error);
-      progress_run_next (run, item->error == NULL && g_stat (item->path, &st) == 0 ? (guint64) st.st_size : 0);
+      progress_run_next (progress, item->error == NULL && g_stat (item->path, &st) == 0 ? (guint64) st.st_size : 0);
       if (item->error != NULL)
         {
           deja_error ("cannot ingest '%s': %s", item->path, item->error);
@@ -206,7 +213,7 @@ cmd_ingest (int argc, char **argv)
           deja_error ("cannot ingest '%s': %s", item->path, error->message);
           failures++;
         }
-      progress_run_done (run, result.unchanged || result.duplicate_of ? 0 : result.counts.messages);
+      progress_run_done (progress, result.unchanged || result.duplicate_of ? 0 : result.counts.messages);
       ingest_result_clear (&result);
       /* A failure that rolled back the whole transaction (a full disk)
        * took the files finished before it with it: they are not stored. */
@@ -223,7 +230,7 @@ cmd_ingest (int argc, char **argv)
           break;
         }
     }
-  g_clear_pointer (&run, progress_run_free);
+  g_clear_pointer (&progress, progress_run_free);
   /* What reading the files held (the decode workers, their analysers with
    * the Hunspell dictionaries and the speller tables, the thread guess:
    * 25 MiB and more) is not needed for what comes next, and the peak of

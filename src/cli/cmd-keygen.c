@@ -3,7 +3,7 @@
 #include "pseudonym.h"
 
 int
-cmd_keygen (int argc, char **argv)
+cmd_keygen (DejaRun *run, int argc, char **argv)
 {
   GOptionEntry entries[] = { { NULL } };
   g_autoptr (GOptionContext) context = g_option_context_new ("KEYFILE — make a key for --pseudonymise");

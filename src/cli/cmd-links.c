@@ -51,68 +51,54 @@ domain_row (const StoreValue *v, guint n, gpointer data)
 }
 
 int
-cmd_links (int argc, char **argv)
+cmd_links (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL, *by = NULL, *format_name = NULL;
-  g_auto (DejaFilter) filter = { 0 };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— links cited in own text, and their archived copies");
-  g_autoptr (Store) store = NULL;
+  g_autofree char *by = NULL;
   g_autoptr (GError) error = NULL;
-  StoreFilter store_filter;
   gboolean urls = FALSE, per_group = FALSE, ok;
   gint64 top = 0;
-  RowFormat format;
   Printer p = { 0 };
   int status;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "by", 0, 0, G_OPTION_ARG_STRING, &by, "a row per domain and period", "year|month|quarter" },
     { "per-group", 0, 0, G_OPTION_ARG_NONE, &per_group, "a row per domain and group", NULL },
     { "top", 0, 0, G_OPTION_ARG_INT64, &top, "the N most cited domains (of each group and period)", "N" },
     { "urls", 0, 0, G_OPTION_ARG_NONE, &urls, "every link with its message, date, author and Wayback address", NULL },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
     { NULL }
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  deja_filter_add_options (context, &filter);
-  g_option_context_set_description (context,
+  if (!deja_run_parse (run, "— links cited in own text, and their archived copies", entries,
     "Links are found in own text only (a quoted link belongs to the message quoted): URLs\n"
     "of http, https, ftp, gopher, telnet, wais and nntp, '<URL:...>', and 'www.' without a\n"
     "scheme.  Without --urls, one row per cited domain (the registered domain, by the\n"
     "public suffix list; the host for an address): domain, messages (citing it), links,\n"
     "authors, first_date, last_date, most cited first.  --urls: message_id, message, date,\n"
     "author, url (as written), normalized, host, domain, wayback (the Wayback Machine's\n"
-    "copy nearest the message's date: computed, never fetched).  docs/links.md.");
-  if (!deja_parse_options (context, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    "copy nearest the message's date: computed, never fetched).  docs/links.md.",
+    &argc, &argv, &status))
     return status;
   if (by != NULL && strcmp (by, "year") != 0 && strcmp (by, "month") != 0 && strcmp (by, "quarter") != 0)
-    return deja_usage_error (context, "--by must be year, month or quarter");
+    return deja_usage_error (run->context, "--by must be year, month or quarter");
   if (urls && (by || per_group || top))
-    return deja_usage_error (context, "--urls lists every link: --by, --per-group and --top count domains");
+    return deja_usage_error (run->context, "--urls lists every link: --by, --per-group and --top count domains");
   if (top < 0)
-    return deja_usage_error (context, "--top must be 1 or more");
-  if (!row_format_parse (format_name, ROW_FORMAT_TABLE, &format))
-    return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
-  if ((status = deja_filter_finish (context, &filter, NULL, &store_filter)) != 0)
+    return deja_usage_error (run->context, "--top must be 1 or more");
+  if (!deja_run_open (run, &status))
     return status;
-  if ((store = deja_open_store_to_read (db)) == NULL)
-    return DEJA_EXIT_FAILED;
-  p = (Printer) { .writer = row_writer_new (format, stdout), .per_group = per_group,
+  p = (Printer) { .writer = row_writer_new (run->format, stdout), .per_group = per_group,
                   .per_period = by != NULL, .top = top };
   if (urls)
-    ok = store_links (store, STORE_LINKS_URLS, &store_filter, NULL, FALSE, row_writer_add_func,
+    ok = store_links (run->store, STORE_LINKS_URLS, &run->filter_sql, NULL, FALSE, row_writer_add_func,
                       p.writer, &error);
   else
-    ok = store_links (store, STORE_LINKS_DOMAINS, &store_filter, by, per_group, domain_row, &p, &error);
+    ok = store_links (run->store, STORE_LINKS_DOMAINS, &run->filter_sql, by, per_group, domain_row, &p,
+                      &error);
   p.rows = urls ? (gint64) row_writer_rows (p.writer) : p.rows;
   row_writer_finish (p.writer);
   g_free (p.key);
   if (!ok)
     {
-      deja_error ("cannot read the links of '%s': %s", db, error->message);
+      deja_error ("cannot read the links of '%s': %s", run->db, error->message);
       return DEJA_EXIT_FAILED;
     }
   deja_note ("%" G_GINT64_FORMAT " rows", p.rows);

@@ -80,12 +80,11 @@ print_row (const StoreLogRow *row, gpointer data)
 }
 
 int
-cmd_log (int argc, char **argv)
+cmd_log (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL, *verdict = NULL, *format_name = NULL, *file = NULL, *reason = NULL;
+  g_autofree char *verdict = NULL, *format_name = NULL, *file = NULL, *reason = NULL;
   int status, context = 0;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "verdict", 0, 0, G_OPTION_ARG_STRING, &verdict, "only rows with this verdict", "accepted|rejected|body" },
     { "reason", 0, 0, G_OPTION_ARG_STRING, &reason, "only rows with this reason (prose, no-header-block, inside-mime-part, no-date, no-blank-before, length-mismatch, reviewed…)", "REASON" },
     { "file", 0, 0, G_OPTION_ARG_FILENAME, &file, "only rows of this archive file", "PATH" },
@@ -93,35 +92,32 @@ cmd_log (int argc, char **argv)
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("— print the separator log");
   g_autoptr (GError) error = NULL;
-  g_autoptr (Store) store = NULL;
+  Store *store = NULL;
   g_autofree char *abs = NULL;
   StoreLogFilter filter = { 0 };
   LogPrinter p = { NULL, 0, 0, NULL, 0, 0, 0 };
   RowFormat format;
 
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_description (ctx,
+  if (!deja_run_parse (run, "— print the separator log", entries,
     "Every line where the splitter had to judge: separators accepted against part of the\n"
     "evidence, envelope-shaped lines rejected, and body lines a liberal parser would have\n"
     "split on.  Table: path:line: verdict reasons [shape] text (with --context, the archive\n"
     "around it, read back by byte offset), and a summary line per file.  TSV and CSV\n"
-    "columns and JSON keys: path, line_no, byte_offset, verdict, reason, shape, line_text.");
-  if (!deja_parse_options (ctx, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (ctx, db, argc, argv)) != 0)
+    "columns and JSON keys: path, line_no, byte_offset, verdict, reason, shape, line_text.",
+    &argc, &argv, &status))
     return status;
   if (verdict && strcmp (verdict, "accepted") && strcmp (verdict, "rejected") && strcmp (verdict, "body"))
-    return deja_usage_error (ctx, "--verdict must be accepted, rejected or body");
+    return deja_usage_error (run->context, "--verdict must be accepted, rejected or body");
   /* "text": the table's name in earlier versions. */
   if (!row_format_parse (g_strcmp0 (format_name, "text") ? format_name : "table", ROW_FORMAT_TABLE,
                          &format))
-    return deja_usage_error (ctx, "--format must be " ROW_FORMAT_NAMES);
+    return deja_usage_error (run->context, "--format must be " ROW_FORMAT_NAMES);
   if (context < 0)
-    return deja_usage_error (ctx, "--context must be 0 or more");
-  if ((store = deja_open_store_to_read (db)) == NULL)
-    return DEJA_EXIT_FAILED;
+    return deja_usage_error (run->context, "--context must be 0 or more");
+  if (!deja_run_open (run, &status))
+    return status;
+  store = run->store;
   p.context = context;
   if (format != ROW_FORMAT_TABLE)
     p.writer = row_writer_new (format, stdout);

@@ -37,12 +37,12 @@ report (const char *shard, const StoreMergeCounts *c, double seconds)
 }
 
 int
-cmd_merge (int argc, char **argv)
+cmd_merge (DejaRun *run, int argc, char **argv)
 {
   g_autofree char *db = NULL;
   gboolean no_analysis = FALSE;
   int threads = 0, status;
-  ProgressRun *run = NULL;
+  ProgressRun *progress = NULL;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "the database merged into (created if missing)", "OUT" },
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "analysis threads (default: one per CPU)", "N" },
@@ -103,7 +103,7 @@ cmd_merge (int argc, char **argv)
 
     for (int i = 1; i < argc; i++)
       total += g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0;
-    run = progress_run_new ("shards", (guint) (argc - 1), total);
+    progress = progress_run_new ("shards", (guint) (argc - 1), total);
   }
   for (int i = 1; i < argc && !deja_interrupted; i++)
     {
@@ -111,14 +111,14 @@ cmd_merge (int argc, char **argv)
       GStatBuf st;
 
       g_clear_error (&error);
-      progress_run_next (run, g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0);
+      progress_run_next (progress, g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0);
       g_timer_start (step);
       if (store_merge_shard (store, argv[i], &deja_interrupted, &counts, &error))
         {
           report (argv[i], &counts, g_timer_elapsed (step, NULL));
           merged += counts.files > 0;
           messages += counts.messages;
-          progress_run_done (run, (guint64) counts.messages);
+          progress_run_done (progress, (guint64) counts.messages);
         }
       else if (g_error_matches (error, STORE_ERROR, STORE_ERROR_CANCELLED))
         {
@@ -132,7 +132,7 @@ cmd_merge (int argc, char **argv)
           failures++;
         }
     }
-  g_clear_pointer (&run, progress_run_free);
+  g_clear_pointer (&progress, progress_run_free);
   g_clear_error (&error);
   if (!store_threads_stale (store, &stale, &error))
     {

@@ -181,9 +181,8 @@ write_network (const Network *net, Format format, gboolean dynamic, int window, 
 }
 
 typedef struct {
-  char *db, *format, *kind, *out, *key, *statement, *command;
-  DejaFilter filter;
-  StoreFilter store_filter;
+  DejaRun *run;            /* --db and the filter */
+  char *format, *kind, *out, *key, *statement, *command;
   gint64 min_weight;
   int window;
   gboolean self_loops, stats, with_metrics, dynamic;
@@ -192,12 +191,9 @@ typedef struct {
 static int
 check_args (GOptionContext *context, Args *a, int argc, char **argv, Format *format, NetworkKind *kind)
 {
-  int status;
   static const char *const kinds[] = { "reply", "thread", "group", "crosspost", "site", "link",
                                        "link-message" };
 
-  if ((status = deja_check_db_args (context, a->db, argc, argv)) != 0)
-    return status;
   if (!parse_choice (a->format ? a->format : "graphml", format_names, G_N_ELEMENTS (format_names), (int *) format))
     return deja_usage_error (context, "--format must be graphml, gml, pajek, csv, gexf or json");
   if (!parse_choice (a->kind ? a->kind : "reply", kinds, G_N_ELEMENTS (kinds), (int *) kind))
@@ -212,7 +208,7 @@ check_args (GOptionContext *context, Args *a, int argc, char **argv, Format *for
     return deja_usage_error (context, "--statement describes a file: give --out too");
   if (a->min_weight < 0)
     return deja_usage_error (context, "--min-weight must be 0 or more");
-  return deja_filter_finish (context, &a->filter, NULL, &a->store_filter);
+  return 0;
 }
 
 /* How the file was made, for the formats that have a place for it. */
@@ -221,7 +217,7 @@ provenance (const Args *a)
 {
   g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *when = g_date_time_format_iso8601 (now);
-  g_autofree char *db = g_canonicalize_filename (a->db, NULL);
+  g_autofree char *db = g_canonicalize_filename (a->run->db, NULL);
 
   return g_strdup_printf ("deja %s; database %s; made %s with: %s%s", PACKAGE_VERSION, db, when, a->command,
                           a->key ? "; authors pseudonymised (HMAC-SHA-256 under a secret key)" : "");
@@ -234,24 +230,27 @@ pseudonym (const char *address, gpointer p)
 }
 
 static int
-run (Args *a, Format format, NetworkKind kind)
+export_network (Args *a, Format format, NetworkKind kind)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (Store) store = NULL;
+  Store *store;
   g_autoptr (Network) net = NULL;
   g_auto (DejaPseudonyms) pseudonyms = { 0 };
-  NetworkOptions options = { kind, a->store_filter, a->min_weight, a->self_loops };
+  NetworkOptions options = { kind, a->run->filter_sql, a->min_weight, a->self_loops };
   GraphStats stats = { 0 };
   gboolean need_metrics = a->stats || a->with_metrics || format == FMT_JSON;
 
-  if ((store = deja_open_store_to_read (a->db)) == NULL)
-    return DEJA_EXIT_FAILED;
+  int status;
+
+  if (!deja_run_open (a->run, &status))
+    return status;
+  store = a->run->store;
   if (a->key && !deja_pseudonyms_open (&pseudonyms, a->key, store))
     return DEJA_EXIT_FAILED;
   if ((net = network_load (store, &options, &error)) == NULL ||
       (need_metrics && !graph_compute_metrics (net, &stats, &error)))
     {
-      deja_error ("cannot build the network of '%s': %s", a->db, error->message);
+      deja_error ("cannot build the network of '%s': %s", a->run->db, error->message);
       return DEJA_EXIT_FAILED;
     }
   net->has_metrics = a->with_metrics;
@@ -280,7 +279,7 @@ run (Args *a, Format format, NetworkKind kind)
                                                format_names[format]);
       g_autofree char *counts = g_strdup_printf ("%u vertices, %u edges", net->vertices->len,
                                                  net->edges->len);
-      DejaStatement st = { a->command, a->db, what, a->out, counts, a->key ? &pseudonyms : NULL, FALSE, -1 };
+      DejaStatement st = { a->command, a->run->db, what, a->out, counts, a->key ? &pseudonyms : NULL, FALSE, -1 };
 
       if (!deja_write_statement (a->statement, store, &st))
         return DEJA_EXIT_FAILED;
@@ -289,14 +288,13 @@ run (Args *a, Format format, NetworkKind kind)
 }
 
 int
-cmd_network (int argc, char **argv)
+cmd_network (DejaRun *run, int argc, char **argv)
 {
-  Args a = { 0 };
+  Args a = { .run = run };
   int status;
   Format format = FMT_GRAPHML;
   NetworkKind kind = NETWORK_REPLY;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &a.db, "database file", "DB" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &a.format, "file format (default: graphml); json: the statistics", "graphml|gml|pajek|csv|gexf|json" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &a.out, "output file (default: standard output; csv: EDGES.csv and EDGES-nodes.csv)", "FILE" },
     { "kind", 'k', 0, G_OPTION_ARG_STRING, &a.kind, "reply (default): replier -> replied-to author; thread: authors in the same thread; group: author -- newsgroup; crosspost: newsgroup -- newsgroup, by messages posted to both; site: news site -> news site of Path:; link: author -> domain cited in own text; link-message: message -> domain", "reply|thread|group|crosspost|site|link|link-message" },
@@ -310,24 +308,19 @@ cmd_network (int argc, char **argv)
     { "with-metrics", 0, 0, G_OPTION_ARG_NONE, &a.with_metrics, "add in_degree, out_degree, strength, betweenness and community to the vertices", NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— export an author network");
 
   a.command = deja_command_line (argv);
-  g_option_context_add_main_entries (context, entries, NULL);
-  deja_filter_add_options (context, &a.filter);
-  g_option_context_set_description (context,
+  if (deja_run_parse (run, "— export an author network", entries,
     "One vertex per author (deja authors), id 'a' + author_id in every file whatever the\n"
     "filter, with attributes author_id, address (the primary one), addresses, name (never\n"
     "empty), messages, first_date, last_date.  Reply network: an edge from the\n"
     "replying author to the author of the parent message, weight = number of replies, with\n"
     "first_date and last_date.  Only canonical copies count (duplicate_of IS NULL), and only\n"
     "messages with an address; replies to oneself are left out unless --self-loops.  Threads\n"
-    "come from 'deja thread' (run by ingest).  See docs/network.md.");
-  if (deja_parse_options (context, &argc, &argv, &status) &&
-      (status = check_args (context, &a, argc, argv, &format, &kind)) == 0)
-    status = run (&a, format, kind);
-  g_free (a.db), g_free (a.format), g_free (a.kind), g_free (a.out);
+    "come from 'deja thread' (run by ingest).  See docs/network.md.", &argc, &argv, &status) &&
+      (status = check_args (run->context, &a, argc, argv, &format, &kind)) == 0)
+    status = export_network (&a, format, kind);
+  g_free (a.format), g_free (a.kind), g_free (a.out);
   g_free (a.key), g_free (a.statement), g_free (a.command);
-  deja_filter_clear (&a.filter);
   return status;
 }

@@ -107,15 +107,25 @@ totals_rows (const StoreValue *v, guint n, gpointer data)
   return TRUE;
 }
 
+/* A chart's section; in a deja built without cairo, the section says
+ * that its chart is not drawn, and why. */
 static gboolean
 figure (GString *html, Store *store, Chart chart, const char *caption, GError **error)
 {
-  g_autoptr (GBytes) svg = chart_render (store, chart, PLOT_SVG, 900, 0, FALSE, error);
+  g_autoptr (GBytes) svg = NULL;
   g_autofree char *b64 = NULL;
   gsize len;
   const guchar *data;
 
-  if (svg == NULL)
+  if (!deja_feature_available (DEJA_FEATURE_CAIRO))
+    {
+      g_string_append_printf (html, "<section id=\"%s\">\n<h2>", chart_name (chart));
+      escaped (html, chart_title (chart));
+      g_string_append_printf (html, "</h2>\n<p class=\"missing\">Not drawn: this deja was built"
+                              " without %s.</p>\n</section>\n", deja_feature_name (DEJA_FEATURE_CAIRO));
+      return TRUE;
+    }
+  if ((svg = chart_render (store, chart, PLOT_SVG, 900, 0, FALSE, error)) == NULL)
     return FALSE;
   data = g_bytes_get_data (svg, &len);
   b64 = g_base64_encode (data, len);
@@ -126,8 +136,8 @@ figure (GString *html, Store *store, Chart chart, const char *caption, GError **
   escaped (html, chart_title (chart));
   g_string_append_printf (html, "\" src=\"data:image/svg+xml;base64,%s\">\n<figcaption>", b64);
   escaped (html, caption);
-  g_string_append_printf (html, " (<code>deja plot %s</code> draws it alone.)</figcaption></figure>\n",
-                          chart_name (chart));
+  g_string_append_printf (html, " (<code>deja plot %s</code> draws it alone.)</figcaption></figure>\n"
+                          "</section>\n", chart_name (chart));
   return TRUE;
 }
 
@@ -306,24 +316,22 @@ write_report (Store *store, const char *db, const char *title, const char *comma
 }
 
 int
-cmd_report (int argc, char **argv)
+cmd_report (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL, *out = NULL, *title = NULL;
+  g_autofree char *out = NULL, *title = NULL;
   int status;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the HTML file to write (- for standard output)", "FILE.html" },
     { "title", 0, 0, G_OPTION_ARG_STRING, &title, "the page's title (default: the database's file name)", "TEXT" },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— the corpus on one HTML page");
-  g_autoptr (Store) store = NULL;
+  Store *store = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) html = g_string_new (NULL);
   g_autofree char *command = NULL;
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_description (context,
+  command = deja_command_line (argv);
+  if (!deja_run_parse (run, "— the corpus on one HTML page", entries,
     "Writes one self-contained HTML page (no script, nothing fetched: it opens offline and\n"
     "can be sent as it is): the corpus in numbers, messages per month and newsgroup, authors\n"
     "and new threads per month, the thread size distribution, the most active authors, a\n"
@@ -331,17 +339,15 @@ cmd_report (int argc, char **argv)
     "year by year, the cross-post network, the most cited domains per year, the separator\n"
     "log by reason, and every source file with\n"
     "its SHA-256.  The page records deja's version, the database and the date.  Each chart\n"
-    "alone, as SVG or PNG: deja plot.");
-  command = deja_command_line (argv);
-  if (!deja_parse_options (context, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    "alone, as SVG or PNG: deja plot.",
+    &argc, &argv, &status))
     return status;
   if (out == NULL)
-    return deja_usage_error (context, "--out is required");
-  if ((store = deja_open_store_to_read (db)) == NULL)
-    return DEJA_EXIT_FAILED;
-  if (!write_report (store, db, title, command, html, &error))
+    return deja_usage_error (run->context, "--out is required");
+  if (!deja_run_open (run, &status))
+    return status;
+  store = run->store;
+  if (!write_report (store, run->db, title, command, html, &error))
     {
       deja_error ("cannot make the report: %s", error->message);
       return DEJA_EXIT_FAILED;

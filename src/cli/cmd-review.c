@@ -263,42 +263,38 @@ apply (Review *r, const char *db)
 }
 
 int
-cmd_review (int argc, char **argv)
+cmd_review (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL, *export_path = NULL, *import_path = NULL;
+  g_autofree char *export_path = NULL, *import_path = NULL;
   gboolean all = FALSE;
   int status, context = DEFAULT_CONTEXT;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "export", 0, 0, G_OPTION_ARG_FILENAME, &export_path, "write the lines to review and the decisions as TSV", "FILE" },
     { "import", 0, 0, G_OPTION_ARG_FILENAME, &import_path, "read decisions from TSV (as --export writes it)", "FILE" },
     { "all", 0, 0, G_OPTION_ARG_NONE, &all, "also prose lines a liberal parser would split on", NULL },
     { "context", 'C', 0, G_OPTION_ARG_INT, &context, "lines of context around each line (default 3)", "N" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("— decide where the splitter had to judge");
-  g_autoptr (Store) store = NULL;
+  Store *store = NULL;
   Review r = { 0 };
   gboolean ok;
 
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_description (ctx,
+  if (!deja_run_parse (run, "— decide where the splitter had to judge", entries,
     "Without --export or --import, shows each undecided line (separators accepted against\n"
     "part of the evidence, envelope-shaped lines rejected; with --all, prose too) with its\n"
     "context and asks: y = a message starts here, n = body text, s = skip, q = quit.\n"
     "Decisions are kept by file content and line, applied by every later ingest, and the\n"
     "files concerned are read again now.  TSV columns: file_sha256, path, line_no, verdict,\n"
-    "reason, line_text, decision (split, no-split or empty), note.");
-  if (!deja_parse_options (ctx, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (ctx, db, argc, argv)) != 0)
+    "reason, line_text, decision (split, no-split or empty), note.",
+    &argc, &argv, &status))
     return status;
   if (export_path && import_path)
-    return deja_usage_error (ctx, "--export and --import go in separate runs");
+    return deja_usage_error (run->context, "--export and --import go in separate runs");
   if (context < 0)
-    return deja_usage_error (ctx, "--context must be 0 or more");
-  if ((store = deja_open_existing_store (db)) == NULL)
-    return DEJA_EXIT_FAILED;
+    return deja_usage_error (run->context, "--context must be 0 or more");
+  if (!deja_run_open (run, &status))
+    return status;
+  store = run->store;
   if (export_path)
     return export_decisions (store, export_path, all);
 
@@ -317,7 +313,7 @@ cmd_review (int argc, char **argv)
   if (ok && !import_path && r.seen == 0)
     deja_note ("nothing to review");
   if (ok)
-    ok = apply (&r, db);
+    ok = apply (&r, run->db);
   g_hash_table_unref (r.changed);
   if (!ok)
     {

@@ -70,7 +70,7 @@ scan_file (const char *path, gboolean force, gboolean log, SplitCounts *counts, 
 }
 
 int
-cmd_scan (int argc, char **argv)
+cmd_scan (DejaRun *run, int argc, char **argv)
 {
   g_auto (GStrv) paths = NULL;
   gboolean log = FALSE, force = FALSE;

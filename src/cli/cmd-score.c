@@ -70,14 +70,12 @@ print_slices (const Lexicon *lexicon, GPtrArray *slices, RowWriter *writer)
 }
 
 int
-cmd_score (int argc, char **argv)
+cmd_score (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL, *lexicon_path = NULL, *by_name = NULL, *format_name = NULL;
+  g_autofree char *lexicon_path = NULL, *by_name = NULL, *format_name = NULL;
   gboolean per_message = FALSE, negation = FALSE, duplicates = FALSE;
   int threads = 0, status;
-  g_auto (DejaFilter) filter = { 0 };
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "lexicon", 'l', 0, G_OPTION_ARG_FILENAME, &lexicon_path,
       "TSV: word, weight[, category]; 'word*' matches words it begins", "FILE" },
     { "by", 0, 0, G_OPTION_ARG_STRING, &by_name, "one row per slice and category: all (default), group, year, month or author", "SLICE" },
@@ -89,30 +87,24 @@ cmd_score (int argc, char **argv)
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "worker threads (default: one per processor)", "N" },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— score own text with a lexicon");
   g_autoptr (GError) error = NULL;
-  g_autoptr (Store) store = NULL;
+  Store *store = NULL;
   g_autoptr (Lexicon) lexicon = NULL;
   g_autoptr (GPtrArray) slices = NULL;
-  StoreFilter store_filter;
   RowFormat format;
   TermsBy by = TERMS_BY_ALL;
   PerMessage pm;
   gboolean ok;
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  deja_filter_add_options (context, &filter);
-  g_option_context_set_description (context,
+  if (!deja_run_parse (run, "— score own text with a lexicon", entries,
     "Sums the weights of the lexicon's words in each message's own text (case-folded, not\n"
     "stemmed), per category.  Per slice: messages, words, matches, the sum of scores, the\n"
     "score per word, and the mean over messages of their score per word.  deja ships no\n"
-    "lexicon: bring VADER, AFINN, Bing or your own (docs/text-analysis.md).");
-  if (!deja_parse_options (context, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+    "lexicon: bring VADER, AFINN, Bing or your own (docs/text-analysis.md).",
+    &argc, &argv, &status))
     return status;
   if (lexicon_path == NULL)
-    return deja_usage_error (context, "--lexicon FILE is required");
+    return deja_usage_error (run->context, "--lexicon FILE is required");
   if (by_name)
     {
       static const char *const names[] = { "all", "group", "year", "month", "author" };
@@ -121,32 +113,31 @@ cmd_score (int argc, char **argv)
       for (i = 0; i < G_N_ELEMENTS (names) && g_strcmp0 (by_name, names[i]) != 0; i++)
         ;
       if (i == G_N_ELEMENTS (names))
-        return deja_usage_error (context, "--by must be all, group, year, month or author");
+        return deja_usage_error (run->context, "--by must be all, group, year, month or author");
       by = (TermsBy) i;
     }
   if (threads < 0)
-    return deja_usage_error (context, "--threads must be 0 or more");
+    return deja_usage_error (run->context, "--threads must be 0 or more");
   if (!row_format_parse (format_name, ROW_FORMAT_TSV, &format))
-    return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
-  if ((status = deja_filter_finish (context, &filter, NULL, &store_filter)) != 0)
-    return status;
-  store_filter.canonical_only = !duplicates;
+    return deja_usage_error (run->context, "--format must be " ROW_FORMAT_NAMES);
+  run->filter_sql.canonical_only = !duplicates;
   if ((lexicon = lexicon_load (lexicon_path, &error)) == NULL)
     {
       deja_error ("cannot read the lexicon: %s", error->message);
       return DEJA_EXIT_FAILED;
     }
-  if ((store = deja_open_store_to_read (db)) == NULL)
-    return DEJA_EXIT_FAILED;
+  if (!deja_run_open (run, &status))
+    return status;
+  store = run->store;
   pm = (PerMessage) { lexicon, row_writer_new (format, stdout) };
-  ok = lexicon_score (store, &store_filter, lexicon, by, negation, (guint) threads,
+  ok = lexicon_score (store, &run->filter_sql, lexicon, by, negation, (guint) threads,
                       per_message ? print_message : NULL, &pm, per_message ? NULL : &slices, &error);
   if (ok && !per_message)
     print_slices (lexicon, slices, pm.writer);
   row_writer_finish (pm.writer);
   if (!ok)
     {
-      deja_error ("cannot score '%s': %s", db, error->message);
+      deja_error ("cannot score '%s': %s", run->db, error->message);
       return DEJA_EXIT_FAILED;
     }
   deja_note ("lexicon '%s': %u entries in %u categor%s", lexicon_path, lexicon_size (lexicon),

@@ -295,7 +295,7 @@ run_search (Store *store, const StoreFilter *filter, const char *typed, StoreSea
 }
 
 int
-cmd_search (int argc, char **argv)
+cmd_search (DejaRun *run, int argc, char **argv)
 {
   g_auto (GStrv) dbs = NULL;
   g_autofree char *format_name = NULL;

@@ -466,28 +466,25 @@ show_thread (Store *store, gint64 id, RowFormat format)
 }
 
 int
-cmd_show (int argc, char **argv)
+cmd_show (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL, *format_name = NULL;
+  g_autofree char *format_name = NULL;
   gboolean thread = FALSE, raw = FALSE, own_only = FALSE;
   int status;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "thread", 't', 0, G_OPTION_ARG_NONE, &thread, "the message's whole thread, as a tree", NULL },
     { "raw", 0, 0, G_OPTION_ARG_NONE, &raw, "the message's bytes as they are in the archive", NULL },
     { "own", 0, 0, G_OPTION_ARG_NONE, &own_only, "only the author's own text, no quotes or signature", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "a message: text (default) or json; a thread: table (default), tsv, csv or json", "FORMAT" },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("ID — read one message or its thread");
-  g_autoptr (Store) store = NULL;
+  Store *store = NULL;
   g_autoptr (GError) error = NULL;
   RowFormat format = ROW_FORMAT_TABLE;
   gboolean json = FALSE;
   gint64 id;
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_description (context,
+  if (!deja_run_parse (run, "ID — read one message or its thread", entries,
     "ID is a message's id (the number search, export and log show) or its Message-ID, with\n"
     "or without angle brackets; a Message-ID present in several files shows its canonical\n"
     "copy.  A message is shown with its decoded headers, where it lies in the archive (file,\n"
@@ -495,22 +492,21 @@ cmd_show (int argc, char **argv)
     "on a terminal the author's own lines are bold and quotes, attributions and signature\n"
     "dim (NO_COLOR turns this off).  --thread draws the thread the message belongs to, one\n"
     "line per message (id, date, author, and the subject where it changes), the message\n"
-    "marked; --raw writes its exact bytes, envelope line included.");
-  if (!deja_parse_options (context, &argc, &argv, &status))
+    "marked; --raw writes its exact bytes, envelope line included.",
+    &argc, &argv, &status))
     return status;
-  if (db == NULL)
-    return deja_usage_error (context, "--db is required");
   if (argc != 2)
-    return deja_usage_error (context, "one message ID is required");
+    return deja_usage_error (run->context, "one message ID is required");
   if (raw && (thread || format_name || own_only))
-    return deja_usage_error (context, "--raw takes no other option");
+    return deja_usage_error (run->context, "--raw takes no other option");
   if (thread && !row_format_parse (format_name, ROW_FORMAT_TABLE, &format))
-    return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
+    return deja_usage_error (run->context, "--format must be " ROW_FORMAT_NAMES);
   if (!thread && format_name && strcmp (format_name, "text") && strcmp (format_name, "json"))
-    return deja_usage_error (context, "--format must be text or json");
+    return deja_usage_error (run->context, "--format must be text or json");
   json = !thread && g_strcmp0 (format_name, "json") == 0;
-  if ((store = deja_open_store_to_read (db)) == NULL)
-    return DEJA_EXIT_FAILED;
+  if (!deja_run_open (run, &status))
+    return status;
+  store = run->store;
   if (!resolve (store, argv[1], &id, &error))
     {
       deja_error ("%s", error->message);
@@ -518,7 +514,7 @@ cmd_show (int argc, char **argv)
     }
   if (id == 0)
     {
-      deja_error ("no message '%s' in '%s'", argv[1], db);
+      deja_error ("no message '%s' in '%s'", argv[1], run->db);
       return DEJA_EXIT_FAILED;
     }
   if (raw)

@@ -353,7 +353,7 @@ stats_many (char **dbs, Printer *p, gboolean by_month)
 }
 
 int
-cmd_stats (int argc, char **argv)
+cmd_stats (DejaRun *run, int argc, char **argv)
 {
   g_auto (GStrv) dbs = NULL;
   g_autofree char *format_name = NULL, *key = NULL, *statement_path = NULL;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 typedef struct {
-  char *db, *by, *stopwords, *format, *keyness, *reference, *export_kind, *out;
+  char *by, *stopwords, *format, *keyness, *reference, *export_kind, *out;
   int ngram, top, min_count, min_messages, window, threads;
   gboolean stem, numbers, collocations, duplicates;
 } Args;
@@ -21,7 +21,7 @@ typedef struct {
 static void
 args_clear (Args *a)
 {
-  g_free (a->db), g_free (a->by), g_free (a->stopwords), g_free (a->format);
+  g_free (a->by), g_free (a->stopwords), g_free (a->format);
   g_free (a->keyness), g_free (a->reference), g_free (a->export_kind), g_free (a->out);
 }
 
@@ -203,12 +203,10 @@ open_export (GOptionContext *context, const Args *a, TermsOptions *o, Output **o
 }
 
 int
-cmd_terms (int argc, char **argv)
+cmd_terms (DejaRun *run, int argc, char **argv)
 {
   g_auto (Args) a = { .ngram = 1, .min_count = 0, .window = 0 };
-  g_auto (DejaFilter) filter = { 0 };
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &a.db, "database file", "DB" },
     { "by", 0, 0, G_OPTION_ARG_STRING, &a.by, "one table per slice: all (default), group, year, month or author", "SLICE" },
     { "ngram", 'n', 0, G_OPTION_ARG_INT, &a.ngram, "count runs of N words (default 1)", "N" },
     { "stem", 0, 0, G_OPTION_ARG_NONE, &a.stem, "Snowball stems in each message's language", NULL },
@@ -229,49 +227,41 @@ cmd_terms (int argc, char **argv)
     { "threads", 'j', 0, G_OPTION_ARG_INT, &a.threads, "worker threads (default: one per processor)", "N" },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— words and n-grams of own text per slice");
   g_autoptr (GError) error = NULL;
-  g_autoptr (Store) store = NULL;
+  Store *store;
   g_autoptr (TextStoplist) stoplist = NULL;
   g_autoptr (TermsTable) table = NULL;
   Output *export_output = NULL;
   TermsOptions options = { 0 };
-  StoreFilter store_filter;
   RowFormat format;
   RowWriter *writer;
   int status;
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  deja_filter_add_options (context, &filter);
-  g_option_context_set_description (context,
+  if (!deja_run_parse (run, "— words and n-grams of own text per slice", entries,
     "Counts the words of the authors' own text (no quotes, signatures, code lines, URLs or\n"
     "addresses), case-folded, per slice: one row per slice and term with its count and the\n"
     "number of messages it occurs in.  Keyness: signed log-likelihood G2, Log Ratio and p;\n"
     "collocations: PMI, G2 and t-score.  Formulas and examples: docs/text-analysis.md.\n\n"
     "  deja terms --db list.db --by year --stopwords en --top 20\n"
     "  deja terms --db news.db --by group --stopwords auto --keyness comp.lang.c\n"
-    "  deja terms --db list.db --ngram 2 --stopwords en --export mallet --out list.mallet");
-  if (!deja_parse_options (context, &argc, &argv, &status))
-    return status;
-  if ((status = deja_check_db_args (context, a.db, argc, argv)) != 0)
+    "  deja terms --db list.db --ngram 2 --stopwords en --export mallet --out list.mallet",
+    &argc, &argv, &status))
     return status;
   if (!parse_by (a.by, &options.by))
-    return deja_usage_error (context, "--by must be all, group, year, month or author");
+    return deja_usage_error (run->context, "--by must be all, group, year, month or author");
   if (a.ngram < 1 || a.ngram > 8)
-    return deja_usage_error (context, "--ngram must be 1 to 8");
+    return deja_usage_error (run->context, "--ngram must be 1 to 8");
   if (a.window < 0 || a.top < 0 || a.min_count < 0 || a.min_messages < 0 || a.threads < 0)
-    return deja_usage_error (context, "--window, --top, --min-count, --min-messages and --threads take 0 or more");
+    return deja_usage_error (run->context, "--window, --top, --min-count, --min-messages and --threads take 0 or more");
   if (a.reference && !a.keyness)
-    return deja_usage_error (context, "--reference goes with --keyness");
+    return deja_usage_error (run->context, "--reference goes with --keyness");
   if (a.keyness && options.by == TERMS_BY_ALL)
-    return deja_usage_error (context, "--keyness compares slices: give --by group, year, month or author");
+    return deja_usage_error (run->context, "--keyness compares slices: give --by group, year, month or author");
   if (a.keyness && a.collocations)
-    return deja_usage_error (context, "--keyness and --collocations are separate tables");
+    return deja_usage_error (run->context, "--keyness and --collocations are separate tables");
   if (!row_format_parse (a.format, ROW_FORMAT_TSV, &format))
-    return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
-  if ((status = deja_filter_finish (context, &filter, NULL, &store_filter)) != 0)
-    return status;
-  store_filter.canonical_only = !a.duplicates;
+    return deja_usage_error (run->context, "--format must be " ROW_FORMAT_NAMES);
+  run->filter_sql.canonical_only = !a.duplicates;
   options.ngram = a.ngram;
   options.stem = a.stem;
   options.keep_numbers = a.numbers;
@@ -282,13 +272,14 @@ cmd_terms (int argc, char **argv)
       if (a.min_count == 0)
         a.min_count = 5;
     }
-  if ((status = load_stopwords (context, a.stopwords, &options, &stoplist)) != 0)
+  if ((status = load_stopwords (run->context, a.stopwords, &options, &stoplist)) != 0)
     return status;
-  if ((store = deja_open_store_to_read (a.db)) == NULL)
-    return DEJA_EXIT_FAILED;
-  if ((status = open_export (context, &a, &options, &export_output)) != 0)
+  if (!deja_run_open (run, &status))
     return status;
-  table = terms_count (store, &store_filter, &options, &error);
+  store = run->store;
+  if ((status = open_export (run->context, &a, &options, &export_output)) != 0)
+    return status;
+  table = terms_count (store, &run->filter_sql, &options, &error);
   if (export_output && !output_close (export_output, table != NULL, table ? &error : NULL))
     {
       deja_error ("cannot write '%s': %s", a.out, error->message);
@@ -296,7 +287,7 @@ cmd_terms (int argc, char **argv)
     }
   if (table == NULL)
     {
-      deja_error ("cannot count the terms of '%s': %s", a.db, error->message);
+      deja_error ("cannot count the terms of '%s': %s", run->db, error->message);
       return DEJA_EXIT_FAILED;
     }
   deja_note ("%" G_GINT64_FORMAT " messages, %" G_GINT64_FORMAT " %s", terms_table_messages (table, NULL),

@@ -57,48 +57,43 @@ print_report (Store *store, const ThreadCounts *c, GError **error)
 }
 
 int
-cmd_thread (int argc, char **argv)
+cmd_thread (DejaRun *run, int argc, char **argv)
 {
-  g_autofree char *db = NULL;
   gboolean by_subject = FALSE, report = FALSE;
   int status;
   GOptionEntry entries[] = {
-    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file", "DB" },
     { "subject", 0, 0, G_OPTION_ARG_NONE, &by_subject,
       "also join threads whose first messages share a subject (Re: and [list] tags aside)", NULL },
     { "report", 0, 0, G_OPTION_ARG_NONE, &report,
       "print the diagnostics: counts, then every orphan, placeholder, cycle, time-travelling reply and conflicting duplicate", NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("— rebuild threads from References and In-Reply-To");
   g_autoptr (GError) error = NULL;
-  g_autoptr (Store) store = NULL;
+  Store *store = NULL;
   ThreadCounts counts;
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_description (context,
+  if (!deja_run_parse (run, "— rebuild threads from References and In-Reply-To", entries,
     "Sets thread_id (the id of the thread's first message) and parent_id for every message,\n"
     "across all files; marks later copies of a Message-ID in duplicate_of and merges their\n"
     "newsgroups into the first copy; records parents that are not in the archive in\n"
     "missing_parent and thread_placeholders.  deja ingest runs this at its end, in the mode\n"
     "the database was last threaded in: after --subject, later ingests join by subject\n"
-    "too, until 'deja thread' without --subject.  See docs/threads.md.");
-  if (!deja_parse_options (context, &argc, &argv, &status))
+    "too, until 'deja thread' without --subject.  See docs/threads.md.",
+    &argc, &argv, &status))
     return status;
-  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+  if (!deja_run_open (run, &status))
     return status;
-  if ((store = deja_open_existing_store (db)) == NULL)
-    return DEJA_EXIT_FAILED;
+  store = run->store;
   if (!threads_rebuild (store, by_subject, &counts, &error) ||
       (report && !print_report (store, &counts, &error)))
     {
-      deja_error ("cannot thread '%s': %s", db, error->message);
+      deja_error ("cannot thread '%s': %s", run->db, error->message);
       return DEJA_EXIT_FAILED;
     }
   if (!report)
     {
       g_autofree char *summary = threads_describe (&counts);
-      deja_note ("threaded '%s': %s", db, summary);
+      deja_note ("threaded '%s': %s", run->db, summary);
     }
   return DEJA_EXIT_OK;
 }

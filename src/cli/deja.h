@@ -3,6 +3,9 @@
 
 #include <glib.h>
 
+#include "rows.h"
+#include "store.h"
+
 G_BEGIN_DECLS
 
 /* Exit statuses, fixed by the project's external contract (README, "Exit status"). */
@@ -10,29 +13,31 @@ G_BEGIN_DECLS
 #define DEJA_EXIT_FAILED 1   /* some input failed */
 #define DEJA_EXIT_USAGE  2
 
-int cmd_ingest (int argc, char **argv);
-int cmd_scan (int argc, char **argv);
-int cmd_log (int argc, char **argv);
-int cmd_search (int argc, char **argv);
-int cmd_export (int argc, char **argv);
-int cmd_thread (int argc, char **argv);
-int cmd_network (int argc, char **argv);
-int cmd_groups (int argc, char **argv);
-int cmd_links (int argc, char **argv);
-int cmd_stats (int argc, char **argv);
-int cmd_export_mbox (int argc, char **argv);
-int cmd_review (int argc, char **argv);
-int cmd_authors (int argc, char **argv);
-int cmd_keygen (int argc, char **argv);
-int cmd_show (int argc, char **argv);
-int cmd_report (int argc, char **argv);
-int cmd_plot (int argc, char **argv);
-int cmd_analyse (int argc, char **argv);
-int cmd_terms (int argc, char **argv);
-int cmd_dedup (int argc, char **argv);
-int cmd_score (int argc, char **argv);
-int cmd_merge (int argc, char **argv);
-int cmd_export_pg (int argc, char **argv);
+typedef struct _DejaRun DejaRun;
+
+int cmd_ingest (DejaRun *run, int argc, char **argv);
+int cmd_scan (DejaRun *run, int argc, char **argv);
+int cmd_log (DejaRun *run, int argc, char **argv);
+int cmd_search (DejaRun *run, int argc, char **argv);
+int cmd_export (DejaRun *run, int argc, char **argv);
+int cmd_thread (DejaRun *run, int argc, char **argv);
+int cmd_network (DejaRun *run, int argc, char **argv);
+int cmd_groups (DejaRun *run, int argc, char **argv);
+int cmd_links (DejaRun *run, int argc, char **argv);
+int cmd_stats (DejaRun *run, int argc, char **argv);
+int cmd_export_mbox (DejaRun *run, int argc, char **argv);
+int cmd_review (DejaRun *run, int argc, char **argv);
+int cmd_authors (DejaRun *run, int argc, char **argv);
+int cmd_keygen (DejaRun *run, int argc, char **argv);
+int cmd_show (DejaRun *run, int argc, char **argv);
+int cmd_report (DejaRun *run, int argc, char **argv);
+int cmd_plot (DejaRun *run, int argc, char **argv);
+int cmd_analyse (DejaRun *run, int argc, char **argv);
+int cmd_terms (DejaRun *run, int argc, char **argv);
+int cmd_dedup (DejaRun *run, int argc, char **argv);
+int cmd_score (DejaRun *run, int argc, char **argv);
+int cmd_merge (DejaRun *run, int argc, char **argv);
+int cmd_export_pg (DejaRun *run, int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 void deja_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
@@ -41,8 +46,6 @@ void deja_note (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, int *status);
 gboolean deja_is_verbose (void);
 
-/* cli.c */
-typedef struct _Store Store;
 
 /* finish.c */
 extern volatile int deja_interrupted;
@@ -64,7 +67,7 @@ int deja_check_db_args (GOptionContext *context, const char *db, int argc, char 
 
 /* The filter every command that selects messages takes (cli.c): options
  * parsed in one place, turned into SQL in one place (store-filter.c). */
-typedef struct _StoreFilter StoreFilterFwd;
+typedef StoreFilter StoreFilterFwd;
 typedef struct _SearchQuery SearchQueryFwd;
 typedef struct {
   char **groups;         /* --group GLOB, repeatable */
@@ -82,5 +85,62 @@ int deja_filter_finish (GOptionContext *context, DejaFilter *filter, const Searc
 void deja_filter_clear (DejaFilter *filter);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (DejaFilter, deja_filter_clear)
+
+/* What a command needs, declared once in main.c's commands[] (as git's
+ * run_builtin() reads its table): the database, the options every such
+ * command takes, the optional libraries.  cli.c's deja_run_parse() and
+ * deja_run_open() do the opening each command used to repeat. */
+typedef enum {
+  DEJA_DB_NONE,     /* no database (scan, keygen) */
+  DEJA_DB_OWN,      /* --db handled by the command (ingest creates; merge, stats and search
+                       take several) */
+  DEJA_DB_READ,     /* --db: an existing database, read (stale authors computed first) */
+  DEJA_DB_WRITE,    /* --db: an existing database, written */
+} DejaDbUse;
+
+typedef enum {
+  DEJA_TAKES_FILTERS = 1 << 0,   /* --group, --author, --since, --until, --lang, --distinct-text */
+  DEJA_TAKES_FORMAT  = 1 << 1,   /* --format table|tsv|csv|json (run->format) */
+  DEJA_TAKES_ARGS    = 1 << 2,   /* arguments after the options */
+} DejaTakes;
+
+/* The optional libraries (meson_options.txt). */
+typedef enum {
+  DEJA_FEATURE_LIBGIT2,
+  DEJA_FEATURE_CLD2,
+  DEJA_FEATURE_HUNSPELL,
+  DEJA_FEATURE_CAIRO,
+  DEJA_N_FEATURES,
+} DejaFeature;
+
+#define DEJA_NEEDS(f) (1u << (f))
+
+typedef struct {
+  const char *name;
+  int (*fn) (DejaRun *run, int argc, char **argv);
+  const char *summary;
+  DejaDbUse db;
+  DejaTakes takes;
+  guint needs;             /* DEJA_NEEDS() of features without which it cannot run */
+} DejaCommand;
+
+struct _DejaRun {
+  const DejaCommand *command;
+  GOptionContext *context;
+  char *db;                /* --db */
+  char *format_name;       /* --format, parsed into format */
+  RowFormat format;
+  DejaFilter filter;
+  StoreFilterFwd filter_sql;    /* the filter as the store takes it (after deja_run_parse) */
+  Store *store;            /* after deja_run_open() */
+};
+
+gboolean deja_feature_available (DejaFeature feature);
+const char *deja_feature_name (DejaFeature feature);
+char *deja_features_describe (void);
+gboolean deja_run_parse (DejaRun *run, const char *parameters, const GOptionEntry *entries,
+                         const char *description, int *argc, char ***argv, int *status);
+gboolean deja_run_open (DejaRun *run, int *status);
+void deja_run_clear (DejaRun *run);
 
 G_END_DECLS

@@ -68,6 +68,7 @@ GBytes *plot_bars (const PlotPage *page, const PlotBars *data, GError **error);
 GBytes *plot_points (const PlotPage *page, const PlotPoints *data, GError **error);
 GBytes *plot_network (const PlotPage *page, const PlotNetwork *data, GError **error);
 
+gboolean plot_available (void);
 gboolean plot_format_parse (const char *name, PlotFormat *format);
 const char *plot_format_mime (PlotFormat format);
 

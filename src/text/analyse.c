@@ -8,7 +8,17 @@
  * NULL, never a guess.  Nothing here drops a message: these are columns
  * to filter on. */
 #include <string.h>
+#if DEJA_HAVE_HUNSPELL
 #include <hunspell/hunspell.h>
+#else
+/* Built without Hunspell: no dictionary opens, so every language is one
+ * without a dictionary and oov_share stays NULL. */
+typedef struct _Hunhandle Hunhandle;
+static Hunhandle *Hunspell_create (const char *aff, const char *dic) { return NULL; }
+static void Hunspell_destroy (Hunhandle *handle) { }
+static const char *Hunspell_get_dic_encoding (Hunhandle *handle) { return NULL; }
+static int Hunspell_spell (Hunhandle *handle, const char *word) { return 0; }
+#endif
 #include "analyse.h"
 
 /* Hunspell is slow per call; words repeat (Zipf), so its answers are
@@ -187,6 +197,13 @@ TextWords *
 text_analyser_words (TextAnalyser *a)
 {
   return a->words;
+}
+
+/* Whether this deja checks words (built with Hunspell). */
+gboolean
+text_spell_available (void)
+{
+  return DEJA_HAVE_HUNSPELL;
 }
 
 /**

@@ -26,6 +26,7 @@ TextAnalyser *text_analyser_new (void);
 void text_analyser_free (TextAnalyser *analyser);
 void text_analyse (TextAnalyser *analyser, const char *own_text, gsize len, TextAnalysis *out);
 TextWords *text_analyser_words (TextAnalyser *analyser);
+gboolean text_spell_available (void);
 char *text_spell_dictionary_for (const char *lang);
 
 typedef struct _TextDictionary TextDictionary;

@@ -1,4 +1,5 @@
-/* lang.h — the language of a text (CLD2, behind a C++ shim in lang.cc). */
+/* lang.h — the language of a text (CLD2, behind a C++ shim in lang.cc;
+ * lang-none.c in a build without CLD2: text_lang_available() is FALSE). */
 #pragma once
 
 #include <glib.h>
@@ -16,6 +17,7 @@ typedef struct {
   char second[16];      /* the next language, or "" */
 } TextLang;
 
+gboolean text_lang_available (void);
 void text_lang_detect (const char *utf8, gsize len, TextLang *out);
 guint text_lang_letters (const char *utf8, gsize len, guint enough);
 const char *const *text_lang_charsets (const char *lang);

@@ -137,6 +137,13 @@ _input_git_stored_size (const char *path)
   return stored_size (objects);
 }
 
+/* Whether this deja reads git repositories (public-inbox). */
+gboolean
+input_git_available (void)
+{
+  return DEJA_HAVE_LIBGIT2;
+}
+
 #if DEJA_HAVE_LIBGIT2
 
 #include <git2.h>
