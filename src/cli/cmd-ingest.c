@@ -1,5 +1,6 @@
 /* cmd-ingest.c — deja ingest --db DB PATH... */
 #include "deja.h"
+#include "profile.h"
 #include "ingest.h"
 #include "progress.h"
 #include "threads.h"
@@ -79,7 +80,7 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
 {
   g_autofree char *db = NULL;
   g_auto (GStrv) paths = NULL;
-  gboolean force = FALSE, no_analysis = FALSE, reingest = FALSE, no_languages;
+  gboolean force = FALSE, no_analysis = FALSE, reingest = FALSE, profile = FALSE, no_languages;
   int threads = 0, status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file (created if missing)", "DB" },
@@ -89,6 +90,8 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "decoding threads (default: one per CPU)", "N" },
     { "no-analysis", 0, 0, G_OPTION_ARG_NONE, &no_analysis,
       "leave language and prose signals for a later 'deja analyse' (they are NULL until then)", NULL },
+    { "profile", 0, 0, G_OPTION_ARG_NONE, &profile,
+      "at the end, print where the time went, stage by stage (stderr)", NULL },
     { "reingest", 0, 0, G_OPTION_ARG_NONE, &reingest,
       "read every file again, even unchanged: its rows get what this deja stores and an older one"
       " did not (links, Usenet headers)", NULL },
@@ -145,6 +148,8 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
       deja_error ("cannot prepare '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
+  if (profile)
+    profile_enable ();
   options.force = force;
   options.reingest = reingest;
   options.threads = threads;
@@ -282,11 +287,23 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
   /* Language and prose signals of rows stored without them: by an older
    * deja, or by --no-analysis before (what this run stored has them,
    * from the decode workers), on every core (pipeline/analyse-stored.c). */
-  if (!deja_interrupted && !no_analysis && !deja_analyse_stored (store, db, FALSE, threads, &deja_interrupted))
-    failures++;
+  {
+    gint64 started = profile_start ();
+
+    if (!deja_interrupted && !no_analysis && !deja_analyse_stored (store, db, FALSE, threads, &deja_interrupted))
+      failures++;
+    profile_stop (PROFILE_ANALYSIS, started);
+  }
   /* One line for the whole run, whatever stderr is. */
   deja_note ("done in %.1f s: %u file%s stored, %" G_GUINT64_FORMAT " messages, %.1f MiB/s;"
              " %u failed", g_timer_elapsed (timer, NULL), stored, stored == 1 ? "" : "s", messages,
              bytes / 1048576.0 / MAX (g_timer_elapsed (timer, NULL), 1e-3), failures);
+  if (profile)
+    {
+      g_autofree char *where = profile_describe (g_timer_elapsed (timer, NULL));
+
+      progress_clear ();
+      fprintf (stderr, "deja: where the time went (--profile):\n%s\n", where);
+    }
   return failures ? DEJA_EXIT_FAILED : DEJA_EXIT_OK;
 }

@@ -2,6 +2,7 @@
  * transactions, and the corpus-wide steps after the rows changed
  * (threads, then authors). */
 #include "authors.h"
+#include "profile.h"
 #include "deja.h"
 #include "store.h"
 #include "threads.h"
@@ -59,11 +60,14 @@ deja_rethread (Store *store, const char *db)
    * threading allocates its own: the two peaks do not add up. */
   malloc_trim (0);
 #endif
+  gint64 started = profile_start ();
+
   if (!threads_rebuild_as_before (store, &counts, &error))
     {
       deja_error ("cannot thread '%s': %s", db, error->message);
       return FALSE;
     }
+  profile_stop (PROFILE_THREADS, started);
   summary = threads_describe (&counts);
   deja_note ("threaded '%s': %s", db, summary);
   return TRUE;
@@ -73,8 +77,11 @@ static gboolean
 build_indexes (Store *store, gpointer db)
 {
   g_autoptr (GError) error = NULL;
+  gint64 started = profile_start ();
+  gboolean ok = store_build_deferred_indexes (store, &error);
 
-  if (store_build_deferred_indexes (store, &error))
+  profile_stop (PROFILE_INDEXES, started);
+  if (ok)
     return TRUE;
   deja_error ("cannot index '%s': %s", (const char *) db, error->message);
   return FALSE;
@@ -94,11 +101,16 @@ deja_rethread_and_index (Store *store, const char *db)
 #ifdef __GLIBC__
   malloc_trim (0);
 #endif
+  gint64 started = profile_start ();
+  double indexes = profile_seconds (PROFILE_INDEXES);
+
   if (!threads_rebuild_beside (store, db, build_indexes, (gpointer) db, &indexed, &counts, &error))
     {
       deja_error ("cannot thread '%s': %s", db, error->message);
       return FALSE;
     }
+  /* threads: the whole step but the index build beside it */
+  profile_stop (PROFILE_THREADS, started + (gint64) ((profile_seconds (PROFILE_INDEXES) - indexes) * 1e6));
   summary = threads_describe (&counts);
   deja_note ("threaded '%s': %s", db, summary);
   return indexed;
@@ -112,11 +124,14 @@ deja_update_authors (Store *store, const char *db)
   g_autoptr (GError) error = NULL;
   AuthorCounts counts;
 
+  gint64 started = profile_start ();
+
   if (!authors_update (store, FALSE, &counts, &error))
     {
       deja_error ("cannot find the authors of '%s': %s", db, error->message);
       return FALSE;
     }
+  profile_stop (PROFILE_AUTHORS, started);
   if (counts.updated)
     deja_note ("authors: %" G_GINT64_FORMAT " from %" G_GINT64_FORMAT " addresses",
                counts.authors, counts.addresses);

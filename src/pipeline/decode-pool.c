@@ -13,6 +13,7 @@
  * critical path; below it, they take what the writer leaves.
  */
 #include "decode-pool.h"
+#include "profile.h"
 #include "lang.h"
 #include "text.h"
 #include "charset.h"
@@ -422,7 +423,10 @@ decode_worker (gpointer data, gpointer user_data)
   DecodeBatch *batch = data;
   DecodePool *pool = user_data;
 
+  gint64 started;
+
   yield_to_writer ();
+  started = profile_start ();
   for (guint i = 0; i < batch->items->len; i++)
     {
       DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
@@ -435,8 +439,13 @@ decode_worker (gpointer data, gpointer user_data)
         item->envelope = charset_to_utf8 (batch->buf + item->span.offset,
                                           item->span.envelope_length, NULL, NULL);
     }
+  profile_stop (PROFILE_DECODE, started);
   if (pool->analysers)
-    analyse_batch (pool, batch);
+    {
+      started = profile_start ();
+      analyse_batch (pool, batch);
+      profile_stop (PROFILE_SIGNALS, started);
+    }
   g_mutex_lock (&pool->lock);
   batch->done = TRUE;
   g_cond_broadcast (&pool->cond);

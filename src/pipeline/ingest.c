@@ -14,6 +14,7 @@
  * the database keeps exactly what it had before the file.
  */
 #include "ingest.h"
+#include "profile.h"
 #include "charset.h"
 #include "links.h"
 #include "input.h"
@@ -358,13 +359,18 @@ drain_one (Pipeline *p, GError **error)
 
   g_autoptr (GArray) links = g_array_new (FALSE, FALSE, sizeof (StoreLink));
 
+  gint64 started = profile_start ();
+
   decode_pool_wait (p->pool, batch);
+  profile_stop (PROFILE_WAIT, started);
   for (guint i = 0; ok && i < batch->items->len; i++)
     {
       DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
       StoreMessage m;
 
+      started = profile_start ();
       message_row (p, item, &m, links);
+      profile_stop (PROFILE_ROW, started);
       ok = item->replaces ? store_replace_message (p->store, &m, error)
                           : store_add_message (p->store, &m, error);
       end = item->span.offset + item->span.length;

@@ -22,6 +22,7 @@
  */
 #include "store-private.h"
 #include "schema.h"
+#include "profile.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -945,10 +946,14 @@ fts_insert (Store *store, gint64 id, const char *subject, const char *own_text, 
   sqlite3_stmt *stmt = store->stmts[STMT_FTS_INSERT];
   int rc;
 
+  gint64 started = profile_start ();
+
   sqlite3_bind_int64 (stmt, 1, id);
   _store_bind_text_or_null (stmt, 2, subject);
   bind_text_len (stmt, 3, own_text, own_text_len);
-  if ((rc = step_reset (stmt)) != SQLITE_DONE)
+  rc = step_reset (stmt);
+  profile_stop (PROFILE_FTS, started);
+  if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot index message", error);
   return TRUE;
 }
@@ -1532,7 +1537,8 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_MESSAGE];
   const int *param = store->params[STMT_INSERT_MESSAGE];
-  gint64 author = 0;
+  gint64 author = 0, started;
+  gboolean ok;
   int rc;
 
   g_return_val_if_fail (store->file_id > 0, FALSE);
@@ -1567,16 +1573,22 @@ store_add_message (Store *store, const StoreMessage *m, GError **error)
   sqlite3_bind_int64 (stmt, P (content_hash), (gint64) m->content_hash);
   sqlite3_bind_int64 (stmt, P (text_damage), m->text_damage);
   sqlite3_bind_int64 (stmt, P (author_id), author);
+  started = profile_start ();
   rc = step_reset (stmt);
+  profile_stop (PROFILE_MESSAGES, started);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record message", error);
-  return add_fts (store, m, error) &&
-         add_attachments (store, m, error) &&
-         add_refs (store, m->id, STORE_REF_REFERENCES, m->references, m->n_references, error) &&
-         add_refs (store, m->id, STORE_REF_IN_REPLY_TO, m->in_reply_to, m->n_in_reply_to, error) &&
-         add_groups (store, m->id, m->newsgroups, m->n_newsgroups, error) &&
-         add_usenet (store, m->id, &m->usenet, error) &&
-         add_links (store, m->id, m->links, m->n_links, error);
+  if (!add_fts (store, m, error))
+    return FALSE;
+  started = profile_start ();
+  ok = add_attachments (store, m, error) &&
+       add_refs (store, m->id, STORE_REF_REFERENCES, m->references, m->n_references, error) &&
+       add_refs (store, m->id, STORE_REF_IN_REPLY_TO, m->in_reply_to, m->n_in_reply_to, error) &&
+       add_groups (store, m->id, m->newsgroups, m->n_newsgroups, error) &&
+       add_usenet (store, m->id, &m->usenet, error) &&
+       add_links (store, m->id, m->links, m->n_links, error);
+  profile_stop (PROFILE_OTHER_ROWS, started);
+  return ok;
 }
 
 /* Sets one message's text signals (deja analyse). */
@@ -1699,6 +1711,7 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
                    GError **error)
 {
   sqlite3_stmt *stmt;
+  gint64 started;
   int rc;
 
   g_return_val_if_fail (store->file_id > 0, FALSE);
@@ -1723,8 +1736,12 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
                          " VALUES ('threads', 'stale'), ('authors', 'stale')", NULL, NULL, NULL);
       rc = rc == SQLITE_OK ? SQLITE_DONE : rc;
     }
-  if (rc != SQLITE_DONE ||
-      (store->savepoint && (rc = sqlite3_exec (store->db, "RELEASE deja_file", NULL, NULL, NULL)) != SQLITE_OK))
+  started = profile_start ();
+  if (rc == SQLITE_DONE && store->savepoint)
+    rc = sqlite3_exec (store->db, "RELEASE deja_file", NULL, NULL, NULL) == SQLITE_OK ? SQLITE_DONE
+                                                                                       : sqlite3_errcode (store->db);
+  profile_stop (PROFILE_COMMIT, started);
+  if (rc != SQLITE_DONE)
     {
       _store_fail (store, rc, "cannot record file", error);
       store_abort_file (store);
@@ -1747,6 +1764,16 @@ guint
 store_uncommitted_files (Store *store)
 {
   return store->uncommitted_files;
+}
+
+static int
+profiled_commit (Store *store)
+{
+  gint64 started = profile_start ();
+  int rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL);
+
+  profile_stop (PROFILE_COMMIT, started);
+  return rc;
 }
 
 /**
@@ -1775,7 +1802,7 @@ store_commit (Store *store, GError **error)
   store->lost_files = 0;
   if (!sqlite3_get_autocommit (store->db) &&
       ((rc = fts_flush (store, NULL) ? SQLITE_OK : sqlite3_errcode (store->db)) != SQLITE_OK ||
-       (rc = sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK))
+       (rc = profiled_commit (store)) != SQLITE_OK))
     {
       g_autofree char *what = files == 0 ? g_strdup ("cannot commit")
                               : g_strdup_printf ("cannot commit the %u file%s read since the last"

@@ -1,0 +1,77 @@
+/* profile.c — summed stage times for deja ingest --profile. */
+#include "profile.h"
+
+static gboolean enabled;
+static gint64 spent[PROFILE_N_STAGES];   /* microseconds, added atomically */
+
+static const char *const names[PROFILE_N_STAGES] = {
+  [PROFILE_WAIT] = "waiting for decoders",
+  [PROFILE_ROW] = "making rows",
+  [PROFILE_MESSAGES] = "messages rows",
+  [PROFILE_FTS] = "full-text index",
+  [PROFILE_OTHER_ROWS] = "other rows",
+  [PROFILE_COMMIT] = "commits",
+  [PROFILE_INDEXES] = "secondary indexes",
+  [PROFILE_THREADS] = "threads",
+  [PROFILE_AUTHORS] = "authors",
+  [PROFILE_ANALYSIS] = "analysis after",
+  [PROFILE_DECODE] = "decoding",
+  [PROFILE_SIGNALS] = "language and signals",
+};
+
+void
+profile_enable (void)
+{
+  enabled = TRUE;
+}
+
+gboolean
+profile_enabled (void)
+{
+  return enabled;
+}
+
+/* The time now, or 0 when profiling is off. */
+gint64
+profile_start (void)
+{
+  return enabled ? g_get_monotonic_time () : 0;
+}
+
+/* Adds the time since @started (profile_start()) to @stage. */
+void
+profile_stop (ProfileStage stage, gint64 started)
+{
+  if (enabled)
+    __atomic_fetch_add (&spent[stage], g_get_monotonic_time () - started, __ATOMIC_RELAXED);
+}
+
+double
+profile_seconds (ProfileStage stage)
+{
+  return (double) __atomic_load_n (&spent[stage], __ATOMIC_RELAXED) / 1e6;
+}
+
+/* One line per stage: seconds, and the writer's share of @wall_seconds;
+ * the writer's stages first, then the decoders' CPU time. */
+char *
+profile_describe (double wall_seconds)
+{
+  GString *s = g_string_new (NULL);
+  double writer = 0;
+
+  for (int i = PROFILE_WAIT; i < PROFILE_DECODE; i++)
+    {
+      double secs = profile_seconds ((ProfileStage) i);
+
+      writer += i == PROFILE_WAIT ? 0 : secs;
+      g_string_append_printf (s, "  writer  %-22s %8.2f s  %5.1f %%\n", names[i], secs,
+                              wall_seconds > 0 ? 100 * secs / wall_seconds : 0);
+    }
+  g_string_append_printf (s, "  writer  %-22s %8.2f s  %5.1f %%\n", "busy (all but waiting)", writer,
+                          wall_seconds > 0 ? 100 * writer / wall_seconds : 0);
+  for (int i = PROFILE_DECODE; i < PROFILE_N_STAGES; i++)
+    g_string_append_printf (s, "  workers %-22s %8.2f s CPU\n", names[i], profile_seconds ((ProfileStage) i));
+  g_string_append_printf (s, "  wall %.2f s", wall_seconds);
+  return g_string_free (s, FALSE);
+}
