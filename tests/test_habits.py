@@ -119,5 +119,51 @@ def zsh_completes_commands_options_and_values():
     assert zsh_complete("search", "--limit", "") == []
 
 
+
+STAGES = ["waiting for decoders", "making rows", "messages rows", "full-text index", "other rows",
+          "commits", "secondary indexes", "threads", "authors", "analysis after"]
+
+
+def profile_of(stderr):
+    """{stage: seconds} from --profile's lines, and the wall line."""
+    found = dict((m.group(2).strip(), float(m.group(3)))
+                 for m in re.finditer(r"^  (writer|workers) +(.+?) +([0-9.]+) s", stderr, re.M))
+    wall = re.search(r"^  wall ([0-9.]+) s(?:; ([0-9.]+) MiB/s, the writer's ceiling ([0-9.]+) MiB/s)?$",
+                     stderr, re.M)
+    assert wall, stderr
+    return found, wall
+
+
+@tap.test
+def ingest_and_merge_profile_says_where_the_time_went():
+    from cli_helpers import SAMPLE, fresh_db
+    db = fresh_db("profiled.db")
+    archive = tmp("profiled.mbox")
+    with open(archive, "w") as f:     # enough messages for every stage to take a measurable time
+        for i in range(4000):
+            f.write("From a%d@example.org Mon Mar  3 10:00:00 1997\nFrom: A%d <a%d@example.org>\n"
+                    "Subject: question %d\nMessage-ID: <m%d@example.org>\nDate: Mon, 3 Mar 1997 "
+                    "10:00:00 GMT\n\nWhy does the reactor stop when the network goes away, %d?\n\n"
+                    % (i % 50, i % 50, i % 50, i, i, i))
+    r = deja("ingest", "--profile", "--db", db, archive)
+    assert r.returncode == 0, r.stderr
+    assert "where the time went" in r.stderr, r.stderr
+    found, wall = profile_of(r.stderr)
+    for stage in STAGES + ["busy (all but waiting)", "decoding"]:
+        assert stage in found, (stage, r.stderr)
+    # busy is the sum of the writer's stages but waiting, as printed (rounded)
+    busy = sum(found[s] for s in STAGES if s != "waiting for decoders")
+    assert abs(found["busy (all but waiting)"] - busy) < 0.06, r.stderr
+    assert found["messages rows"] > 0 and found["full-text index"] > 0, r.stderr
+    assert 0 < found["busy (all but waiting)"] <= float(wall.group(1)) + 0.01, r.stderr
+    assert wall.group(3) is not None and float(wall.group(3)) >= float(wall.group(2)), r.stderr
+    # without --profile, nothing of it
+    assert "where the time went" not in deja("ingest", "--db", fresh_db("plain.db"), SAMPLE).stderr
+    out = fresh_db("merged-profiled.db")
+    r = deja("merge", "--profile", "--db", out, db)
+    assert r.returncode == 0, r.stderr
+    found, _ = profile_of(r.stderr)
+    assert found["messages rows"] > 0 and found["full-text index"] > 0, r.stderr
+
 if __name__ == "__main__":
     tap.main(TMP)

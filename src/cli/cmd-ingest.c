@@ -299,11 +299,6 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
              " %u failed", g_timer_elapsed (timer, NULL), stored, stored == 1 ? "" : "s", messages,
              bytes / 1048576.0 / MAX (g_timer_elapsed (timer, NULL), 1e-3), failures);
   if (profile)
-    {
-      g_autofree char *where = profile_describe (g_timer_elapsed (timer, NULL));
-
-      progress_clear ();
-      fprintf (stderr, "deja: where the time went (--profile):\n%s\n", where);
-    }
+    deja_profile_report (g_timer_elapsed (timer, NULL), bytes);
   return failures ? DEJA_EXIT_FAILED : DEJA_EXIT_OK;
 }

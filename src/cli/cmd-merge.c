@@ -4,6 +4,7 @@
  * authors and the text analysis of rows that lack it are computed over
  * the whole result, as an ingest of every shard's files would. */
 #include "deja.h"
+#include "profile.h"
 #include "progress.h"
 #include "store.h"
 
@@ -40,7 +41,7 @@ int
 cmd_merge (DejaRun *run, int argc, char **argv)
 {
   g_autofree char *db = NULL;
-  gboolean no_analysis = FALSE;
+  gboolean no_analysis = FALSE, profile = FALSE;
   int threads = 0, status;
   ProgressRun *progress = NULL;
   GOptionEntry entries[] = {
@@ -48,6 +49,8 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "analysis threads (default: one per CPU)", "N" },
     { "no-analysis", 0, 0, G_OPTION_ARG_NONE, &no_analysis,
       "leave language and prose signals that a shard lacks for a later 'deja analyse'", NULL },
+    { "profile", 0, 0, G_OPTION_ARG_NONE, &profile,
+      "at the end, print where the time went, stage by stage (stderr)", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) context =
@@ -75,6 +78,8 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     "Exit status: 0 when every shard went in, 1 when any failed, 2 on usage errors.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
+  if (profile)
+    profile_enable ();
   if (db == NULL)
     return deja_usage_error (context, "--db is required");
   if (argc < 2)
@@ -158,5 +163,7 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     failures++;
   deja_note ("done in %.1f s: %u shard%s with new files, %" G_GINT64_FORMAT " messages; %u failed",
              g_timer_elapsed (timer, NULL), merged, merged == 1 ? "" : "s", messages, failures);
+  if (profile)
+    deja_profile_report (g_timer_elapsed (timer, NULL), (guint64) shard_bytes);
   return failures ? DEJA_EXIT_FAILED : DEJA_EXIT_OK;
 }

@@ -2,12 +2,14 @@
  * transactions, and the corpus-wide steps after the rows changed
  * (threads, then authors). */
 #include "authors.h"
-#include "profile.h"
 #include "deja.h"
+#include "profile.h"
+#include "progress.h"
 #include "store.h"
 #include "threads.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -136,4 +138,15 @@ deja_update_authors (Store *store, const char *db)
     deja_note ("authors: %" G_GINT64_FORMAT " from %" G_GINT64_FORMAT " addresses",
                counts.authors, counts.addresses);
   return TRUE;
+}
+
+/* deja ingest/merge --profile: where the time went (util/profile.c), on
+ * standard error, after the run's last line. */
+void
+deja_profile_report (double wall_seconds, guint64 bytes)
+{
+  g_autofree char *where = profile_describe (wall_seconds, bytes);
+
+  progress_clear ();
+  fprintf (stderr, "deja: where the time went (--profile):\n%s\n", where);
 }

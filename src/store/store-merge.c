@@ -14,6 +14,7 @@
  * content has its rows replaced.
  */
 #include "store-private.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -307,7 +308,7 @@ static gboolean
 merge_rows (Store *store, StoreMergeCounts *counts, GError **error)
 {
   g_autofree char *messages = NULL;
-  gint64 base, by_subject;
+  gint64 base, by_subject, started;
   gboolean subject = FALSE;
 
   if (!take_files (store, counts, error))
@@ -320,12 +321,18 @@ merge_rows (Store *store, StoreMergeCounts *counts, GError **error)
   for (guint i = 0; i < G_N_ELEMENTS (authors_sql); i++)
     if (!run (store, authors_sql[i], 0, NULL, error))
       return FALSE;
+  started = profile_start ();
   if (!_store_query_int (store, "SELECT coalesce(max(id), 0) FROM main.messages", &base, NULL, error) ||
       !messages_sql (store, &messages, error) || !run (store, messages, base, &counts->messages, error))
     return FALSE;
+  profile_stop (PROFILE_MESSAGES, started);
   for (guint i = 0; i < G_N_ELEMENTS (rows_sql); i++)
-    if (!run (store, rows_sql[i], base, NULL, error))
-      return FALSE;
+    {
+      started = profile_start ();
+      if (!run (store, rows_sql[i], base, NULL, error))
+        return FALSE;
+      profile_stop (strstr (rows_sql[i], "messages_fts") ? PROFILE_FTS : PROFILE_OTHER_ROWS, started);
+    }
   /* Threads and authors are computed again over everything; a shard
    * threaded by subject ('deja thread --subject') makes this database so. */
   if (!_store_query_int (store, "SELECT 1 FROM shard.deja_state WHERE key = 'threading'"
@@ -356,6 +363,7 @@ store_merge_shard (Store *store, const char *shard, const volatile int *cancel,
   g_autofree char *uri = NULL;
   sqlite3_stmt *attach;
   gboolean ok;
+  gint64 started;
   int rc;
 
   memset (counts, 0, sizeof *counts);
@@ -376,8 +384,10 @@ store_merge_shard (Store *store, const char *shard, const volatile int *cancel,
   ok = sqlite3_exec (store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ||
        _store_fail (store, sqlite3_errcode (store->db), "cannot begin", error);
   ok = ok && merge_rows (store, counts, error);
+  started = profile_start ();
   if (ok && sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
     ok = _store_fail (store, sqlite3_errcode (store->db), "cannot commit", error);
+  profile_stop (PROFILE_COMMIT, started);
   if (!ok && sqlite3_get_autocommit (store->db) == 0)
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
   if (!ok && cancel && *cancel)

@@ -53,9 +53,10 @@ profile_seconds (ProfileStage stage)
 }
 
 /* One line per stage: seconds, and the writer's share of @wall_seconds;
- * the writer's stages first, then the decoders' CPU time. */
+ * the writer's stages first, then the decoders' CPU time; with @bytes
+ * (of archive read), the speed and the writer's ceiling. */
 char *
-profile_describe (double wall_seconds)
+profile_describe (double wall_seconds, guint64 bytes)
 {
   GString *s = g_string_new (NULL);
   double writer = 0;
@@ -73,5 +74,10 @@ profile_describe (double wall_seconds)
   for (int i = PROFILE_DECODE; i < PROFILE_N_STAGES; i++)
     g_string_append_printf (s, "  workers %-22s %8.2f s CPU\n", names[i], profile_seconds ((ProfileStage) i));
   g_string_append_printf (s, "  wall %.2f s", wall_seconds);
+  /* The writer cannot go faster than its own work allows, whatever the
+   * cores: the ceiling more decoders approach. */
+  if (bytes > 0 && writer > 0)
+    g_string_append_printf (s, "; %.1f MiB/s, the writer's ceiling %.1f MiB/s",
+                            bytes / 1048576.0 / MAX (wall_seconds, 1e-3), bytes / 1048576.0 / writer);
   return g_string_free (s, FALSE);
 }

@@ -33,6 +33,6 @@ gboolean profile_enabled (void);
 gint64 profile_start (void);
 void profile_stop (ProfileStage stage, gint64 started);
 double profile_seconds (ProfileStage stage);
-char *profile_describe (double wall_seconds);
+char *profile_describe (double wall_seconds, guint64 bytes);
 
 G_END_DECLS
