@@ -45,6 +45,7 @@ void deja_print (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 void deja_note (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 gboolean deja_parse_options (GOptionContext *context, int *argc, char ***argv, int *status);
 gboolean deja_is_verbose (void);
+void deja_messages_init (void);
 
 
 /* finish.c */
