@@ -77,8 +77,9 @@ enum {
 };
 
 /* The named parameters of the statements that bind many (the messages
- * row, text signals): each statement's index of each is looked up once,
- * when it is prepared (store->params), and 0 where it has none. */
+ * row, text signals, attachments, the separator log): each statement's
+ * index of each is looked up once, when it is prepared (store->params),
+ * and 0 where it has none. */
 #define STORE_PARAMS(X) \
   X (id) X (file_id) X (byte_offset) X (byte_length) X (line_no) X (envelope) \
   X (message_id) X (subject) X (from_addr) X (from_name) X (date) X (date_raw) X (body) \
@@ -86,7 +87,9 @@ enum {
   X (attachment_count) X (thread_id) X (parent_id) X (duplicate_of) X (missing_parent) \
   X (thread_flags) X (content_hash) X (text_damage) X (author_id) X (lang) \
   X (lang_reliable) X (words) X (sentences) X (code_lines) X (nonletter_share) \
-  X (digit_share) X (upper_share) X (oov_share)
+  X (digit_share) X (upper_share) X (oov_share) \
+  X (position) X (content_type) X (filename) X (size) X (encoding) \
+  X (line_text) X (verdict) X (reason) X (shape)
 
 #define STORE_PARAM_ENUM(name) PARAM_##name,
 enum { STORE_PARAMS (STORE_PARAM_ENUM) N_PARAMS };

@@ -66,10 +66,10 @@ static const char *const stmt_sql[N_STMTS] = {
     "INSERT OR IGNORE INTO message_newsgroups (message_id, newsgroup_id) VALUES (?1, ?2)",
   [STMT_INSERT_LOG] =
     "INSERT INTO separator_log (file_id, line_no, byte_offset, line_text, verdict, reason, shape)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    " VALUES (:file_id, :line_no, :byte_offset, :line_text, :verdict, :reason, :shape)",
   [STMT_INSERT_ATTACHMENT] =
     "INSERT INTO attachments (message_id, position, content_type, filename, size, encoding)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    " VALUES (:id, :position, :content_type, :filename, :size, :encoding)",
   /* messages_fts has external content: rows leave the index by being
    * "deleted" with the values they were indexed with, before the
    * messages themselves go.  New rows are indexed as they are inserted,
@@ -368,6 +368,10 @@ migrate (Store *store, GError **error)
   return TRUE;
 }
 
+/* The index of named parameter :@name in the statement whose indexes
+ * @param holds. */
+#define P(name) (param[PARAM_##name])
+
 #define STORE_PARAM_NAME(name) [PARAM_##name] = ":" #name,
 static const char *const param_names[N_PARAMS] = { STORE_PARAMS (STORE_PARAM_NAME) };
 #undef STORE_PARAM_NAME
@@ -381,8 +385,13 @@ prepare_all (Store *store, GError **error)
                                    &store->stmts[i], NULL);
       if (rc != SQLITE_OK)
         return _store_fail (store, rc, "cannot prepare statement", error);
+      int named = 0;
+
       for (int p = 0; p < N_PARAMS; p++)
-        store->params[i][p] = sqlite3_bind_parameter_index (store->stmts[i], param_names[p]);
+        named += (store->params[i][p] = sqlite3_bind_parameter_index (store->stmts[i], param_names[p])) > 0;
+      /* a statement bound by STORE_PARAMS has every parameter in the list */
+      g_warn_if_fail (named == 0 || named == sqlite3_bind_parameter_count (store->stmts[i]) ||
+                      i == STMT_INSERT_USENET || i == STMT_INSERT_LINK);
     }
   return TRUE;
 }
@@ -1301,6 +1310,7 @@ static gboolean
 add_attachments (Store *store, const StoreMessage *m, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_ATTACHMENT];
+  const int *param = store->params[STMT_INSERT_ATTACHMENT];
   gint64 id = m->id;
 
   for (guint i = 0; i < m->n_attachments; i++)
@@ -1308,12 +1318,12 @@ add_attachments (Store *store, const StoreMessage *m, GError **error)
       const StoreAttachment *a = &m->attachments[i];
       int rc;
 
-      sqlite3_bind_int64 (stmt, 1, id);
-      sqlite3_bind_int (stmt, 2, (int) i);
-      sqlite3_bind_text (stmt, 3, a->content_type, -1, SQLITE_STATIC);
-      _store_bind_text_or_null (stmt, 4, a->filename);
-      sqlite3_bind_int64 (stmt, 5, a->size);
-      sqlite3_bind_text (stmt, 6, a->encoding, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (stmt, P (id), id);
+      sqlite3_bind_int (stmt, P (position), (int) i);
+      sqlite3_bind_text (stmt, P (content_type), a->content_type, -1, SQLITE_STATIC);
+      _store_bind_text_or_null (stmt, P (filename), a->filename);
+      sqlite3_bind_int64 (stmt, P (size), a->size);
+      sqlite3_bind_text (stmt, P (encoding), a->encoding, -1, SQLITE_STATIC);
       if ((rc = step_reset (stmt)) != SQLITE_DONE)
         return _store_fail (store, rc, "cannot record attachment", error);
     }
@@ -1526,10 +1536,6 @@ store_replace_message (Store *store, StoreMessage *m, GError **error)
   return store_add_message (store, m, error);
 }
 
-/* The index of named parameter :@name in the statement whose indexes
- * @param holds. */
-#define P(name) (param[PARAM_##name])
-
 /* Adds one message of the current file, with its attachments, references
  * and groups.  message->id must come from store_message_id(). */
 gboolean
@@ -1690,16 +1696,17 @@ gboolean
 store_add_log (Store *store, const StoreLogEntry *e, GError **error)
 {
   sqlite3_stmt *stmt = store->stmts[STMT_INSERT_LOG];
+  const int *param = store->params[STMT_INSERT_LOG];
   char shape[2] = { e->shape, '\0' };
   int rc;
 
-  sqlite3_bind_int64 (stmt, 1, store->file_id);
-  sqlite3_bind_int64 (stmt, 2, e->line_no);
-  sqlite3_bind_int64 (stmt, 3, e->byte_offset);
-  sqlite3_bind_text (stmt, 4, e->line_text, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 5, e->verdict, -1, SQLITE_STATIC);
-  _store_bind_text_or_null (stmt, 6, e->reason);
-  sqlite3_bind_text (stmt, 7, shape, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, P (file_id), store->file_id);
+  sqlite3_bind_int64 (stmt, P (line_no), e->line_no);
+  sqlite3_bind_int64 (stmt, P (byte_offset), e->byte_offset);
+  sqlite3_bind_text (stmt, P (line_text), e->line_text, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, P (verdict), e->verdict, -1, SQLITE_STATIC);
+  _store_bind_text_or_null (stmt, P (reason), e->reason);
+  sqlite3_bind_text (stmt, P (shape), shape, -1, SQLITE_STATIC);
   if ((rc = step_reset (stmt)) != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record separator log", error);
   return TRUE;
