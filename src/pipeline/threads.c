@@ -176,8 +176,9 @@ static gboolean
 save_rows (Store *store, const Computed *c, GError **error)
 {
   const ThreadData *d = &c->data;
-  StoreThreadRow rows[SAVE_CHUNK];
-  char *flags[SAVE_CHUNK];
+  g_autofree StoreThreadRow *rows = g_new (StoreThreadRow, SAVE_CHUNK);
+  g_autofree char **flags = g_new (char *, SAVE_CHUNK);
+  gsize changed = 0, now;
   gboolean ok = TRUE;
 
   for (guint first = 0; ok && first < d->ids->len; first += SAVE_CHUNK)
@@ -199,10 +200,13 @@ save_rows (Store *store, const Computed *c, GError **error)
             .stored = g_array_index (d->stored, guint64, first + k),
           };
         }
-      ok = store_save_threads (store, rows, n, error);
+      ok = store_save_threads (store, rows, n, &now, error);
+      changed += now;
       for (guint k = 0; k < n; k++)
         g_free (flags[k]);
     }
+  g_debug ("threads: %" G_GSIZE_FORMAT " of %u rows changed (the rest as guessed when stored)",
+           changed, d->ids->len);
   return ok;
 }
 

@@ -241,7 +241,8 @@ unchanged (const StoreThreadRow *row)
  *   store_begin_threads() and store_finish_threads()
  */
 gboolean
-store_save_threads (Store *store, const StoreThreadRow *rows, gsize n, GError **error)
+store_save_threads (Store *store, const StoreThreadRow *rows, gsize n, gsize *changed,
+                    GError **error)
 {
   sqlite3_stmt *stmt;
   int rc = sqlite3_prepare_v2 (store->db,
@@ -255,8 +256,8 @@ store_save_threads (Store *store, const StoreThreadRow *rows, gsize n, GError **
   int c_missing = sqlite3_bind_parameter_index (stmt, ":missing_parent");
   int c_flags = sqlite3_bind_parameter_index (stmt, ":flags");
   int c_id = sqlite3_bind_parameter_index (stmt, ":id");
-  gsize changed = 0;
 
+  *changed = 0;
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot record threads", error);
   rc = SQLITE_DONE;
@@ -266,7 +267,7 @@ store_save_threads (Store *store, const StoreThreadRow *rows, gsize n, GError **
 
       if (unchanged (row))
         continue;
-      changed++;
+      (*changed)++;
       bind_id_or_null (stmt, c_thread, row->thread_id);
       bind_id_or_null (stmt, c_parent, row->parent_id);
       bind_id_or_null (stmt, c_duplicate, row->duplicate_of);
@@ -277,7 +278,6 @@ store_save_threads (Store *store, const StoreThreadRow *rows, gsize n, GError **
       sqlite3_reset (stmt);
     }
   sqlite3_finalize (stmt);
-  g_debug ("threads: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " rows changed", changed, n);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot record threads", error);
 }
 

@@ -300,7 +300,8 @@ gboolean store_plan_threads (Store *store, guint max, guint *batches, GError **e
 gboolean store_load_thread_data (Store *store, gboolean subjects, gint batch,
                                  const StoreThreadReader *reader, GError **error);
 gboolean store_begin_threads (Store *store, GError **error);
-gboolean store_save_threads (Store *store, const StoreThreadRow *rows, gsize n, GError **error);
+gboolean store_save_threads (Store *store, const StoreThreadRow *rows, gsize n, gsize *changed,
+                             GError **error);
 gboolean store_save_thread_placeholders (Store *store, const StoreThreadPlaceholderRow *rows, gsize n,
                                          GError **error);
 gboolean store_finish_threads (Store *store, gboolean by_subject, GError **error);
