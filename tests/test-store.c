@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "store-private.h"
 #include "mbox.h"
 
 typedef struct {
@@ -384,6 +385,95 @@ test_foreign_database_is_refused (void)
   g_rmdir (dir);
 }
 
+/* FTS5's structure record (store-fts-copy.c), as SQLite 3.40 wrote it
+ * for a shard of 6,032 messages: cookie 2, one level, two segments (ids
+ * 1 and 2, pages 1–13 and 1–160), 173 leaves written. */
+static const guint8 two_segments[] = {
+  0x00, 0x00, 0x00, 0x02, 0x01, 0x02, 0x81, 0x2d, 0x00, 0x02,
+  0x01, 0x01, 0x0d, 0x02, 0x01, 0x81, 0x20
+};
+
+static void
+test_fts_structure_round_trip (void)
+{
+  StoreFtsStructure s;
+  g_autoptr (GByteArray) again = NULL;
+  const StoreFtsSegment *seg;
+
+  g_assert_true (_store_fts_structure_decode (two_segments, sizeof two_segments, &s));
+  g_assert_cmpuint (s.cookie, ==, 2);
+  g_assert_cmpuint (s.writes, ==, 173);
+  g_assert_cmpuint (s.n_levels, ==, 1);
+  g_assert_cmpuint (_store_fts_structure_segments (&s), ==, 2);
+  seg = &g_array_index (s.levels[0].segments, StoreFtsSegment, 1);
+  g_assert_cmpuint (seg->id, ==, 2);
+  g_assert_cmpuint (seg->first, ==, 1);
+  g_assert_cmpuint (seg->last, ==, 160);
+  again = _store_fts_structure_encode (&s);
+  g_assert_cmpmem (again->data, again->len, two_segments, sizeof two_segments);
+  _store_fts_structure_clear (&s);
+}
+
+/* What is not exactly this format is refused, never half read. */
+static void
+test_fts_structure_refuses_what_it_does_not_know (void)
+{
+  StoreFtsStructure s;
+  guint8 longer[sizeof two_segments + 1];
+  guint8 more_segments[sizeof two_segments];
+  /* A later SQLite's structure (secure-delete): 0xff 0x00 0x00 0x01 after the cookie */
+  static const guint8 v2[] = { 0, 0, 0, 2, 0xff, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00 };
+  static const guint8 no_segment_zero[] = { 0, 0, 0, 2, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x01 };
+  static const guint8 merging_more_than_it_has[] = { 0, 0, 0, 2, 0x01, 0x01, 0x00, 0x02, 0x01, 0x01, 0x01, 0x01 };
+
+  memcpy (longer, two_segments, sizeof two_segments);
+  longer[sizeof two_segments] = 0;
+  memcpy (more_segments, two_segments, sizeof two_segments);
+  more_segments[5] = 3;
+  for (gsize cut = 0; cut < sizeof two_segments; cut++)
+    g_assert_false (_store_fts_structure_decode (two_segments, cut, &s));
+  g_assert_false (_store_fts_structure_decode (longer, sizeof longer, &s));
+  g_assert_false (_store_fts_structure_decode (more_segments, sizeof more_segments, &s));
+  g_assert_false (_store_fts_structure_decode (v2, sizeof v2, &s));
+  g_assert_false (_store_fts_structure_decode (no_segment_zero, sizeof no_segment_zero, &s));
+  g_assert_false (_store_fts_structure_decode (merging_more_than_it_has, sizeof merging_more_than_it_has, &s));
+  g_assert_cmpuint (s.n_levels, ==, 0);
+}
+
+/* A shard's segments join the same levels under ids not used here; a
+ * merge under way is left off. */
+static void
+test_fts_structure_add (void)
+{
+  StoreFtsStructure here, there;
+  /* here: level 0 holds segment 2, level 1 segment 1, merging 1 */
+  static const guint8 here_bytes[] = { 0, 0, 0, 2, 0x02, 0x02, 0x05, 0x01, 0x01, 0x02, 0x01, 0x04,
+                                       0x00, 0x01, 0x01, 0x01, 0x09 };
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr (GByteArray) bytes = NULL;
+  StoreFtsStructure back;
+
+  g_assert_true (_store_fts_structure_decode (here_bytes, sizeof here_bytes, &here));
+  g_assert_cmpuint (here.levels[0].merging, ==, 1);
+  g_assert_true (_store_fts_structure_decode (two_segments, sizeof two_segments, &there));
+  g_assert_true (_store_fts_structure_add (&here, &there, ids));
+  g_assert_cmpuint (ids->len, ==, 4);
+  /* the shard's 1 and 2 become 3 and 4: 1 and 2 are taken here */
+  g_assert_cmpuint (g_array_index (ids, guint64, 0), ==, 1);
+  g_assert_cmpuint (g_array_index (ids, guint64, 1), ==, 3);
+  g_assert_cmpuint (g_array_index (ids, guint64, 2), ==, 2);
+  g_assert_cmpuint (g_array_index (ids, guint64, 3), ==, 4);
+  g_assert_cmpuint (here.levels[0].segments->len, ==, 3);
+  g_assert_cmpuint (here.levels[0].merging, ==, 0);
+  g_assert_cmpuint (here.writes, ==, 5 + 173);
+  bytes = _store_fts_structure_encode (&here);
+  g_assert_true (_store_fts_structure_decode (bytes->data, bytes->len, &back));
+  g_assert_cmpuint (_store_fts_structure_segments (&back), ==, 4);
+  _store_fts_structure_clear (&back);
+  _store_fts_structure_clear (&here);
+  _store_fts_structure_clear (&there);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -399,5 +489,9 @@ main (int argc, char **argv)
   ADD ("failure-is-not-none", test_failure_is_not_none);
 #undef ADD
   g_test_add_func ("/store/foreign-database-is-refused", test_foreign_database_is_refused);
+  g_test_add_func ("/store/fts-structure-round-trip", test_fts_structure_round_trip);
+  g_test_add_func ("/store/fts-structure-refuses-what-it-does-not-know",
+                   test_fts_structure_refuses_what_it_does_not_know);
+  g_test_add_func ("/store/fts-structure-add", test_fts_structure_add);
   return g_test_run ();
 }

@@ -78,13 +78,75 @@ ingest(ONE, ARCHIVES, decide=True)
 EXPECTED = dump(ONE)
 
 
-def shards_of(n, prefix):
+def shards_of(n, prefix, numbered=False):
+    """Shards of ARCHIVES; numbered: made with --shard 1, 2, ... (ids in ranges of their own)."""
     dbs = []
     for i, part in enumerate(chunks(ARCHIVES, n)):
         db = tmp("%s-%d.db" % (prefix, i))
-        ingest(db, part, decide=(i == n - 1))
+        fresh_db(os.path.basename(db))
+        ok("ingest", "-q", "--db", db, *(["--shard", str(i + 1)] if numbered else []), *part)
+        if i == n - 1:
+            ok("authors", "-q", "--db", db, *MERGE_DECISION)
         dbs.append(db)
     return dbs
+
+
+def varint(data, i):
+    """SQLite's varint, as FTS5 writes it: (value, next offset)."""
+    v = 0
+    for k in range(9):
+        b = data[i + k]
+        if k == 8:
+            return (v << 8) | b, i + 9
+        v = (v << 7) | (b & 0x7f)
+        if not b & 0x80:
+            return v, i + k + 1
+
+
+def fts_levels(db):
+    """FTS5's structure record: [(segments being merged, [segment ids])] per level."""
+    data = query(db, "SELECT block FROM messages_fts_data WHERE id = 10")[0][0]
+    i = 4
+    levels, i = varint(data, i)
+    _, i = varint(data, i)
+    _, i = varint(data, i)
+    out = []
+    for _ in range(levels):
+        merging, i = varint(data, i)
+        n, i = varint(data, i)
+        ids = []
+        for _ in range(n):
+            seg, i = varint(data, i)
+            _, i = varint(data, i)
+            _, i = varint(data, i)
+            ids.append(seg)
+        out.append((merging, ids))
+    assert i == len(data), (i, len(data))
+    return out
+
+
+def fragment(db, commits, merge_pages=0):
+    """Leaves db's full-text index in many segments, each a row deleted and
+    indexed again in a transaction of its own (FTS5's own merges off), and,
+    with merge_pages, an FTS5 merge of them started and not finished."""
+    c = sqlite3.connect(db, isolation_level=None)
+    c.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0)")
+    c.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 1999)")
+    # small leaves, so that a merge of a few of them is not all of it
+    c.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('pgsz', 64)")
+    rows = c.execute("SELECT id, subject, own_text FROM messages ORDER BY id").fetchall()
+    for k in range(commits):
+        row = rows[k % len(rows)]
+        c.execute("BEGIN")
+        c.execute("INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
+                  " VALUES ('delete', ?, ?, ?)", row)
+        c.execute("INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?, ?, ?)", row)
+        c.execute("COMMIT")
+    if merge_pages:
+        c.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('usermerge', 2)")
+        c.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', ?)", (merge_pages,))
+    c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
+    c.close()
 
 
 @tap.test
@@ -116,17 +178,28 @@ def the_comparison_sees_a_difference():
     raise AssertionError("a database without an archive compared equal")
 
 
-def check_shards(n):
-    dbs = shards_of(n, "shard%d" % n)
-    out = fresh_db("merged-%d.db" % n)
-    r = ok("merge", "--db", out, *dbs)
-    assert "merged '%s'" % dbs[0] in r.stderr, r.stderr
-    compare(EXPECTED, dump(out))
-    with sqlite3.connect(out) as c:
+def check_index(db):
+    """FTS5's own check: the index holds exactly what its rows' text gives."""
+    with sqlite3.connect(db) as c:
         c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
         assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert c.execute("PRAGMA foreign_key_check").fetchall() == []
-    return dbs, out
+
+
+def merged_note(stderr, shard):
+    line = [l for l in stderr.splitlines() if "merged '%s'" % shard in l]
+    assert len(line) == 1, (shard, stderr)
+    return line[0]
+
+
+def check_shards(n, numbered=False, prefix=None):
+    dbs = shards_of(n, prefix or "shard%d%s" % (n, "n" if numbered else ""), numbered)
+    out = fresh_db("merged-%d%s.db" % (n, "n" if numbered else ""))
+    r = ok("merge", "--db", out, *dbs)
+    assert "merged '%s'" % dbs[0] in r.stderr, r.stderr
+    compare(EXPECTED, dump(out))
+    check_index(out)
+    return dbs, out, r.stderr
 
 
 @tap.test
@@ -136,7 +209,138 @@ def one_shard_merged_equals_one_ingest():
 
 @tap.test
 def three_shards_merged_equal_one_ingest():
-    check_shards(3)
+    dbs, _, stderr = check_shards(3)
+    # The first keeps its ids in a new database; the others' come after them
+    assert "full-text index copied" in merged_note(stderr, dbs[0]), stderr
+    assert "full-text index made again: its message ids do not all come after" in \
+        merged_note(stderr, dbs[1]), stderr
+    assert "full-text index made again: some of its files are here already" in \
+        merged_note(stderr, dbs[2]), stderr
+
+
+@tap.test
+def numbered_shards_keep_their_ids_and_their_index_is_copied():
+    """deja ingest --shard N: the merge copies FTS5's segments, tokenises nothing."""
+    dbs, out, stderr = check_shards(3, numbered=True)
+    for i, db in enumerate(dbs[:2]):
+        lo, hi = query(db, "SELECT min(id), max(id) FROM messages")[0]
+        assert lo == (i + 1) * 2 ** 32 + 1 and hi < (i + 2) * 2 ** 32, (db, lo, hi)
+        # the same rows under the same ids
+        assert query(out, "SELECT count(*) FROM messages WHERE id BETWEEN %d AND %d" % (lo, hi)) == \
+            query(db, "SELECT count(*) FROM messages")
+    assert "full-text index copied" in merged_note(stderr, dbs[0]), stderr
+    assert "full-text index copied" in merged_note(stderr, dbs[1]), stderr
+    # The last has a file whose content the first has: some rows stay behind
+    assert "full-text index made again: some of its files are here already" in \
+        merged_note(stderr, dbs[2]), stderr
+    segments = sum(len(ids) for _, ids in fts_levels(out))
+    assert segments >= 2, fts_levels(out)
+    # --reindex: made again, the same result
+    again = fresh_db("merged-reindex.db")
+    r = ok("merge", "--reindex", "--db", again, *dbs)
+    assert all("full-text index made again: asked to" in merged_note(r.stderr, db) for db in dbs), r.stderr
+    compare(EXPECTED, dump(again))
+    check_index(again)
+
+
+@tap.test
+def numbered_shards_merged_out_of_order_equal_one_ingest_in_that_order():
+    dbs = shards_of(3, "unordered", numbered=True)
+    parts = chunks(ARCHIVES, 3)
+    out = fresh_db("unordered.db")
+    r = ok("merge", "--db", out, dbs[1], dbs[0], dbs[2])
+    assert "full-text index copied" in merged_note(r.stderr, dbs[1]), r.stderr
+    assert "do not all come after" in merged_note(r.stderr, dbs[0]), r.stderr
+    single = tmp("unordered-single.db")
+    fresh_db("unordered-single.db")
+    ok("ingest", "-q", "--db", single, *(parts[1] + parts[0] + parts[2]))
+    ok("authors", "-q", "--db", single, *MERGE_DECISION)
+    compare(dump(single), dump(out))
+    check_index(out)
+
+
+@tap.test
+def a_fragmented_index_with_a_merge_under_way_is_copied_whole():
+    """Many segments with delete markers, and FTS5's incremental merge left
+    half done (its state is in the structure record): copied as it is."""
+    dbs = shards_of(3, "fragments", numbered=True)
+    fragment(dbs[0], 40, merge_pages=3)
+    fragment(dbs[1], 25)
+    levels = fts_levels(dbs[0])
+    assert any(merging for merging, _ in levels), levels
+    assert sum(len(ids) for _, ids in fts_levels(dbs[1])) > 20, fts_levels(dbs[1])
+    out = fresh_db("fragments.db")
+    r = ok("merge", "--db", out, *dbs)
+    assert "full-text index copied" in merged_note(r.stderr, dbs[0]), r.stderr
+    assert "full-text index copied" in merged_note(r.stderr, dbs[1]), r.stderr
+    compare(EXPECTED, dump(out))
+    check_index(out)
+    assert not any(merging for merging, _ in fts_levels(out)), fts_levels(out)
+    # FTS5 goes on writing on top of the copy: a file ingested and replaced
+    ok("ingest", "-q", "--db", out, ARCHIVES[0])
+    changed = tmp("fragments-changed.mbox")
+    shutil.copyfile(ARCHIVES[4], changed)
+    ok("ingest", "-q", "--db", out, changed)
+    with open(ARCHIVES[5], "rb") as src, open(changed, "wb") as dst:
+        dst.write(src.read())
+    ok("ingest", "-q", "--db", out, changed)
+    check_index(out)
+
+
+@tap.test
+def past_a_thousand_segments_the_merge_makes_one():
+    """FTS5 takes no writes past 2,000 segments: after a copy that leaves
+    more than 1,000, the merge has FTS5 merge them all (no tokenising)."""
+    dbs = shards_of(3, "many-segments", numbered=True)[:2]
+    for db in dbs:
+        fragment(db, 520)
+    total = sum(len(ids) for db in dbs for _, ids in fts_levels(db))
+    assert total > 1000, total
+    out = fresh_db("many-segments.db")
+    r = ok("merge", "--db", out, *dbs)
+    assert "full-text index copied" in merged_note(r.stderr, dbs[1]), r.stderr
+    assert sum(len(ids) for _, ids in fts_levels(out)) == 1, fts_levels(out)
+    check_index(out)
+    for q in ["the", "thread", "zyzzogeton"]:
+        merged = tsv(ok("search", "--db", out, "--format", "tsv", "--limit", "0", q).stdout)
+        assert {(x["file"], x["byte_offset"]) for x in merged} == \
+            {(x["file"], x["byte_offset"]) for db in dbs
+             for x in tsv(ok("search", "--db", db, "--format", "tsv", "--limit", "0", q).stdout)}, q
+
+
+@tap.test
+def a_shard_whose_index_is_not_as_its_rows_say_is_indexed_again():
+    """Nothing of an index that does not add up is taken: a size row
+    missing, a page of a segment its structure does not list."""
+    for name, sql, why in [
+            ("docsize", "DELETE FROM messages_fts_docsize WHERE id = (SELECT max(id) FROM messages)",
+             "does not have the rows of its messages"),
+            ("stray", "INSERT INTO messages_fts_data (id, block) VALUES ((99 << 37) + 1, x'00')",
+             "pages of segments it does not list"),
+            ("structure", "UPDATE messages_fts_data SET block = block || x'00' WHERE id = 10",
+             "not in a format this deja knows")]:
+        dbs = shards_of(3, "odd-" + name, numbered=True)
+        with sqlite3.connect(dbs[1]) as c:
+            c.execute(sql)
+        out = fresh_db("odd-%s.db" % name)
+        r = ok("merge", "--db", out, *dbs)
+        assert "full-text index copied" in merged_note(r.stderr, dbs[0]), r.stderr
+        assert why in merged_note(r.stderr, dbs[1]), (name, r.stderr)
+        check_index(out)
+        for q in ["the", "quantum flux"]:
+            assert dump(out)["search"][q] == EXPECTED["search"][q], q
+
+
+@tap.test
+def ingest_shard_numbers():
+    db = fresh_db("numbered.db")
+    ok("ingest", "-q", "--shard", "7", "--db", db, ARCHIVES[0])
+    assert query(db, "SELECT min(id) FROM messages") == [(7 * 2 ** 32 + 1,)]
+    ok("ingest", "-q", "--shard", "7", "--db", db, ARCHIVES[1])
+    n = query(db, "SELECT count(*), max(id) FROM messages")[0]
+    assert n[1] == 7 * 2 ** 32 + n[0], n
+    for bad in ["-1", "1000001", "x"]:
+        assert deja("ingest", "--shard", bad, "--db", db, ARCHIVES[0]).returncode == 2, bad
 
 
 @tap.test
@@ -167,7 +371,7 @@ def merging_one_shard_at_a_time_equals_merging_all_at_once():
 
 @tap.test
 def a_shard_merged_twice_changes_nothing():
-    dbs, out = check_shards(3)
+    dbs, out, _ = check_shards(3, numbered=True, prefix="twice")
     before = dump(out)
     r = ok("merge", "--db", out, dbs[1])
     assert "already here" in r.stderr, r.stderr
@@ -178,7 +382,7 @@ def a_shard_merged_twice_changes_nothing():
 def an_ingest_into_a_merged_database_goes_on_as_in_one():
     """The merged database is an ordinary one: ingest more into it."""
     out = fresh_db("merge-then-ingest.db")
-    dbs = shards_of(3, "then")
+    dbs = shards_of(3, "then", numbered=True)
     ok("merge", "--db", out, *dbs[:2])
     ok("ingest", "-q", "--db", out, *chunks(ARCHIVES, 3)[2])
     ok("authors", "-q", "--db", out, *MERGE_DECISION)
@@ -240,7 +444,7 @@ def tsv(out):
 
 @tap.test
 def search_over_shards_without_merging_finds_what_the_merged_database_finds():
-    dbs, out = check_shards(3)
+    dbs, out, _ = check_shards(3, numbered=True, prefix="search")
     for q in ["the", "thread", "from:ann"]:
         many = tsv(ok("search", "--format", "tsv", "--limit", "0", *sum([["--db", d] for d in dbs], []),
                       q).stdout)
@@ -267,7 +471,7 @@ def search_over_shards_without_merging_finds_what_the_merged_database_finds():
 
 @tap.test
 def stats_over_shards_without_merging_sum_what_can_be_summed():
-    dbs, out = check_shards(3)
+    dbs, out, _ = check_shards(3, prefix="stats")
     many = tsv(ok("stats", "--format", "tsv", *sum([["--db", d] for d in dbs], [])).stdout)
     one = tsv(ok("stats", "--format", "tsv", "--db", out).stdout)
 

@@ -43,6 +43,7 @@ ALLOWED_SQL_ARGS = {
     "deja_schema[v]",   # store.c migrate: the embedded schema files
     "pragmas",          # store.c migrate: two integer constants
     "copy_sql",         # store-merge.c: a static literal
+    "record_sql[in_shard != FALSE]", "pages_sql[k]",  # store-fts-copy.c: static tables of literals
     "pg_sql[table]",    # store-pg.c: a static table of literals
     # store-thread-batches.c: static literals of the threading plan on disk
     "plan_tables_sql", "plan_propagate_sql", "plan_jump_sql", "plan_components_sql",

@@ -38,12 +38,14 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 for a in "$@"; do abs "$a"; done > "$list"
 
-# {#} is the archive's place in the list: shard names sort in that order.
+# {#} is the archive's place in the list: shard names sort in that order,
+# and it is the shard's number (--shard), so that the merge copies each
+# shard's full-text index instead of building it again.
 # --halt now,fail=1: the first failed ingest stops the run (its shard is
 # rolled back file by file; the merge is not attempted).
 # shellcheck disable=SC2086
 parallel --will-cite --jobs "${JOBS:-100%}" --halt now,fail=1 ${PARALLEL_OPTS:-} \
-  "$deja" ingest -q --threads "${THREADS:-1}" --db "$shards/shard-{=\$_=sprintf('%06d',seq())=}.db" {} \
+  "$deja" ingest -q --threads "${THREADS:-1}" --shard {#} --db "$shards/shard-{=\$_=sprintf('%06d',seq())=}.db" {} \
   :::: "$list"
 
 n=$(wc -l < "$list")

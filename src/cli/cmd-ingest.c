@@ -81,9 +81,12 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
   g_autofree char *db = NULL;
   g_auto (GStrv) paths = NULL;
   gboolean force = FALSE, no_analysis = FALSE, reingest = FALSE, profile = FALSE, no_languages;
-  int threads = 0, status;
+  int threads = 0, status, shard = 0;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "database file (created if missing)", "DB" },
+    { "shard", 0, 0, G_OPTION_ARG_INT, &shard,
+      "DB is shard N (1, 2, ...) of an archive cut for 'deja merge': its message ids start after"
+      " N x 2^32, so that merging the shards in the order of N copies their full-text index", "N" },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force,
       "read a file that does not start with a 'From ' envelope (the text before the first"
       " separator becomes a message)", NULL },
@@ -130,6 +133,8 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
     return deja_usage_error (context, "no PATH given");
   if (threads < 0)
     return deja_usage_error (context, "--threads must be positive");
+  if (shard < 0 || shard > STORE_MAX_SHARD)
+    return deja_usage_error (context, "--shard must be from 1 to " G_STRINGIFY (STORE_MAX_SHARD));
 
   /* Ctrl-C: the file being read stops at once and is rolled back (to its
    * savepoint), the files stored before it stay (committed after the loop). */
@@ -141,6 +146,8 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
       deja_error ("cannot open database '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
+  if (shard > 0)
+    store_set_shard (store, (guint) shard);
   /* A first ingest builds its secondary indexes at its end
    * (store-indexes.c). */
   if (!store_defer_indexes (store, &deferred, &error))

@@ -34,6 +34,10 @@ report (const char *shard, const StoreMergeCounts *c, double seconds)
   if (c->decisions)
     g_string_append_printf (s, "; %" G_GINT64_FORMAT " decision%s", c->decisions,
                             c->decisions == 1 ? "" : "s");
+  if (c->messages && c->fts_rebuilt)
+    g_string_append_printf (s, "; full-text index made again: %s", c->fts_rebuilt);
+  else if (c->messages)
+    g_string_append (s, "; full-text index copied");
   deja_note ("%s", s->str);
 }
 
@@ -41,7 +45,7 @@ int
 cmd_merge (DejaRun *run, int argc, char **argv)
 {
   g_autofree char *db = NULL;
-  gboolean no_analysis = FALSE, profile = FALSE;
+  gboolean no_analysis = FALSE, profile = FALSE, reindex = FALSE;
   int threads = 0, status;
   ProgressRun *progress = NULL;
   GOptionEntry entries[] = {
@@ -51,6 +55,9 @@ cmd_merge (DejaRun *run, int argc, char **argv)
       "leave language and prose signals that a shard lacks for a later 'deja analyse'", NULL },
     { "profile", 0, 0, G_OPTION_ARG_NONE, &profile,
       "at the end, print where the time went, stage by stage (stderr)", NULL },
+    { "reindex", 0, 0, G_OPTION_ARG_NONE, &reindex,
+      "make every shard's full-text index again from its messages instead of copying it"
+      " (for shards made by someone else)", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) context =
@@ -74,7 +81,12 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     "interrupted leaves OUT as it was, and the others still go in.  Threads and authors are\n"
     "then computed over all of OUT.  Shards are read, never changed (an older shard is\n"
     "upgraded first where it can be written).  'deja dedup' results are not merged: run it\n"
-    "on OUT.  See docs/scale.md.\n"
+    "on OUT.\n"
+    "A shard's full-text index is copied as it is when its messages keep their ids here:\n"
+    "when they all come after those here, as they do for shards made with 'deja ingest\n"
+    "--shard N' and merged in the order of N (and for the first shard into a new OUT).\n"
+    "Otherwise its messages are indexed again, which takes longer; the note on each shard\n"
+    "says which, and why.  See docs/scale.md.\n"
     "Exit status: 0 when every shard went in, 1 when any failed, 2 on usage errors.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
@@ -118,7 +130,7 @@ cmd_merge (DejaRun *run, int argc, char **argv)
       g_clear_error (&error);
       progress_run_next (progress, g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0);
       g_timer_start (step);
-      if (store_merge_shard (store, argv[i], &deja_interrupted, &counts, &error))
+      if (store_merge_shard (store, argv[i], !reindex, &deja_interrupted, &counts, &error))
         {
           report (argv[i], &counts, g_timer_elapsed (step, NULL));
           merged += counts.files > 0;

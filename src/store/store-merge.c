@@ -126,8 +126,6 @@ static const char *const rows_sql[] = {
   " SELECT l.message_id + :base, l.position, l.url, l.normalized, l.host, l.domain, l.wayback"
   " FROM shard.links l JOIN shard.messages m ON m.id = l.message_id"
   " JOIN temp.merge_files f ON f.shard_id = m.file_id ORDER BY l.id",
-  "INSERT INTO main.messages_fts (rowid, subject, own_text)"
-  " SELECT id, subject, own_text FROM main.messages WHERE id > :base",
 };
 
 /* People's decisions: where both databases decided the same thing, the
@@ -304,15 +302,45 @@ check_shard (Store *store, const char *shard, GError **error)
   return other != NULL;
 }
 
+/* The shard's full-text entries: its index copied where its messages
+ * all came under their own ids (store-fts-copy.c), else made again from
+ * the rows copied after @after.  Says why not copied in @counts. */
 static gboolean
-merge_rows (Store *store, StoreMergeCounts *counts, GError **error)
+index_text (Store *store, gboolean copy, gboolean whole, gint64 base, gint64 after,
+            StoreMergeCounts *counts, GError **error)
+{
+  gint64 started = profile_start ();
+
+  if (!copy)
+    counts->fts_rebuilt = "asked to (--reindex)";
+  else if (!whole)
+    counts->fts_rebuilt = "some of its files are here already (or their content is)";
+  else if (base != 0)
+    counts->fts_rebuilt = "its message ids do not all come after those here"
+                          " (ingest shards with --shard N, merge them in that order)";
+  else if (!_store_fts_copy (store, &counts->fts_rebuilt, error))
+    return FALSE;
+  if (counts->fts_rebuilt &&
+      !run (store, "INSERT INTO main.messages_fts (rowid, subject, own_text)"
+                   " SELECT id, subject, own_text FROM main.messages WHERE id > :base",
+            after, NULL, error))
+    return FALSE;
+  profile_stop (PROFILE_FTS, started);
+  return TRUE;
+}
+
+static gboolean
+merge_rows (Store *store, gboolean copy_index, StoreMergeCounts *counts, GError **error)
 {
   g_autofree char *messages = NULL;
-  gint64 base, by_subject, started;
-  gboolean subject = FALSE;
+  gint64 base, after, first, shard_files, by_subject, started;
+  gboolean subject = FALSE, whole;
 
-  if (!take_files (store, counts, error))
+  if (!_store_query_int (store, "SELECT count(*) FROM shard.files", &shard_files, NULL, error) ||
+      !take_files (store, counts, error))
     return FALSE;
+  /* Nothing here was replaced or left out, and messages_fts not used */
+  whole = counts->files == shard_files && counts->replaced == 0;
   for (guint i = 0; i < G_N_ELEMENTS (decisions_sql); i++)
     if (!run (store, decisions_sql[i], 0, &counts->decisions, error))
       return FALSE;
@@ -322,8 +350,13 @@ merge_rows (Store *store, StoreMergeCounts *counts, GError **error)
     if (!run (store, authors_sql[i], 0, NULL, error))
       return FALSE;
   started = profile_start ();
-  if (!_store_query_int (store, "SELECT coalesce(max(id), 0) FROM main.messages", &base, NULL, error) ||
-      !messages_sql (store, &messages, error) || !run (store, messages, base, &counts->messages, error))
+  /* A shard whose ids all come after those here keeps them (a shard made
+   * with --shard N, or the first); the others' are shifted after them. */
+  if (!_store_query_int (store, "SELECT coalesce(max(id), 0) FROM main.messages", &after, NULL, error) ||
+      !_store_query_int (store, "SELECT coalesce(min(id), 0) FROM shard.messages", &first, NULL, error))
+    return FALSE;
+  base = first > after ? 0 : after;
+  if (!messages_sql (store, &messages, error) || !run (store, messages, base, &counts->messages, error))
     return FALSE;
   profile_stop (PROFILE_MESSAGES, started);
   for (guint i = 0; i < G_N_ELEMENTS (rows_sql); i++)
@@ -331,8 +364,10 @@ merge_rows (Store *store, StoreMergeCounts *counts, GError **error)
       started = profile_start ();
       if (!run (store, rows_sql[i], base, NULL, error))
         return FALSE;
-      profile_stop (strstr (rows_sql[i], "messages_fts") ? PROFILE_FTS : PROFILE_OTHER_ROWS, started);
+      profile_stop (PROFILE_OTHER_ROWS, started);
     }
+  if (!index_text (store, copy_index, whole, base, after, counts, error))
+    return FALSE;
   /* Threads and authors are computed again over everything; a shard
    * threaded by subject ('deja thread --subject') makes this database so. */
   if (!_store_query_int (store, "SELECT 1 FROM shard.deja_state WHERE key = 'threading'"
@@ -348,19 +383,23 @@ merge_rows (Store *store, StoreMergeCounts *counts, GError **error)
 /**
  * store_merge_shard:
  * @shard: a deja database (made by deja ingest, or by an earlier merge)
+ * @copy_index: take the shard's full-text index as it is where it can be
+ *   (store-fts-copy.c); %FALSE: build it again from the rows
  * @cancel: (nullable): when it becomes non-zero, the merge stops and is
  *   rolled back
  *
  * Copies @shard's files and everything that hangs off them into @store,
  * in one transaction.  Threads and authors are left stale
  * (store_threads_stale()): call threads_rebuild() and
- * authors_update() after the last shard.
+ * authors_update() after the last shard.  @counts says what came, and
+ * why the index was built again if it was.
  */
 gboolean
-store_merge_shard (Store *store, const char *shard, const volatile int *cancel,
+store_merge_shard (Store *store, const char *shard, gboolean copy_index, const volatile int *cancel,
                    StoreMergeCounts *counts, GError **error)
 {
   g_autofree char *uri = NULL;
+  g_autoptr (Store) writer = NULL;
   sqlite3_stmt *attach;
   gboolean ok;
   gint64 started;
@@ -369,34 +408,40 @@ store_merge_shard (Store *store, const char *shard, const volatile int *cancel,
   memset (counts, 0, sizeof *counts);
   if (!check_shard (store, shard, error))
     return FALSE;
+  /* A connection of its own, on which messages_fts has not been used:
+   * FTS5 would not see a copy of the index made on one where it had
+   * (store-fts-copy.c).  This one sees the copy on its next use, after
+   * the commit. */
+  if ((writer = store_open (store->path, error)) == NULL)
+    return FALSE;
   /* Attached as it lies: nothing is written to it, and as the last
    * connection SQLite removes the log files it made beside it. */
   uri = _store_file_uri (shard, _store_cannot_write_beside (shard) ? "immutable=1" : NULL);
-  if ((rc = sqlite3_prepare_v2 (store->db, "ATTACH DATABASE ?1 AS shard", -1, &attach, NULL)) != SQLITE_OK)
-    return _store_fail (store, rc, "cannot open the shard", error);
+  if ((rc = sqlite3_prepare_v2 (writer->db, "ATTACH DATABASE ?1 AS shard", -1, &attach, NULL)) != SQLITE_OK)
+    return _store_fail (writer, rc, "cannot open the shard", error);
   sqlite3_bind_text (attach, 1, uri, -1, SQLITE_STATIC);
   rc = sqlite3_step (attach);
   sqlite3_finalize (attach);
   if (rc != SQLITE_DONE)
-    return _store_fail (store, rc, "cannot open the shard", error);
+    return _store_fail (writer, rc, "cannot open the shard", error);
   if (cancel)
-    sqlite3_progress_handler (store->db, 10000, check_cancel, (void *) cancel);
-  ok = sqlite3_exec (store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ||
-       _store_fail (store, sqlite3_errcode (store->db), "cannot begin", error);
-  ok = ok && merge_rows (store, counts, error);
+    sqlite3_progress_handler (writer->db, 10000, check_cancel, (void *) cancel);
+  ok = sqlite3_exec (writer->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ||
+       _store_fail (writer, sqlite3_errcode (writer->db), "cannot begin", error);
+  ok = ok && merge_rows (writer, copy_index, counts, error);
   started = profile_start ();
-  if (ok && sqlite3_exec (store->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-    ok = _store_fail (store, sqlite3_errcode (store->db), "cannot commit", error);
+  if (ok && sqlite3_exec (writer->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    ok = _store_fail (writer, sqlite3_errcode (writer->db), "cannot commit", error);
   profile_stop (PROFILE_COMMIT, started);
-  if (!ok && sqlite3_get_autocommit (store->db) == 0)
-    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  if (!ok && sqlite3_get_autocommit (writer->db) == 0)
+    sqlite3_exec (writer->db, "ROLLBACK", NULL, NULL, NULL);
   if (!ok && cancel && *cancel)
     {
       g_clear_error (error);
       g_set_error (error, STORE_ERROR, STORE_ERROR_CANCELLED, "interrupted");
     }
-  sqlite3_progress_handler (store->db, 0, NULL, NULL);
-  sqlite3_exec (store->db, "DETACH DATABASE shard", NULL, NULL, NULL);
+  sqlite3_progress_handler (writer->db, 0, NULL, NULL);
+  sqlite3_exec (writer->db, "DETACH DATABASE shard", NULL, NULL, NULL);
   /* Newsgroup ids and provisional authors are read again. */
   g_hash_table_remove_all (store->group_ids);
   _store_forget_authors (store);

@@ -107,6 +107,7 @@ struct _Store {
   gint64 file_id;          /* of the file being ingested, or 0 */
   GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
   gint64 next_id;          /* messages.id of the next new message */
+  gint64 first_id;         /* and the least it may be (store_set_shard()) */
   GArray *previous;        /* of StorePrevious: the rows of the file's content before, in order */
   guint previous_pos;      /* the next of them a new row may keep the id of; G_MAXUINT: none */
   GHashTable *author_ids;  /* address -> author id (gint64 *), loaded by the first message
@@ -187,5 +188,30 @@ gboolean _store_int_array_get (const char *json, gsize len, gint64 index, gint64
 void _store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text);
 gboolean _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer user_data,
                           const char *what, GError **error);
+
+/* FTS5's structure record (store-fts-copy.c): its segments, level by
+ * level, each with its id and its first and last page. */
+typedef struct {
+  guint64 id, first, last;
+} StoreFtsSegment;
+
+typedef struct {
+  guint64 merging;         /* its first segments being merged into the next level's last */
+  GArray *segments;        /* of StoreFtsSegment */
+} StoreFtsLevel;
+
+typedef struct {
+  guint32 cookie;          /* of the configuration */
+  guint64 writes;          /* FTS5's count of leaves written, for its merges */
+  guint n_levels;
+  StoreFtsLevel levels[64];
+} StoreFtsStructure;
+
+gboolean _store_fts_structure_decode (const guint8 *data, gsize len, StoreFtsStructure *s);
+GByteArray *_store_fts_structure_encode (const StoreFtsStructure *s);
+void _store_fts_structure_clear (StoreFtsStructure *s);
+guint _store_fts_structure_segments (const StoreFtsStructure *s);
+gboolean _store_fts_structure_add (StoreFtsStructure *into, const StoreFtsStructure *from, GArray *ids);
+gboolean _store_fts_copy (Store *store, const char **why, GError **error);
 
 G_END_DECLS

@@ -521,6 +521,23 @@ page_size_sql (gint64 archive_bytes)
 }
 
 /**
+ * store_set_shard:
+ * @shard: 1 to STORE_MAX_SHARD
+ *
+ * Makes this database shard @shard of a set for 'deja merge': the
+ * messages stored from now on get ids from @shard × STORE_SHARD_IDS + 1
+ * on (or after every id there is, if that is more).  Shards merged in
+ * the order of their numbers keep their ids, and so their full-text
+ * index is copied, not built again (store-fts-copy.c).
+ */
+void
+store_set_shard (Store *store, guint shard)
+{
+  g_return_if_fail (shard >= 1 && shard <= STORE_MAX_SHARD);
+  store->first_id = (gint64) shard * STORE_SHARD_IDS + 1;
+}
+
+/**
  * store_open_sized:
  * @archive_bytes: how much archive text is about to be stored, when the
  *   caller knows (0 otherwise): a database created for
@@ -1121,6 +1138,7 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
       rollback_file (store);
       return FALSE;
     }
+  store->next_id = MAX (store->next_id, store->first_id);
   if (meta->append)
     return begin_append (store, meta, replaced, error);
   sqlite3_bind_text (store->stmts[STMT_FTS_DELETE_FILE], 1, meta->path, -1, SQLITE_STATIC);

@@ -660,9 +660,17 @@ typedef struct {
   gint64 same_content;   /* files whose content is here under another path: not stored twice */
   gint64 messages;       /* messages copied */
   gint64 decisions;      /* separator and author decisions taken over */
+  const char *fts_rebuilt; /* why its full-text index was made again, not copied; NULL: copied */
 } StoreMergeCounts;
 
-gboolean store_merge_shard (Store *store, const char *shard, const volatile int *cancel,
+/* deja ingest --shard N: shard N's message ids start after N × 2^32
+ * (4 billion messages to a shard; ids stay below 2^53, exact in JSON). */
+#define STORE_SHARD_IDS (G_GINT64_CONSTANT (1) << 32)
+#define STORE_MAX_SHARD 1000000
+void store_set_shard (Store *store, guint shard);
+
+gboolean store_merge_shard (Store *store, const char *shard, gboolean copy_index,
+                            const volatile int *cancel,
                             StoreMergeCounts *counts, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Store, store_close)
