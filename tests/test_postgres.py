@@ -164,6 +164,111 @@ def filters_select_what_is_loaded_into_another_schema():
     assert deja("export-pg", "--db", DB, "--schema", "Bad-Name").returncode == 2
 
 
+# Eight archives of distinct content, one numbered shard each
+SHARDED = [os.path.join(FIXTURES, *p) for p in [
+    ("threads", "comp.lang.c.mbox"), ("threads", "comp.std.c.mbox"), ("people", "people.mbox"),
+    ("analysis", "lists.mbox"), ("replies", "best-copy.mbox"), ("society", "usenet.mbox"),
+    ("search", "plain-words.mbox"), ("from", "y_google_export.mbox")]]
+TABLES = ("files", "newsgroups", "authors", "author_addresses", "messages", "message_newsgroups", "refs")
+
+
+def merged_of_eight_shards():
+    dbs = []
+    for i, archive in enumerate(SHARDED):
+        db = fresh_db("pg-shard-%d.db" % (i + 1))
+        r = deja("ingest", "-q", "--shard", str(i + 1), "--db", db, archive)
+        assert r.returncode == 0, r.stderr
+        dbs.append(db)
+    merged = fresh_db("pg-merged.db")
+    r = deja("merge", "-q", "--db", merged, *dbs)
+    assert r.returncode == 0, r.stderr
+    return merged
+
+
+def export_parts(db, name, *args):
+    out = tmp(name)
+    shutil.rmtree(out, ignore_errors=True)
+    r = deja("export-pg", "--db", db, "--out", out, *args)
+    assert r.returncode == 0, r.stderr
+    os.chmod(out, 0o755)
+    for f in os.listdir(out):
+        os.chmod(os.path.join(out, f), 0o644)
+    return out
+
+
+def load_parts(out, sessions, check=True):
+    env = dict(os.environ, PSQL=os.path.join(PG, "psql"))
+    return run(["sh", os.path.join(out, "load.sh"), "-j", str(sessions), "-h", SOCKET, "-p", PORT,
+                "-U", "deja", "-d", "postgres"], check=check, env=env)
+
+
+def same_rows(a, b):
+    for table in TABLES:
+        n = rows("SELECT count(*) FROM %s.%s" % (a, table))
+        assert n == rows("SELECT count(*) FROM %s.%s" % (b, table)) and n != [("0",)], (table, n)
+        for x, y in ((a, b), (b, a)):
+            left = rows("SELECT count(*) FROM (SELECT * FROM %s.%s EXCEPT ALL SELECT * FROM %s.%s) d"
+                        % (x, table, y, table))
+            assert left == [("0",)], (table, x, y, left)
+
+
+@tap.test
+def eight_shards_loaded_in_four_sessions_equal_one_load():
+    """export-pg --parts shards: each shard's messages (text, tsvector,
+    indexes) loaded by a session of its own, four at once; the same rows as
+    the one-transaction load, partitioned per shard, then by hierarchy and year."""
+    merged = merged_of_eight_shards()
+    r = deja("export-pg", "--db", merged, "--schema", "one_load", "--out", tmp("one-load.sql"))
+    assert r.returncode == 0, r.stderr
+    os.chmod(tmp("one-load.sql"), 0o644)
+    psql(path=tmp("one-load.sql"))
+    out = export_parts(merged, "pg-parts", "--parts", "shards", "--schema", "in_parts")
+    assert sorted(f for f in os.listdir(out) if f.startswith("part-")) == \
+        ["part-%03d.sql" % (i + 1) for i in range(8)], os.listdir(out)
+    load_parts(out, 4)
+    same_rows("one_load", "in_parts")
+    tops = rows("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+                " JOIN pg_class p ON p.oid = i.inhparent JOIN pg_namespace n ON n.oid = p.relnamespace"
+                " WHERE p.relname = 'messages' AND n.nspname = 'in_parts' ORDER BY 1")
+    assert tops == [("messages_p%d" % (i + 1),) for i in range(8)], tops
+    # each part holds one shard's messages
+    for i in range(8):
+        lo, hi = rows("SELECT min(id) >> 32, max(id) >> 32 FROM in_parts.messages_p%d" % (i + 1))[0]
+        assert lo == hi == str(i + 1), (i, lo, hi)
+    # the indexes of one load, the GIN index on tsv among them
+    idx = lambda schema: sorted(r[0] for r in rows(
+        "SELECT regexp_replace(indexdef, '^.* USING ', '') || ' ' || tablename FROM pg_indexes"
+        " WHERE schemaname = '%s' AND tablename IN %s" % (schema, str(TABLES))))
+    assert idx("one_load") == idx("in_parts"), (idx("one_load"), idx("in_parts"))
+    assert rows("SELECT count(*) FROM pg_namespace WHERE nspname = 'in_parts__load'") == [("0",)]
+
+
+@tap.test
+def equal_parts_of_one_database_load_as_one():
+    out = export_parts(DB, "pg-equal-parts", "--parts", "3", "--schema", "three")
+    load_parts(out, 2)
+    same_rows("deja", "three")
+    assert deja("export-pg", "--db", DB, "--parts", "0", "--out", tmp("p0")).returncode == 2
+    assert deja("export-pg", "--db", DB, "--parts", "3").returncode == 2
+    assert deja("export-pg", "--db", DB, "--parts", "3", "--out", out).returncode == 2
+
+
+@tap.test
+def a_part_missing_changes_nothing():
+    """finish.sql counts the messages: without every part the schema is not replaced."""
+    before = rows("SELECT count(*) FROM deja.messages")
+    out = export_parts(DB, "pg-missing-part", "--parts", "3", "--replace")
+    os.unlink(os.path.join(out, "part-002.sql"))
+    r = load_parts(out, 2, check=False)
+    assert r.returncode != 0 and "a part is missing" in r.stderr, r.stderr
+    assert rows("SELECT count(*) FROM deja.messages") == before
+    # Without --replace, an existing schema stops the load before anything is written
+    out = export_parts(DB, "pg-exists", "--parts", "2")
+    r = load_parts(out, 2, check=False)
+    assert r.returncode != 0 and "already exists" in r.stderr, r.stderr
+    assert rows("SELECT count(*) FROM deja.messages") == before
+
+
 if __name__ == "__main__":
     # meson's postgresql_tests: disabled skips, enabled makes a missing
     # server a failure, auto (default) skips when none is installed.

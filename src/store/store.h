@@ -648,8 +648,20 @@ typedef enum {
   STORE_PG_PARTITIONS,           /* hierarchy, year, messages */
 } StorePgTable;
 
-gboolean store_pg_rows (Store *store, const StoreFilter *filter, StorePgTable table,
-                        StoreRowFunc func, gpointer user_data, GError **error);
+/* Messages of ids from lo up to (not with) hi */
+typedef struct {
+  gint64 lo, hi;
+} StorePgRange;
+
+typedef enum {
+  STORE_PG_PARTS_EQUAL,          /* of about the same number of messages */
+  STORE_PG_PARTS_SHARDS,         /* one per shard merged (deja ingest --shard) */
+} StorePgParts;
+
+gboolean store_pg_rows (Store *store, const StoreFilter *filter, const StorePgRange *range,
+                        StorePgTable table, StoreRowFunc func, gpointer user_data, GError **error);
+gboolean store_pg_part_bounds (Store *store, const StoreFilter *filter, StorePgParts how, guint parts,
+                               GArray **bounds, GError **error);
 gboolean store_pg_columns (Store *store, StorePgTable table, GPtrArray **names, GError **error);
 
 /* deja merge (store-merge.c) */
