@@ -304,6 +304,8 @@ static gboolean of_messages (StorePgTable t)
   return t == STORE_PG_MESSAGES || t == STORE_PG_MESSAGE_NEWSGROUPS || t == STORE_PG_REFS;
 }
 static gboolean not_of_messages (StorePgTable t) { return !of_messages (t); }
+static gboolean only_messages (StorePgTable t) { return t == STORE_PG_MESSAGES; }
+static gboolean but_messages (StorePgTable t) { return t != STORE_PG_MESSAGES; }
 
 /* The indexes; @on_messages: only those of messages, on this table
  * (a part's partition: PostgreSQL then takes them as the partitions'
@@ -318,6 +320,27 @@ write_indexes (FILE *out, const char *on_messages)
       fprintf (out, "%s\n", indexes[i]);
     else if (g_str_has_prefix (indexes[i], prefix))
       fprintf (out, "CREATE INDEX ON %s %s\n", on_messages, indexes[i] + strlen (prefix));
+}
+
+/* ANALYZE of this schema's tables (the server's others are not ours to
+ * analyse); @messages: messages' name there (NULL: none). */
+static void
+write_analyze (FILE *out, const char *schema, gboolean (*want) (StorePgTable), const char *messages)
+{
+  gboolean first = TRUE;
+
+  fputs ("ANALYZE", out);
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    {
+      const char *name = tables[t].rows == STORE_PG_MESSAGES ? messages : tables[t].name;
+
+      if (want (tables[t].rows) && name)
+        {
+          fprintf (out, "%s %s.%s", first ? "" : ",", schema, name);
+          first = FALSE;
+        }
+    }
+  fputs (";\n", out);
 }
 
 static gboolean
@@ -339,7 +362,8 @@ write_script (Store *store, const StoreFilter *filter, FILE *out, const char *db
   if (ok)
     {
       write_indexes (out, NULL);
-      fputs ("COMMIT;\nANALYZE;\n", out);
+      fputs ("COMMIT;\n", out);
+      write_analyze (out, schema, every_table, "messages");
       /* the DEFAULT partition was counted with the others */
       deja_note ("messages in %u partitions (by newsgroup hierarchy, then year)", partitions - 1);
     }
@@ -469,6 +493,8 @@ write_part (const Parts *p, FILE *out, gpointer data, GError **error)
     return FALSE;
   write_indexes (out, top);
   fputs ("COMMIT;\n", out);
+  /* its partitions' statistics, made beside the other parts' */
+  write_analyze (out, p->loading, only_messages, top);
   return TRUE;
 }
 
@@ -490,7 +516,10 @@ write_finish (const Parts *p, FILE *out, gpointer data, GError **error)
   write_indexes (out, NULL);
   if (p->replace)
     fprintf (out, "DROP SCHEMA IF EXISTS %s CASCADE;\n", p->schema);
-  fprintf (out, "ALTER SCHEMA %s RENAME TO %s;\nCOMMIT;\nANALYZE;\n", p->loading, p->schema);
+  fprintf (out, "ALTER SCHEMA %s RENAME TO %s;\nCOMMIT;\n", p->loading, p->schema);
+  /* the parts analysed their partitions (an ANALYZE of messages would
+   * sample every one of them again, on one session) */
+  write_analyze (out, p->schema, but_messages, NULL);
   return TRUE;
 }
 
