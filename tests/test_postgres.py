@@ -86,6 +86,11 @@ def every_archived_message_is_loaded_and_no_archive_posts_are_not():
     assert rows("SELECT count(*) FROM deja.messages") == [(str(want),)]
     for table in ("files", "newsgroups", "authors", "author_addresses"):
         assert rows("SELECT count(*) FROM deja.%s" % table) == [(str(lite("SELECT count(*) FROM %s" % table)[0][0]),)]
+    # the tables that point at messages join them (message_id is a row id there, bigint)
+    for table in ("message_newsgroups", "refs"):
+        assert rows("SELECT data_type FROM information_schema.columns WHERE table_schema = 'deja'"
+                    " AND table_name = '%s' AND column_name = 'message_id'" % table) == [("bigint",)]
+        assert rows("SELECT count(*) > 0 FROM deja.%s x JOIN deja.messages m ON m.id = x.message_id" % table) == [("t",)]
     # A message's columns as SQLite has them.
     got = rows("SELECT id, message_id, subject, from_addr, date, thread_id, author_id, lang, words FROM deja.messages"
                " ORDER BY id LIMIT 5")
@@ -267,6 +272,90 @@ def a_part_missing_changes_nothing():
     r = load_parts(out, 2, check=False)
     assert r.returncode != 0 and "already exists" in r.stderr, r.stderr
     assert rows("SELECT count(*) FROM deja.messages") == before
+
+
+PG_CONN = "host=%s port=%s user=deja dbname=postgres" % (SOCKET, PORT)
+
+
+def tsv_rows(out):
+    import csv
+    import io
+    return list(csv.DictReader(io.StringIO(out), delimiter="\t"))
+
+
+def archived_offsets(sql_where):
+    """(file, byte_offset) of canonical messages export-pg loaded (no X-No-Archive) matching sql_where."""
+    return {(f, str(o)) for f, o in lite(
+        "SELECT f.path, m.byte_offset FROM messages m JOIN files f ON f.id = m.file_id"
+        " WHERE m.duplicate_of IS NULL AND instr(coalesce(m.flags, ''), 'no-archive') = 0 AND " + sql_where)}
+
+
+def search_pg(*args, schema="deja"):
+    r = deja("search", "--pg", PG_CONN, "--pg-schema", schema, "--format", "tsv", "--limit", "0", *args)
+    assert r.returncode == 0, r.stderr
+    return tsv_rows(r.stdout)
+
+
+@tap.test
+def search_pg_finds_what_the_database_finds():
+    """deja search --pg: the same filters give the same messages; words the
+    same messages where PostgreSQL's parser and FTS5's agree on the word."""
+    for query, where in [("from:frank", "(lower(m.from_addr) LIKE '%frank%' OR lower(m.from_name) LIKE '%frank%')"),
+                         ("group:comp.std.*", "EXISTS (SELECT 1 FROM message_newsgroups mg JOIN newsgroups g"
+                          " ON g.id = mg.newsgroup_id WHERE mg.message_id = m.id AND g.name GLOB 'comp.std.*')"),
+                         ("since:1997-06 until:1997-12", "m.date >= '1997-06' AND substr(m.date, 1, 7) <= '1997-12'")]:
+        got = {(r["file"], r["byte_offset"]) for r in search_pg(query)}
+        want = archived_offsets(where)
+        assert got == want and got, (query, got ^ want)
+    # a word: what FTS5 finds, but for the posts export-pg leaves out
+    fts = tsv_rows(deja("search", "--db", DB, "--format", "tsv", "--limit", "0", "threading").stdout)
+    want = {(r["file"], r["byte_offset"]) for r in fts} & archived_offsets("1")
+    rows = search_pg("threading")
+    assert {(r["file"], r["byte_offset"]) for r in rows} == want and want, rows
+    assert list(rows[0].keys()) == ["id", "date", "from_name", "from_addr", "subject", "snippet", "file",
+                                    "byte_offset", "thread_id"], rows[0].keys()
+    assert any("[" in r["snippet"] and "]" in r["snippet"] for r in rows), rows
+    # phrases, OR, NOT, prefixes keep their meaning
+    both = {r["id"] for r in search_pg("threading OR zzzznotaword")}
+    assert both == {r["id"] for r in rows}, both
+    assert not search_pg("threading NOT threading")
+    assert {r["id"] for r in search_pg("thread*")} >= {r["id"] for r in rows}
+    count = deja("search", "--pg", PG_CONN, "--count", "--format", "tsv", "threading")
+    assert count.returncode == 0 and tsv_rows(count.stdout)[0]["messages"] == str(len(rows)), count.stdout
+    # --limit, best first
+    many = search_pg("group:comp.*")
+    assert len(many) > 3 and len(search_pg("--limit", "3", "group:comp.*")) == 3, len(many)
+
+
+@tap.test
+def stats_pg_counts_what_the_database_counts():
+    """deja stats --pg on a load with every post: the same rows as deja
+    stats, but for the separator log, which export-pg does not load."""
+    psql(path=export("everything.sql", "--schema", "everything", "--include-no-archive"))
+    for by in ([], ["--by-month"]):
+        r = deja("stats", "--pg", PG_CONN, "--pg-schema", "everything", "--format", "tsv", *by)
+        assert r.returncode == 0, r.stderr
+        got = [l for l in r.stdout.splitlines()]
+        want = [l for l in deja("stats", "--db", DB, "--format", "tsv", *by).stdout.splitlines()
+                if not l.startswith("separator_log\t")]
+        assert got == want, [x for x in got if x not in want] + ["--"] + [x for x in want if x not in got]
+    table = deja("stats", "--pg", PG_CONN, "--pg-schema", "everything").stdout
+    assert "not in PostgreSQL" in table, table
+
+
+@tap.test
+def pg_errors_are_named():
+    r = deja("search", "--pg", PG_CONN, "--pg-schema", "nowhere", "word")
+    assert r.returncode == 1 and "no corpus in schema 'nowhere'" in r.stderr, r.stderr
+    r = deja("stats", "--pg", "host=%s port=1 user=deja" % SOCKET)
+    assert r.returncode == 1 and "cannot connect" in r.stderr, r.stderr
+    for args in (["search", "--pg", PG_CONN, "--db", DB, "word"], ["search", "--pg", PG_CONN, "--threads", "w"],
+                 ["search", "--pg", PG_CONN, "--distinct-text", "w"], ["stats", "--pg", PG_CONN, "--db", DB],
+                 ["stats", "--pg", PG_CONN, "--statement", tmp("s.md")]):
+        assert deja(*args).returncode == 2, args
+    # a schema name is a value, not SQL
+    r = deja("search", "--pg", PG_CONN, "--pg-schema", "deja; DROP SCHEMA deja CASCADE", "word")
+    assert r.returncode == 1 and rows("SELECT count(*) FROM pg_namespace WHERE nspname = 'deja'") == [("1",)]
 
 
 if __name__ == "__main__":

@@ -68,9 +68,13 @@ typedef struct {
   guint64 rows;
 } Copy;
 
+/* @table's @column: message_id is the Message-ID header in messages,
+ * the row's id (bigint) in the tables that point at messages. */
 static const char *
-type_of (const char *column)
+type_of (StorePgTable table, const char *column)
 {
+  if (table != STORE_PG_MESSAGES && strcmp (column, "message_id") == 0)
+    return "bigint";
   for (guint i = 0; i < G_N_ELEMENTS (column_types); i++)
     if (strcmp (column_types[i].column, column) == 0)
       return column_types[i].type;
@@ -259,7 +263,7 @@ write_tables (Store *store, FILE *out, const char *messages_by, GError **error)
         return FALSE;
       fprintf (out, "CREATE TABLE %s (", tables[t].name);
       for (guint i = 0; i < names->len; i++)
-        fprintf (out, "%s\n  %s %s", i ? "," : "", (char *) names->pdata[i], type_of (names->pdata[i]));
+        fprintf (out, "%s\n  %s %s", i ? "," : "", (char *) names->pdata[i], type_of (tables[t].rows, names->pdata[i]));
       if (tables[t].rows == STORE_PG_MESSAGES)
         write_tsv_column (out);
       fprintf (out, ",\n  PRIMARY KEY (%s))", tables[t].key);
