@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A deja built without an optional library (meson_options.txt: libgit2,
-cld2, hunspell, cairo) says what it lacks and makes nothing up.
+cld2, hunspell, cairo, libpq) says what it lacks and makes nothing up.
 
 Every build runs this file: the tests of what a build without a library
 does run where meson left it out (DEJA_WITHOUT), and skip elsewhere;
@@ -14,7 +14,8 @@ import subprocess
 import tap
 from cli_helpers import SAMPLE, TMP, WITHOUT, deja, fresh_db, ok, tmp
 
-FEATURES = {"libgit2": "libgit2", "cld2": "CLD2", "hunspell": "Hunspell", "cairo": "cairo"}
+FEATURES = {"libgit2": "libgit2", "cld2": "CLD2", "hunspell": "Hunspell", "cairo": "cairo",
+            "libpq": "libpq"}
 
 
 def without(feature):
@@ -78,6 +79,14 @@ def without_libgit2_a_repository_is_an_error_naming_it():
     db = fresh_db("no-git.db")
     r = deja("ingest", "--db", db, repo)
     assert r.returncode == 1 and "built without libgit2" in r.stderr and "inbox.git" in r.stderr, r
+
+
+@tap.test
+def without_libpq_pg_is_an_error_naming_it():
+    without("libpq")
+    for command in (["search", "--pg", "dbname=research", "word"], ["stats", "--pg", "dbname=research"]):
+        r = deja(*command)
+        assert r.returncode == 1 and "built without libpq" in r.stderr and "libpq-dev" in r.stderr, r
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ SRC = os.path.join(ROOT, "src")
 LAYER_DIRS = {"parsers": os.path.join(ROOT, "parsers"), "util": os.path.join(SRC, "util"),
               "text": os.path.join(SRC, "text"), "store": os.path.join(SRC, "store"),
               "pipeline": os.path.join(SRC, "pipeline"), "net": os.path.join(SRC, "net"),
-              "plot": os.path.join(SRC, "plot"), "cli": os.path.join(SRC, "cli")}
+              "plot": os.path.join(SRC, "plot"), "pg": os.path.join(SRC, "pg"), "cli": os.path.join(SRC, "cli")}
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
 DEP = re.compile(r"\b([a-z]+)_dep\b")
 
@@ -119,7 +119,8 @@ def language_libraries_only_in_the_text_layer():
 
 @tap.test
 def sqlite_only_in_the_store_and_igraph_only_in_graph_c():
-    sqlite, igraph, cairo = [], [], []
+    """And cairo only in plot.c, libpq only in pg.c."""
+    sqlite, igraph, cairo, libpq = [], [], [], []
     for path in glob.glob(os.path.join(SRC, "**", "*.[ch]"), recursive=True) + files("parsers"):
         text = open(path, encoding="utf-8").read()
         incs = [name for _, name in INCLUDE.findall(text)]
@@ -129,9 +130,12 @@ def sqlite_only_in_the_store_and_igraph_only_in_graph_c():
             igraph.append(os.path.relpath(path, ROOT))
         if any(i.startswith("cairo") or i.startswith("fontconfig") for i in incs):
             cairo.append(os.path.relpath(path, ROOT))
+        if any(i.startswith("libpq") for i in incs):
+            libpq.append(os.path.relpath(path, ROOT))
     assert sqlite and all(p.startswith("src/store/") for p in sqlite), sqlite
     assert igraph == ["src/net/graph.c"], igraph
     assert cairo == ["src/plot/plot.c"], cairo
+    assert libpq == ["src/pg/pg.c"], libpq
 
 
 @tap.test

@@ -45,6 +45,8 @@ ALLOWED_SQL_ARGS = {
     "copy_sql",         # store-merge.c: a static literal
     "record_sql[in_shard != FALSE]", "pages_sql[k]",  # store-fts-copy.c: static tables of literals
     "pg_sql[table]",    # store-pg.c: a static table of literals
+    "bounds_sql[how]",  # store-pg.c: a static table of literals
+    "search_sql[s->count != FALSE]", "stats_sql[what]",  # pg/pg.c: static tables of literals
     # store-thread-batches.c: static literals of the threading plan on disk
     "plan_tables_sql", "plan_propagate_sql", "plan_jump_sql", "plan_components_sql",
     "index_batches_sql",
@@ -60,7 +62,8 @@ ALLOWED_FORMATS = {
     'INSERT INTO main.messages (%s) SELECT %s FROM shard.messages m',
 }
 
-CALL = re.compile(r"\b(sqlite3_prepare_v[23]|sqlite3_exec|exec|plan_exec|query_int|query_text)\s*\(\s*"
+CALL = re.compile(r"\b(sqlite3_prepare_v[23]|sqlite3_exec|exec|plan_exec|query_int|query_text|"
+                  r"PQexecParams|run_rows)\s*\(\s*"
                   r"([^,()]+(?:\([^()]*\))?)\s*,\s*")
 FORMAT = re.compile(r"\b(g_strdup_printf|g_string_append_printf|g_string_printf|printf|snprintf|"
                     r"g_snprintf)\s*\(\s*(?:[\w>.-]+\s*,\s*)?\"((?:[^\"\\]|\\.)*)\"")

@@ -9,6 +9,7 @@
 #include "lang.h"
 #include "analyse.h"
 #include "plot.h"
+#include "pg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,9 @@ static const struct {
   [DEJA_FEATURE_CAIRO] = { "cairo", plot_available,
                            "no chart is drawn: deja plot is missing, deja report has no charts",
                            "libcairo2-dev" },
+  [DEJA_FEATURE_LIBPQ] = { "libpq", pg_available,
+                           "no corpus in PostgreSQL is read: deja search --pg and deja stats --pg are missing",
+                           "libpq-dev" },
 };
 
 gboolean

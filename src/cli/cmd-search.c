@@ -1,6 +1,7 @@
 /* cmd-search.c — deja search --db DB QUERY: full-text search. */
 #include "deja.h"
 #include "output.h"
+#include "pg.h"
 #include "rows.h"
 #include "search-query.h"
 #include "store.h"
@@ -294,12 +295,53 @@ run_search (Store *store, const StoreFilter *filter, const char *typed, StoreSea
   return DEJA_EXIT_OK;
 }
 
+/* The same search in a corpus deja export-pg loaded into PostgreSQL. */
+static int
+run_search_pg (const char *conninfo, const char *schema, const StoreFilter *filter, const char *typed,
+               StoreSearchMode mode, RowFormat format)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PgCorpus) corpus = NULL;
+  g_autofree char *tsquery = filter->match ? search_query_tsquery (filter->match) : NULL;
+  gboolean bold = format == ROW_FORMAT_TABLE && deja_use_colour ();
+  Printer p = { format, mode, 0, g_string_new (NULL), NULL };
+  PgSearch search = { tsquery, filter->authors, filter->groups, filter->since, filter->until, filter->lang,
+                      bold ? "\033[1m" : "[", bold ? "\033[0m" : "]", filter->limit,
+                      mode == STORE_SEARCH_COUNT };
+  gboolean ok;
+
+  if ((corpus = pg_corpus_open (conninfo, schema, &error)) == NULL)
+    {
+      g_string_free (p.line, TRUE);
+      deja_error ("PostgreSQL: %s", error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  if (format != ROW_FORMAT_TABLE)
+    p.writer = row_writer_new (format, stdout);
+  ok = pg_corpus_search (corpus, &search, print_row, &p, &error);
+  if (p.writer)
+    row_writer_finish (p.writer);
+  g_string_free (p.line, TRUE);
+  if (!ok)
+    {
+      deja_error ("PostgreSQL: %s", error->message);
+      return g_error_matches (error, PG_ERROR, PG_ERROR_QUERY) ? DEJA_EXIT_USAGE : DEJA_EXIT_FAILED;
+    }
+  if (mode == STORE_SEARCH_COUNT)
+    return DEJA_EXIT_OK;
+  if (p.rows == 0)
+    deja_note ("no messages match '%s'", typed);
+  else if (filter->limit > 0 && p.rows == (guint64) filter->limit)
+    deja_note ("showing the first %" G_GUINT64_FORMAT " matches (--limit)", p.rows);
+  return DEJA_EXIT_OK;
+}
+
 int
 cmd_search (DejaRun *run, int argc, char **argv)
 {
   g_auto (GStrv) dbs = NULL;
   g_autofree char *format_name = NULL;
-  g_autofree char *query = NULL;
+  g_autofree char *query = NULL, *pg = NULL, *pg_schema = NULL;
   gint64 limit = DEFAULT_LIMIT;
   gboolean count = FALSE, threads = FALSE;
   int status;
@@ -309,6 +351,9 @@ cmd_search (DejaRun *run, int argc, char **argv)
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
     { "count", 'c', 0, G_OPTION_ARG_NONE, &count, "only count the matching messages and their threads", NULL },
     { "threads", 0, 0, G_OPTION_ARG_NONE, &threads, "one result per thread: its size, span and best match", NULL },
+    { "pg", 0, 0, G_OPTION_ARG_STRING, &pg,
+      "search a corpus deja export-pg loaded into PostgreSQL instead (libpq's connection string)", "CONNINFO" },
+    { "pg-schema", 0, 0, G_OPTION_ARG_STRING, &pg_schema, "its schema (default: deja)", "NAME" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("QUERY... — full-text search");
@@ -341,11 +386,26 @@ cmd_search (DejaRun *run, int argc, char **argv)
     "Several --db (shards, docs/scale.md) are searched as one without merging them: each\n"
     "gives its best --limit, and the rows are merged by rank (bm25, each database's own),\n"
     "then date; a first column, db, says where each row is (its id is that database's).\n"
-    "Counts are sums: a thread or a cross-post present in two shards counts twice.");
+    "Counts are sums: a thread or a cross-post present in two shards counts twice.\n\n"
+    "--pg CONNINFO searches the corpus deja export-pg loaded into PostgreSQL (schema deja,\n"
+    "or --pg-schema) with its tsv column, the same query and filters, the same columns:\n"
+    "words are matched by PostgreSQL's stemmer of each message's language, so a few hits\n"
+    "differ from FTS5's (stop words, stems); NEAR() is AND there; subject: searches both\n"
+    "subject and own text; rank is ts_rank.  Not with --threads or --distinct-text.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
-  if (dbs == NULL)
-    return deja_usage_error (context, "--db is required");
+  if (dbs == NULL && pg == NULL)
+    return deja_usage_error (context, "--db (or --pg) is required");
+  if (dbs != NULL && pg != NULL)
+    return deja_usage_error (context, "--db and --pg exclude each other");
+  if (pg != NULL && threads)
+    return deja_usage_error (context, "--threads cannot be used with --pg");
+  if (pg != NULL && !deja_feature_available (DEJA_FEATURE_LIBPQ))
+    {
+      deja_error ("--pg: this deja was built without %s (install libpq-dev and build again)",
+                  deja_feature_name (DEJA_FEATURE_LIBPQ));
+      return DEJA_EXIT_FAILED;
+    }
   if (argc < 2)
     return deja_usage_error (context, "a search query is required");
   if (!row_format_parse (format_name, ROW_FORMAT_TABLE, &format))
@@ -362,7 +422,11 @@ cmd_search (DejaRun *run, int argc, char **argv)
     {
       filter.match = parsed.match;
       filter.limit = limit;
-      if (dbs[1] != NULL)
+      if (pg != NULL && filter.distinct_text)
+        status = deja_usage_error (context, "--distinct-text cannot be used with --pg");
+      else if (pg != NULL)
+        status = run_search_pg (pg, pg_schema ? pg_schema : "deja", &filter, query, mode, format);
+      else if (dbs[1] != NULL)
         status = run_search_many (dbs, &filter, query, mode, format);
       else
         status = (store = deja_open_store_to_read (dbs[0])) == NULL ? DEJA_EXIT_FAILED

@@ -2,6 +2,7 @@
 #include "deja.h"
 #include "output.h"
 #include "people.h"
+#include "pg.h"
 #include "rows.h"
 #include "store.h"
 
@@ -112,18 +113,55 @@ printer_of (StoreStats query)
          : query == STORE_STATS_LANGUAGES ? language_row : list_row;
 }
 
+/* Where the numbers come from: a database, or a corpus deja export-pg
+ * loaded into PostgreSQL (--pg), which gives the same rows. */
+typedef struct {
+  Store *store;
+  PgCorpus *pg;
+} Source;
+
+static const struct {
+  StoreStats query;
+  PgStats pg;
+} pg_stats[] = {
+  { STORE_STATS_TOTALS, PG_STATS_TOTALS },
+  { STORE_STATS_BY_GROUP, PG_STATS_BY_GROUP },
+  { STORE_STATS_TOP_AUTHORS, PG_STATS_TOP_AUTHORS },
+  { STORE_STATS_LANGUAGES, PG_STATS_LANGUAGES },
+  { STORE_STATS_LANGUAGES_BY_GROUP, PG_STATS_LANGUAGES_BY_GROUP },
+  { STORE_STATS_THREAD_LANGUAGES, PG_STATS_THREAD_LANGUAGES },
+};
+
+/* Whether @src has @query's numbers (PostgreSQL has no separator log),
+ * and they go to @func. */
 static gboolean
-section (Store *store, Printer *p, StoreStats query, gboolean by_month, const char *name,
+source_stats (const Source *src, StoreStats query, gboolean by_month, StoreRowFunc func, gpointer data,
+              gboolean *has, GError **error)
+{
+  *has = TRUE;
+  if (src->pg == NULL)
+    return store_stats (src->store, query, by_month, func, data, error);
+  for (guint i = 0; i < G_N_ELEMENTS (pg_stats); i++)
+    if (pg_stats[i].query == query)
+      return pg_corpus_stats (src->pg, pg_stats[i].pg, by_month, func, data, error);
+  *has = FALSE;
+  return TRUE;
+}
+
+static gboolean
+section (const Source *src, Printer *p, StoreStats query, gboolean by_month, const char *name,
          const char *title, GError **error)
 {
-  gboolean ok;
+  gboolean ok, has;
 
   p->rows = 0;
   p->section = name;
   if (!p->writer)
     g_string_append_printf (p->out, "\n%s\n", title);
-  ok = store_stats (store, query, by_month, printer_of (query), p, error);
-  if (!p->writer && p->rows == 0)
+  ok = source_stats (src, query, by_month, printer_of (query), p, &has, error);
+  if (!p->writer && !has)
+    g_string_append (p->out, "  (not in PostgreSQL: deja export-pg does not load it)\n");
+  else if (!p->writer && p->rows == 0)
     g_string_append (p->out, "  (none)\n");
   return ok;
 }
@@ -356,7 +394,7 @@ int
 cmd_stats (DejaRun *run, int argc, char **argv)
 {
   g_auto (GStrv) dbs = NULL;
-  g_autofree char *format_name = NULL, *key = NULL, *statement_path = NULL;
+  g_autofree char *format_name = NULL, *key = NULL, *statement_path = NULL, *pg = NULL, *pg_schema = NULL;
   const char *db;
   g_autofree char *command = deja_command_line (argv);
   g_auto (DejaPseudonyms) pseudonyms = { 0 };
@@ -368,14 +406,19 @@ cmd_stats (DejaRun *run, int argc, char **argv)
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: table)", ROW_FORMAT_NAMES },
     { "pseudonymise", 0, 0, G_OPTION_ARG_FILENAME, &key, "authors as keyed pseudonyms (deja keygen makes a key)", "KEYFILE" },
     { "statement", 0, 0, G_OPTION_ARG_FILENAME, &statement_path, "write a data statement (Markdown) describing the numbers", "FILE" },
+    { "pg", 0, 0, G_OPTION_ARG_STRING, &pg,
+      "count a corpus deja export-pg loaded into PostgreSQL instead (libpq's connection string)", "CONNINFO" },
+    { "pg-schema", 0, 0, G_OPTION_ARG_STRING, &pg_schema, "its schema (default: deja)", "NAME" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("— what the database holds");
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) store = NULL;
+  g_autoptr (PgCorpus) corpus = NULL;
   Printer p = { NULL, "totals", NULL, 0, NULL };
+  Source src = { NULL, NULL };
   RowFormat format;
-  gboolean ok;
+  gboolean ok, has;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -391,18 +434,45 @@ cmd_stats (DejaRun *run, int argc, char **argv)
     "Several --db (shards, docs/scale.md) are counted as one without merging them: the\n"
     "numbers are sums, so a thread, a cross-post or a person present in two shards counts\n"
     "in each; authors in the totals are distinct primary addresses.  'deja merge' gives\n"
-    "the exact figures.");
+    "the exact figures.\n\n"
+    "--pg CONNINFO counts the corpus deja export-pg loaded into PostgreSQL (schema deja, or\n"
+    "--pg-schema) with the same queries and the same rows, but for the separator log,\n"
+    "which export-pg does not load (nor, without --include-no-archive, posts marked\n"
+    "X-No-Archive: yes).");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;
+  if (pg != NULL)
+    {
+      if (dbs != NULL)
+        return deja_usage_error (context, "--db and --pg exclude each other");
+      if (key || statement_path)
+        return deja_usage_error (context, "--pseudonymise and --statement take a database, not --pg");
+      if (!deja_feature_available (DEJA_FEATURE_LIBPQ))
+        {
+          deja_error ("--pg: this deja was built without %s (install libpq-dev and build again)",
+                      deja_feature_name (DEJA_FEATURE_LIBPQ));
+          return DEJA_EXIT_FAILED;
+        }
+      if (argc > 1)
+        return deja_usage_error (context, "unexpected argument '%s'", argv[1]);
+      if (!row_format_parse (format_name, ROW_FORMAT_TABLE, &format))
+        return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
+      if ((corpus = pg_corpus_open (pg, pg_schema ? pg_schema : "deja", &error)) == NULL)
+        {
+          deja_error ("PostgreSQL: %s", error->message);
+          return DEJA_EXIT_FAILED;
+        }
+      src.pg = corpus;
+    }
   db = dbs ? dbs[0] : NULL;
-  if ((status = deja_check_db_args (context, db, argc, argv)) != 0)
+  if (src.pg == NULL && (status = deja_check_db_args (context, db, argc, argv)) != 0)
     return status;
-  if (!row_format_parse (format_name, ROW_FORMAT_TABLE, &format))
+  if (src.pg == NULL && !row_format_parse (format_name, ROW_FORMAT_TABLE, &format))
     return deja_usage_error (context, "--format must be " ROW_FORMAT_NAMES);
-  if (dbs[1] && (key || statement_path))
+  if (src.pg == NULL && dbs[1] && (key || statement_path))
     return deja_usage_error (context, "--pseudonymise and --statement take one database"
                              " ('deja merge' the shards first)");
-  if (dbs[1])
+  if (src.pg == NULL && dbs[1])
     {
       p.out = g_string_new (NULL);
       if (format != ROW_FORMAT_TABLE)
@@ -415,27 +485,28 @@ cmd_stats (DejaRun *run, int argc, char **argv)
       g_string_free (p.out, TRUE);
       return status;
     }
-  if ((store = deja_open_store_to_read (db)) == NULL)
+  if (src.pg == NULL && (store = deja_open_store_to_read (db)) == NULL)
     return DEJA_EXIT_FAILED;
+  src.store = store;
   if (key && !deja_pseudonyms_open (&pseudonyms, key, store))
     return DEJA_EXIT_FAILED;
   p.pseudonyms = key ? &pseudonyms : NULL;
   p.out = g_string_new (NULL);
   if (format != ROW_FORMAT_TABLE)
     p.writer = row_writer_new (format, stdout);
-  ok = store_stats (store, STORE_STATS_TOTALS, FALSE, totals_row, &p, &error) &&
-       section (store, &p, STORE_STATS_BY_GROUP, by_month, "by_newsgroup",
+  ok = source_stats (&src, STORE_STATS_TOTALS, FALSE, totals_row, &p, &has, &error) &&
+       section (&src, &p, STORE_STATS_BY_GROUP, by_month, "by_newsgroup",
                 by_month ? "messages per newsgroup and month:" : "messages per newsgroup and year:",
                 &error) &&
-       section (store, &p, STORE_STATS_LOG, FALSE, "separator_log",
+       section (&src, &p, STORE_STATS_LOG, FALSE, "separator_log",
                 "separator log, lines by verdict:", &error) &&
-       section (store, &p, STORE_STATS_TOP_AUTHORS, FALSE, "top_authors",
+       section (&src, &p, STORE_STATS_TOP_AUTHORS, FALSE, "top_authors",
                 "authors with most messages:", &error) &&
-       section (store, &p, STORE_STATS_LANGUAGES, FALSE, "languages",
+       section (&src, &p, STORE_STATS_LANGUAGES, FALSE, "languages",
                 "languages of own text (messages.lang; und: too short or unknown):", &error) &&
-       section (store, &p, STORE_STATS_LANGUAGES_BY_GROUP, FALSE, "languages_by_newsgroup",
+       section (&src, &p, STORE_STATS_LANGUAGES_BY_GROUP, FALSE, "languages_by_newsgroup",
                 "languages per newsgroup:", &error) &&
-       section (store, &p, STORE_STATS_THREAD_LANGUAGES, FALSE, "thread_languages",
+       section (&src, &p, STORE_STATS_THREAD_LANGUAGES, FALSE, "thread_languages",
                 "threads by language (the language of most of their words):", &error);
   if (p.writer)
     row_writer_finish (p.writer);

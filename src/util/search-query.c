@@ -320,3 +320,132 @@ search_query_clear (SearchQuery *query)
   g_clear_pointer (&query->until, g_free);
   g_clear_pointer (&query->lang, g_free);
 }
+
+/* ---- the same query for PostgreSQL (deja search --pg) ----
+ *
+ * search_query_parse()'s FTS5 expression as to_tsquery() text: every
+ * string a quoted lexeme ('e-mail', a phrase when it holds several
+ * words), "pre"* a prefix ('pre':*), AND OR NOT as & | & !, parentheses
+ * kept.  NEAR(a b, N) becomes a AND b, and a column filter (subject:)
+ * is dropped: PostgreSQL's tsv holds the subject and the own text as
+ * one. */
+
+static void
+append_lexeme (GString *out, const char *s, gsize len, gboolean prefix)
+{
+  g_string_append_c (out, '\'');
+  for (gsize i = 0; i < len; i++)
+    {
+      if (s[i] == '\'' || s[i] == '\\')
+        g_string_append_c (out, s[i] == '\'' ? '\'' : '\\');
+      g_string_append_c (out, s[i]);
+    }
+  g_string_append_c (out, '\'');
+  if (prefix)
+    g_string_append (out, ":*");
+}
+
+/* An FTS5 string at @p (just after its opening quote) into @text, its
+ * doubled quotes made single; returns what follows its closing quote. */
+static const char *
+read_string (const char *p, GString *text)
+{
+  g_string_truncate (text, 0);
+  while (*p)
+    {
+      if (*p == '"' && p[1] == '"')
+        {
+          g_string_append_c (text, '"');
+          p += 2;
+        }
+      else if (*p == '"')
+        return p + 1;
+      else
+        g_string_append_c (text, *p++);
+    }
+  return p;
+}
+
+static void
+append_operator (GString *out, const char *op, gboolean *operand)
+{
+  g_string_append_printf (out, " %s ", op);
+  *operand = FALSE;
+}
+
+static void
+append_term (GString *out, const char *s, gsize len, gboolean prefix, gboolean *operand)
+{
+  if (*operand)             /* NEAR's words: all of them */
+    g_string_append (out, " & ");
+  append_lexeme (out, s, len, prefix);
+  *operand = TRUE;
+}
+
+/**
+ * search_query_tsquery:
+ * @match: an FTS5 expression made by search_query_parse()
+ *
+ * Returns: (transfer full): @match as to_tsquery() text
+ */
+char *
+search_query_tsquery (const char *match)
+{
+  GString *out = g_string_new (NULL);
+  g_autoptr (GString) text = g_string_new (NULL);
+  gboolean operand = FALSE;
+  int near = 0;              /* inside NEAR( … ): 1 before its comma, 2 after */
+  const char *p = match;
+
+  while (p && *p)
+    {
+      if (g_ascii_isspace (*p))
+        p++;
+      else if (*p == '"')
+        {
+          p = read_string (p + 1, text);
+          if (near != 2)
+            append_term (out, text->str, text->len, *p == '*', &operand);
+          p += *p == '*';
+        }
+      else if (*p == '(' || *p == ')')
+        {
+          if (near && *p == ')')
+            near = 0;
+          operand = *p == ')';
+          g_string_append_c (out, *p++);
+        }
+      else if (*p == ',' && near)
+        {
+          near = 2;
+          p++;
+        }
+      else
+        {
+          const char *s = p;
+          gsize len;
+
+          while (*p && !g_ascii_isspace (*p) && *p != '"' && *p != '(' && *p != ')' && *p != ',')
+            p++;
+          len = p - s;
+          if (len == 4 && strncmp (s, "NEAR", 4) == 0 && *p == '(')
+            {
+              near = 1;
+              operand = FALSE;
+            }
+          else if (near == 2)
+            ;                   /* the distance */
+          else if (len == 3 && strncmp (s, "AND", 3) == 0)
+            append_operator (out, "&", &operand);
+          else if (len == 2 && strncmp (s, "OR", 2) == 0)
+            append_operator (out, "|", &operand);
+          else if (len == 3 && strncmp (s, "NOT", 3) == 0)
+            append_operator (out, "& !", &operand);
+          else if (s[len - 1] == ':')
+            ;                   /* a column filter */
+          else
+            append_term (out, s, len, FALSE, &operand);
+        }
+    }
+  return g_string_free (out, FALSE);
+}

@@ -16,5 +16,6 @@ typedef struct _SearchQuery {
 
 gboolean search_query_parse (const char *text, SearchQuery *query, GError **error);
 void search_query_clear (SearchQuery *query);
+char *search_query_tsquery (const char *match);
 
 G_END_DECLS
