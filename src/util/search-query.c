@@ -428,6 +428,17 @@ search_query_tsquery (const char *match)
           while (*p && !g_ascii_isspace (*p) && *p != '"' && *p != '(' && *p != ')' && *p != ',')
             p++;
           len = p - s;
+          {
+            const char *after = p;
+
+            while (g_ascii_isspace (*after))
+              after++;
+            if (*after == ':' && s[len - 1] != ':')   /* "subject : …": a column filter */
+              {
+                p = after + 1;
+                continue;
+              }
+          }
           if (len == 4 && strncmp (s, "NEAR", 4) == 0 && *p == '(')
             {
               near = 1;
