@@ -337,7 +337,9 @@ def a_shard_whose_index_is_not_as_its_rows_say_is_indexed_again():
             ("stray", "INSERT INTO messages_fts_data (id, block) VALUES ((99 << 37) + 1, x'00')",
              "pages of segments it does not list"),
             ("structure", "UPDATE messages_fts_data SET block = block || x'00' WHERE id = 10",
-             "not in a format this deja knows")]:
+             "not in a format this deja knows"),
+            ("leaf", "DELETE FROM messages_fts_data WHERE id = (SELECT min(id) FROM messages_fts_data"
+             " WHERE id > 10)", "lacks pages its structure lists")]:
         dbs = shards_of(3, "odd-" + name, numbered=True)
         with sqlite3.connect(dbs[1]) as c:
             c.execute(sql)

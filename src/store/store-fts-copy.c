@@ -26,8 +26,8 @@
  * (store-merge.c) whenever anything is not as this code knows it: another
  * version or declaration, a structure record that does not encode back to
  * the same bytes (a later format), pages of a segment that the structure
- * does not list (the tombstones of a later SQLite), a size table that
- * does not match the shard's messages.
+ * does not list (the tombstones of a later SQLite) or leaves it lists and
+ * lacks, a size table that does not match the shard's messages.
  *
  * One rule of FTS5 makes the order matter.  A connection keeps the
  * structure it read last and takes a change of it from another
@@ -457,6 +457,42 @@ all_pages_listed (Store *store, GArray *ids, gboolean *all, GError **error)
   return TRUE;
 }
 
+/* Whether every leaf the shard's structure lists is there: a segment's
+ * leaves are the pages from its first to its last, one rowid each. */
+static gboolean
+all_leaves_there (Store *store, const StoreFtsStructure *s, gboolean *all, GError **error)
+{
+  sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT count(*) FROM shard.messages_fts_data"
+                               " WHERE id BETWEEN (?1 << " G_STRINGIFY (FTS_SEGID_SHIFT) ") + ?2"
+                               " AND (?1 << " G_STRINGIFY (FTS_SEGID_SHIFT) ") + ?3", -1, &stmt, NULL);
+
+  *all = TRUE;
+  for (guint i = 0; rc == SQLITE_OK && *all && i < s->n_levels; i++)
+    for (guint j = 0; rc == SQLITE_OK && *all && j < s->levels[i].segments->len; j++)
+      {
+        const StoreFtsSegment *seg = &g_array_index (s->levels[i].segments, StoreFtsSegment, j);
+
+        if (seg->first < 1 || seg->last < seg->first || seg->last >= G_GUINT64_CONSTANT (1) << 31)
+          {
+            *all = FALSE;
+            break;
+          }
+        sqlite3_bind_int64 (stmt, 1, (gint64) seg->id);
+        sqlite3_bind_int64 (stmt, 2, (gint64) seg->first);
+        sqlite3_bind_int64 (stmt, 3, (gint64) seg->last);
+        if ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+          {
+            *all = sqlite3_column_int64 (stmt, 0) == (gint64) (seg->last - seg->first + 1);
+            rc = SQLITE_OK;
+          }
+        sqlite3_reset (stmt);
+      }
+  if (stmt)
+    sqlite3_finalize (stmt);
+  return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot read the full-text index", error);
+}
+
 /**
  * _store_fts_copy:
  * @why: (out): why the shard's index was not copied (a static string;
@@ -490,6 +526,8 @@ _store_fts_copy (Store *store, const char **why, GError **error)
     *why = "its full-text index is not in a format this deja knows";
   else if (*why == NULL && !_store_fts_structure_add (&here, &there, ids))
     *why = "the full-text index would have too many segments";
+  else if (*why == NULL && (ok = all_leaves_there (store, &there, &known, error)) && !known)
+    *why = "its full-text index lacks pages its structure lists";
   _store_fts_structure_clear (&there);
   if (ok && *why == NULL && (ok = all_pages_listed (store, ids, &known, error)) && !known)
     *why = "its full-text index has pages of segments it does not list";
