@@ -60,7 +60,7 @@ array_literal (const char *const *items, guint n)
 }
 
 static gboolean
-result_ok (PgCorpus *c, PGresult *r, const char *what, GError **error)
+result_ok (PGresult *r, const char *what, GError **error)
 {
   ExecStatusType status = PQresultStatus (r);
   const char *state;
@@ -75,7 +75,6 @@ result_ok (PgCorpus *c, PGresult *r, const char *what, GError **error)
                state && (strcmp (state, "42601") == 0 || strcmp (state, "22023") == 0 ||
                          strcmp (state, "2201B") == 0) ? PG_ERROR_QUERY : PG_ERROR_FAILED,
                "%s: %s", what, message);
-  (void) c;
   return FALSE;
 }
 
@@ -86,7 +85,7 @@ run_rows (PgCorpus *c, const char *sql, int n, const char *const *params, PgRowF
           gpointer user_data, const char *what, GError **error)
 {
   PGresult *r = PQexecParams (c->conn, sql, n, NULL, params, NULL, NULL, 0);
-  gboolean ok = r != NULL && result_ok (c, r, what, error);
+  gboolean ok = r != NULL && result_ok (r, what, error);
 
   if (r == NULL)
     g_set_error (error, PG_ERROR, PG_ERROR_FAILED, "%s: %s", what, PQerrorMessage (c->conn));
@@ -113,6 +112,15 @@ run_rows (PgCorpus *c, const char *sql, int n, const char *const *params, PgRowF
     }
   PQclear (r);
   return ok;
+}
+
+static gboolean
+found_row (const RowValue *v, guint n, gpointer data)
+{
+  (void) v;
+  (void) n;
+  *(gboolean *) data = TRUE;
+  return TRUE;
 }
 
 /**
@@ -153,14 +161,9 @@ pg_corpus_open (const char *conninfo, const char *schema, GError **error)
   if (!run_rows (c, "SELECT set_config('search_path', quote_ident($1), false)", 1, params, NULL, NULL,
                  "cannot read PostgreSQL", error))
     return NULL;
-  {
-    PGresult *r = PQexecParams (c->conn, "SELECT to_regclass('messages') IS NOT NULL"
-                                " AND to_regclass('files') IS NOT NULL", 0, NULL, NULL, NULL, NULL, 0);
-
-    found = r && PQresultStatus (r) == PGRES_TUPLES_OK && PQntuples (r) == 1 &&
-            strcmp (PQgetvalue (r, 0, 0), "t") == 0;
-    PQclear (r);
-  }
+  if (!run_rows (c, "SELECT 1 WHERE to_regclass('messages') IS NOT NULL AND to_regclass('files') IS NOT NULL",
+                 0, NULL, found_row, &found, "cannot read PostgreSQL", error))
+    return NULL;
   if (!found)
     {
       g_set_error (error, PG_ERROR, PG_ERROR_FAILED,
@@ -218,7 +221,8 @@ static const char *const search_sql[] = {
   "   WHERE h.lang = x.code OR left(h.lang, length(x.code) + 1) = x.code || '-' LIMIT 1),"
   "   'simple'::regconfig) AS cfg) l"
   " ORDER BY h.rank DESC, h.date DESC NULLS LAST, h.id DESC",
-  /* --count */
+  /* --count: every parameter is named, unused ones too, so that
+   * PostgreSQL can type them (they are sent untyped) */
   PG_QUERIES " SELECT count(*) AS messages, count(DISTINCT m.thread_id) AS threads" PG_MATCHING
   " AND $7::text IS NOT DISTINCT FROM $7::text AND $8::text[] IS NOT DISTINCT FROM $8::text[]"
   " AND $10::bigint IS NOT DISTINCT FROM $10::bigint",
@@ -323,7 +327,7 @@ static const char *const stats_sql[] = {
     " count(DISTINCT thread_id) FILTER (WHERE duplicate_of IS NULL) AS threads,"
     " min(date) AS first_date, max(date) AS last_date,"
     " count(*) FILTER (WHERE date IS NULL) AS undated,"
-    " (SELECT count(*) FROM newsgroups) AS newsgroups FROM messages WHERE $1::boolean IS NOT NULL",
+    " (SELECT count(*) FROM newsgroups) AS newsgroups FROM messages",
   /* (sorted as SQLite sorts: by bytes) */
   [PG_STATS_BY_GROUP] =
     "SELECT * FROM (SELECT coalesce(g.name, '(none)') AS newsgroup,"
@@ -335,16 +339,16 @@ static const char *const stats_sql[] = {
     " ORDER BY newsgroup COLLATE \"C\", period COLLATE \"C\"",
   [PG_STATS_TOP_AUTHORS] =
     "SELECT address AS from_addr, name AS from_name, messages, first_date, last_date, id AS author_id"
-    " FROM authors WHERE $1::boolean IS NOT NULL ORDER BY messages DESC, id LIMIT 25",
+    " FROM authors ORDER BY messages DESC, id LIMIT 25",
   [PG_STATS_LANGUAGES] =
     "SELECT lang, count(*) AS messages, sum(lang_reliable) AS reliable, sum(words) AS words"
-    " FROM messages WHERE duplicate_of IS NULL AND lang IS NOT NULL AND $1::boolean IS NOT NULL"
+    " FROM messages WHERE duplicate_of IS NULL AND lang IS NOT NULL"
     " GROUP BY lang ORDER BY messages DESC, lang COLLATE \"C\"",
   [PG_STATS_LANGUAGES_BY_GROUP] =
     "SELECT * FROM (SELECT coalesce(g.name, '(none)') AS newsgroup, m.lang AS lang, count(*) AS messages"
     " FROM messages m LEFT JOIN message_newsgroups mg ON mg.message_id = m.id"
     " LEFT JOIN newsgroups g ON g.id = mg.newsgroup_id"
-    " WHERE m.duplicate_of IS NULL AND m.lang IS NOT NULL AND $1::boolean IS NOT NULL"
+    " WHERE m.duplicate_of IS NULL AND m.lang IS NOT NULL"
     " GROUP BY 1, 2) s ORDER BY newsgroup COLLATE \"C\", messages DESC, lang COLLATE \"C\"",
   /* each thread's language: the one with most words in it ('und' last) */
   [PG_STATS_THREAD_LANGUAGES] =
@@ -353,7 +357,7 @@ static const char *const stats_sql[] = {
     "   (SELECT thread_id, lang, sum(CASE WHEN lang = 'und' THEN 0 ELSE coalesce(words, 0) END)"
     "     + (lang <> 'und')::int AS w"
     "    FROM messages WHERE duplicate_of IS NULL AND lang IS NOT NULL AND thread_id IS NOT NULL"
-    "    AND $1::boolean IS NOT NULL GROUP BY thread_id, lang) t"
+    "    GROUP BY thread_id, lang) t"
     "  ORDER BY thread_id, w DESC, lang COLLATE \"C\") b"
     " GROUP BY lang ORDER BY threads DESC, lang COLLATE \"C\"",
 };
@@ -370,5 +374,7 @@ pg_corpus_stats (PgCorpus *c, PgStats what, gboolean by_month, PgRowFunc func, g
   const char *params[1] = { by_month ? "true" : "false" };
 
   g_return_val_if_fail (what < G_N_ELEMENTS (stats_sql), FALSE);
-  return run_rows (c, stats_sql[what], 1, params, func, user_data, "cannot count", error);
+  /* only messages per group and period take one ($1, by month) */
+  return run_rows (c, stats_sql[what], what == PG_STATS_BY_GROUP, params, func, user_data,
+                   "cannot count", error);
 }

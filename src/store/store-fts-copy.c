@@ -312,23 +312,23 @@ read_structure (Store *store, gboolean in_shard, StoreFtsStructure *s, gboolean 
   return TRUE;
 }
 
+/* @sql with ?1 and ?2 (where it has them) bound to @a and @b. */
 static gboolean
-exec_bound (Store *store, const char *sql, gint64 a, gint64 b, gint64 *changes, GError **error)
+exec_bound (Store *store, const char *sql, gint64 a, gint64 b, GError **error)
 {
   sqlite3_stmt *stmt;
   int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot copy the full-text index", error);
-  sqlite3_bind_int64 (stmt, 1, a);
-  sqlite3_bind_int64 (stmt, 2, b);
+  if (sqlite3_bind_parameter_count (stmt) >= 2)
+    {
+      sqlite3_bind_int64 (stmt, 1, a);
+      sqlite3_bind_int64 (stmt, 2, b);
+    }
   rc = sqlite3_step (stmt);
   sqlite3_finalize (stmt);
-  if (rc != SQLITE_DONE)
-    return _store_fail (store, rc, "cannot copy the full-text index", error);
-  if (changes)
-    *changes += sqlite3_changes64 (store->db);
-  return TRUE;
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot copy the full-text index", error);
 }
 
 /* Why the shard's index cannot be taken as it is (a static string), or
@@ -552,13 +552,13 @@ _store_fts_copy (Store *store, const char **why, GError **error)
                        " SELECT (?2 << " G_STRINGIFY (FTS_SEGID_SHIFT) ")"
                        " | (id & ((1 << " G_STRINGIFY (FTS_SEGID_SHIFT) ") - 1)), block"
                        " FROM shard.messages_fts_data WHERE id >= ?1 << " G_STRINGIFY (FTS_SEGID_SHIFT)
-                       " AND id < (?1 + 1) << " G_STRINGIFY (FTS_SEGID_SHIFT), from, to, NULL, error) &&
+                       " AND id < (?1 + 1) << " G_STRINGIFY (FTS_SEGID_SHIFT), from, to, error) &&
            exec_bound (store, "INSERT INTO main.messages_fts_idx (segid, term, pgno)"
                        " SELECT ?2, term, pgno FROM shard.messages_fts_idx WHERE segid = ?1",
-                       from, to, NULL, error);
+                       from, to, error);
     }
   ok = ok && exec_bound (store, "INSERT INTO main.messages_fts_docsize (id, sz)"
-                         " SELECT id, sz FROM shard.messages_fts_docsize WHERE ?1 = ?2", 0, 0, NULL, error) &&
+                         " SELECT id, sz FROM shard.messages_fts_docsize", 0, 0, error) &&
        write_record (store, FTS_AVERAGES_ROWID, averages, error) &&
        write_record (store, FTS_STRUCTURE_ROWID, structure, error);
   if (sqlite3_db_config (store->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK && ok)
@@ -566,8 +566,7 @@ _store_fts_copy (Store *store, const char **why, GError **error)
   /* FTS5 takes no writes past FTS_MAX_SEGMENT segments: one segment
    * again, made by FTS5 itself (which reads the records written above). */
   if (ok && _store_fts_structure_segments (&here) > FTS_SEGMENTS_BEFORE_OPTIMIZE)
-    ok = exec_bound (store, "INSERT INTO main.messages_fts (messages_fts) SELECT 'optimize'"
-                     " WHERE ?1 = ?2", 0, 0, NULL, error);
+    ok = exec_bound (store, "INSERT INTO main.messages_fts (messages_fts) VALUES ('optimize')", 0, 0, error);
   _store_fts_structure_clear (&here);
   return ok;
 }

@@ -320,6 +320,7 @@ index_text (Store *store, gboolean copy, gboolean whole, gint64 base, gint64 aft
                           " (ingest shards with --shard N, merge them in that order)";
   else if (!_store_fts_copy (store, &counts->fts_rebuilt, error))
     return FALSE;
+  /* (run() binds :base; here it is @after, the rows this merge added) */
   if (counts->fts_rebuilt &&
       !run (store, "INSERT INTO main.messages_fts (rowid, subject, own_text)"
                    " SELECT id, subject, own_text FROM main.messages WHERE id > :base",
