@@ -197,12 +197,20 @@ def the_comparison_sees_a_difference():
     raise AssertionError("a database without an archive compared equal")
 
 
+def indexes(db):
+    return query(db, "SELECT name, sql FROM sqlite_schema WHERE type = 'index' ORDER BY name")
+
+
 def check_index(db):
-    """FTS5's own check: the index holds exactly what its rows' text gives."""
+    """FTS5's own check: the index holds exactly what its rows' text gives;
+    and every index one ingest has is there (a merge into an empty database
+    builds them at its end), none left to build."""
     with sqlite3.connect(db) as c:
         c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
         assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert c.execute("PRAGMA foreign_key_check").fetchall() == []
+        assert c.execute("SELECT value FROM deja_state WHERE key = 'deferred_indexes'").fetchall() == []
+    assert indexes(db) == indexes(ONE), (db, indexes(db))
 
 
 def merged_note(stderr, shard):
@@ -416,6 +424,23 @@ def an_ingest_into_a_merged_database_goes_on_as_in_one():
 
 
 @tap.test
+def a_shard_left_without_its_indexes_gets_them_and_merges_the_same():
+    """A shard whose first ingest was killed before building its indexes
+    (store-indexes.c) is opened as any deja opens it: they are built."""
+    dbs = shards_of(3, "left", numbered=True)
+    with sqlite3.connect(dbs[0]) as c:
+        c.execute("DROP INDEX messages_date")
+        c.execute("DROP INDEX messages_message_id")
+        c.execute("INSERT INTO deja_state (key, value) VALUES ('deferred_indexes',"
+                  " 'messages_date\nmessages_message_id\n')")
+    out = fresh_db("left.db")
+    ok("merge", "--db", out, *dbs)
+    compare(EXPECTED, dump(out))
+    check_index(out)
+    assert indexes(dbs[0]) == indexes(ONE)
+
+
+@tap.test
 def a_path_with_other_content_in_a_later_shard_replaces_the_earlier():
     """As re-ingesting a changed file does."""
     path = tmp("changing.mbox")
@@ -460,6 +485,13 @@ def a_bad_shard_is_named_and_leaves_the_result_as_it_was():
     # The others still go in.
     r = deja("merge", "--db", out, not_db, good[1], good[2])
     assert r.returncode == 1 and "merged '%s'" % good[2] in r.stderr, r.stderr
+    # Into a new database, whose indexes wait for the end: it ends with them all
+    empty = fresh_db("bad-merge-empty.db")
+    r = deja("merge", "--db", empty, not_db)
+    assert r.returncode == 1, r.stderr
+    assert query(empty, "SELECT count(*) FROM messages") == [(0,)]
+    assert indexes(empty) == indexes(ONE)
+    assert query(empty, "SELECT value FROM deja_state WHERE key = 'deferred_indexes'") == []
 
 
 def tsv(out):

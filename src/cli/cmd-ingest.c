@@ -150,7 +150,7 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
     store_set_shard (store, (guint) shard);
   /* A first ingest builds its secondary indexes at its end
    * (store-indexes.c). */
-  if (!store_defer_indexes (store, &deferred, &error))
+  if (!store_defer_indexes (store, STORE_DEFER_ALL, &deferred, &error))
     {
       deja_error ("cannot prepare '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;

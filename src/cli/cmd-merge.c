@@ -68,7 +68,7 @@ cmd_merge (DejaRun *run, int argc, char **argv)
   g_autoptr (GTimer) step = g_timer_new ();
   guint failures = 0, merged = 0;
   gint64 messages = 0, shard_bytes = 0;
-  gboolean stale = FALSE;
+  gboolean stale = FALSE, deferred = FALSE;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -111,6 +111,14 @@ cmd_merge (DejaRun *run, int argc, char **argv)
   if ((store = store_open_sized (db, shard_bytes, &error)) == NULL)
     {
       deja_error ("cannot open database '%s': %s", db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  /* Into an empty OUT, the secondary indexes are built once at the end,
+   * as a first ingest's are (store-indexes.c): the shards' rows come in
+   * id order, their keys in none. */
+  if (!store_defer_indexes (store, STORE_DEFER_KEEP_CHILD_KEYS, &deferred, &error))
+    {
+      deja_error ("cannot prepare '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
   deja_note ("merging %d shard%s into '%s'", argc - 1, argc == 2 ? "" : "s", db);
@@ -162,9 +170,18 @@ cmd_merge (DejaRun *run, int argc, char **argv)
   else if (stale)
     {
       g_timer_start (step);
-      if (!deja_rethread (store, db))
+      if (!(deferred ? deja_rethread_and_index (store, db) : deja_rethread (store, db)))
         failures++;
+      deferred = FALSE;
       deja_note ("threads in %.1f s", g_timer_elapsed (step, NULL));
+    }
+  /* Not threaded (interrupted, or nothing came): built all the same, as
+   * an ingest's are. */
+  g_clear_error (&error);
+  if (deferred && !store_build_deferred_indexes (store, &error))
+    {
+      deja_error ("cannot index '%s': %s", db, error->message);
+      failures++;
     }
   g_timer_start (step);
   if (!deja_interrupted && !deja_update_authors (store, db))

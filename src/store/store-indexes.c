@@ -40,18 +40,28 @@
  * Message-IDs go all over it: each file's savepoint kept the pages they
  * changed in its journal (twisted-python: 4,072 pages of 64 KiB written
  * to a temporary file, once per month a leaf was in). */
-#define DEFERRABLE(name) { name, "DROP INDEX IF EXISTS " name }
+/* Some hold the child keys of a foreign key to messages.  A merge copies
+ * a shard's messages with one INSERT … SELECT, and inside one statement
+ * SQLite looks for the child rows of every parent row it inserts while a
+ * reference made earlier in that statement is unresolved (a reply copied
+ * before its parent): without these indexes each look reads the whole
+ * table (twisted-python in 8 shards: minutes instead of seconds).  An
+ * ingest inserts one row a statement and never looks; a merge keeps
+ * them (STORE_DEFER_KEEP_CHILD_KEYS). */
+#define DEFERRABLE(name) { name, "DROP INDEX IF EXISTS " name, FALSE }
+#define CHILD_KEYS(name) { name, "DROP INDEX IF EXISTS " name, TRUE }
 static const struct {
   const char *name;
   const char *drop;
+  gboolean child_keys;
 } deferrable[] = {
-  DEFERRABLE ("messages_message_id"), DEFERRABLE ("messages_date"), DEFERRABLE ("messages_thread"), DEFERRABLE ("messages_parent"),
-  DEFERRABLE ("messages_duplicate_of"), DEFERRABLE ("messages_author"),
+  DEFERRABLE ("messages_message_id"), DEFERRABLE ("messages_date"), DEFERRABLE ("messages_thread"), CHILD_KEYS ("messages_parent"),
+  CHILD_KEYS ("messages_duplicate_of"), DEFERRABLE ("messages_author"),
   DEFERRABLE ("messages_sender"), DEFERRABLE ("messages_lang"),
-  DEFERRABLE ("message_newsgroups_group"), DEFERRABLE ("attachments_message"),
+  DEFERRABLE ("message_newsgroups_group"), CHILD_KEYS ("attachments_message"),
 };
 
-#define STATE_KEY "deferred_indexes"
+#define STATE_KEY STORE_DEFERRED_INDEXES_KEY
 
 static gboolean
 exec (Store *store, const char *sql, GError **error)
@@ -61,9 +71,10 @@ exec (Store *store, const char *sql, GError **error)
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot change the indexes", error);
 }
 
-/* The names of the deferrable indexes the database has, one a line. */
+/* The names of the deferrable indexes the database has, one a line
+ * (without those of child keys if @keep_child_keys). */
 static gboolean
-index_names (Store *store, GString *names, GError **error)
+index_names (Store *store, gboolean keep_child_keys, GString *names, GError **error)
 {
   sqlite3_stmt *stmt;
   int rc = sqlite3_prepare_v2 (store->db, "SELECT 1 FROM sqlite_schema WHERE type = 'index'"
@@ -73,6 +84,8 @@ index_names (Store *store, GString *names, GError **error)
     return _store_fail (store, rc, "cannot read the schema", error);
   for (guint i = 0; i < G_N_ELEMENTS (deferrable) && rc == SQLITE_OK; i++)
     {
+      if (keep_child_keys && deferrable[i].child_keys)
+        continue;
       rc = sqlite3_bind_text (stmt, 1, deferrable[i].name, -1, SQLITE_STATIC);
       if (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
         g_string_append_printf (names, "%s\n", deferrable[i].name);
@@ -140,6 +153,8 @@ set_state (Store *store, const char *value, GError **error)
 
 /**
  * store_defer_indexes:
+ * @flags: STORE_DEFER_KEEP_CHILD_KEYS for a command that copies rows with
+ *   INSERT … SELECT (deja merge)
  * @deferred: (out): whether they were dropped
  *
  * Drops the secondary indexes that a first ingest does not read (see
@@ -147,8 +162,9 @@ set_state (Store *store, const char *value, GError **error)
  * for store_build_deferred_indexes().  Call it outside a transaction.
  */
 gboolean
-store_defer_indexes (Store *store, gboolean *deferred, GError **error)
+store_defer_indexes (Store *store, StoreDeferFlags flags, gboolean *deferred, GError **error)
 {
+  gboolean keep = (flags & STORE_DEFER_KEEP_CHILD_KEYS) != 0;
   g_autoptr (GString) names = g_string_new (NULL);
   gint64 one = 0;
   gboolean found = FALSE, ok;
@@ -168,12 +184,13 @@ store_defer_indexes (Store *store, gboolean *deferred, GError **error)
     ok = _store_query_int (store, "SELECT 1 FROM deja_state WHERE key = '" STATE_KEY "'", &one,
                            &found, error);
   if (ok && !found)
-    ok = index_names (store, names, error);
+    ok = index_names (store, keep, names, error);
   if (ok && !found && names->len > 0)
     {
       ok = set_state (store, names->str, error);
       for (guint i = 0; ok && i < G_N_ELEMENTS (deferrable); i++)
-        ok = exec (store, deferrable[i].drop, error);
+        if (!(keep && deferrable[i].child_keys))
+          ok = exec (store, deferrable[i].drop, error);
       *deferred = ok;
     }
   if (!ok || !exec (store, "COMMIT", error))

@@ -287,6 +287,7 @@ check_shard (Store *store, const char *shard, GError **error)
 {
   GStatBuf a, b;
   g_autoptr (Store) other = NULL;
+  gboolean current = FALSE;
 
   if (g_stat (shard, &a) != 0)
     {
@@ -298,6 +299,10 @@ check_shard (Store *store, const char *shard, GError **error)
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "it is the database merged into");
       return FALSE;
     }
+  if (!_store_is_current (shard, &current, error))
+    return FALSE;
+  if (current)
+    return TRUE;
   other = store_open_to_read (shard, error);
   return other != NULL;
 }
@@ -413,7 +418,7 @@ store_merge_shard (Store *store, const char *shard, gboolean copy_index, const v
    * FTS5 would not see a copy of the index made on one where it had
    * (store-fts-copy.c).  This one sees the copy on its next use, after
    * the commit. */
-  if ((writer = store_open (store->path, error)) == NULL)
+  if ((writer = _store_open_writing (store->path, 0, FALSE, error)) == NULL)
     return FALSE;
   /* Attached as it lies: nothing is written to it, and as the last
    * connection SQLite removes the log files it made beside it. */

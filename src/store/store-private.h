@@ -147,6 +147,12 @@ void _store_checkpointer_free (StoreCheckpointer *checkpointer);
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
 char *_store_file_uri (const char *path, const char *query);
 gboolean _store_cannot_write_beside (const char *path);
+/* deja_state's key for the indexes a first ingest or merge builds at its
+ * end (store-indexes.c) */
+#define STORE_DEFERRED_INDEXES_KEY "deferred_indexes"
+gboolean _store_is_current (const char *path, gboolean *current, GError **error);
+Store *_store_open_writing (const char *path, gint64 archive_bytes, gboolean build_left,
+                            GError **error);
 
 /* The filter's conditions on messages m (store-filter.c): parameters
  * :since, :until, :grouped, :authored, :lang, :distinct_text, and the temporary tables of group

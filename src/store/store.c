@@ -549,6 +549,20 @@ store_set_shard (Store *store, guint shard)
 Store *
 store_open_sized (const char *path, gint64 archive_bytes, GError **error)
 {
+  return _store_open_writing (path, archive_bytes, TRUE, error);
+}
+
+/**
+ * _store_open_writing:
+ * @build_left: build the indexes an unfinished first ingest or merge left
+ *   undone (store-indexes.c); %FALSE for a second connection of a command
+ *   that deferred them itself (deja merge's per-shard writer)
+ *
+ * store_open_sized(), with the choice.
+ */
+Store *
+_store_open_writing (const char *path, gint64 archive_bytes, gboolean build_left, GError **error)
+{
   g_autoptr (Store) store = store_new (path);
   g_autofree char *uri = NULL;
 
@@ -582,7 +596,7 @@ store_open_sized (const char *path, gint64 archive_bytes, GError **error)
       !exec (store, "PRAGMA journal_size_limit = 67108864", error) ||
       !exec (store, "PRAGMA foreign_keys = ON", error) ||
       !exec (store, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), error) ||
-      !_store_build_left_indexes (store, error) || !migrate (store, error) ||
+      (build_left && !_store_build_left_indexes (store, error)) || !migrate (store, error) ||
       !_store_register_functions (store, error) || !prepare_all (store, error))
     return NULL;
   return g_steal_pointer (&store);
@@ -638,6 +652,40 @@ open_immutable (const char *path, GError **error)
       !_store_register_functions (store, error) || !prepare_all (store, error))
     return NULL;
   return g_steal_pointer (&store);
+}
+
+/**
+ * _store_is_current:
+ * @current: (out): whether @path is a deja database of this schema with
+ *   nothing left to build or upgrade
+ *
+ * What store_open_to_read() would find out, without preparing anything:
+ * the check of each shard of a merge (64 shards: 0.25 s of 3.4 s were
+ * spent opening them).  %FALSE with @error set for a file deja refuses
+ * (another program's, or a newer deja's); @current %FALSE when it must be
+ * opened to be upgraded or indexed, or cannot be read this way (a place
+ * where nothing can be written).
+ */
+gboolean
+_store_is_current (const char *path, gboolean *current, GError **error)
+{
+  g_autoptr (Store) store = store_new (path);
+  gint64 version = 0, one = 0;
+  gboolean left = TRUE;
+
+  *current = FALSE;
+  if (_store_cannot_write_beside (path))
+    return TRUE;
+  if (!open_db (store, path, SQLITE_OPEN_READONLY, error) || !check_identity (store, error) ||
+      !_store_query_int (store, "PRAGMA user_version", &version, NULL, error))
+    return FALSE;
+  if (version != SCHEMA_VERSION)
+    return TRUE;
+  if (!_store_query_int (store, "SELECT 1 FROM deja_state WHERE key = '" STORE_DEFERRED_INDEXES_KEY "'", &one,
+                         &left, error))
+    return FALSE;
+  *current = !left;
+  return TRUE;
 }
 
 /**

@@ -207,7 +207,11 @@ gboolean store_add_log (Store *store, const StoreLogEntry *entry, GError **error
 gboolean store_find_canonical_id (Store *store, const char *message_id, StoreIdFunc func,
                                   gpointer user_data, GError **error);
 gboolean store_has_messages (Store *store, gboolean *any, GError **error);
-gboolean store_defer_indexes (Store *store, gboolean *deferred, GError **error);
+typedef enum {
+  STORE_DEFER_ALL = 0,
+  STORE_DEFER_KEEP_CHILD_KEYS = 1 << 0,   /* those foreign keys look up (store-indexes.c) */
+} StoreDeferFlags;
+gboolean store_defer_indexes (Store *store, StoreDeferFlags flags, gboolean *deferred, GError **error);
 gboolean store_can_find_message_ids (Store *store, gboolean *can, GError **error);
 gboolean store_build_deferred_indexes (Store *store, GError **error);
 gboolean store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lines,
