@@ -401,5 +401,52 @@ def indexes_a_killed_first_ingest_left_undone_are_built_by_the_next_deja():
     assert rows(db) == reference
 
 
+
+@tap.test
+def indexes_a_killed_merge_left_undone_are_built_by_the_next_deja():
+    """deja merge into an empty database builds its secondary indexes after
+    the last shard, as a first ingest does; killed before, the next deja
+    builds them, and merging again gives what one merge gives."""
+    expected = schema_indexes()
+    shards = []
+    for i in range(1, 5):
+        # BIG four times, each with a message of its own (content stored once)
+        path = os.path.join(TMP, "big-%d.mbox" % i)
+        with open(BIG, "rb") as src, open(path, "wb") as out:
+            out.write(src.read())
+            out.write(b"\nFrom shard%d@example.com Mon Jan  1 00:00:00 2001\n"
+                      b"Message-ID: <own-%d@example.com>\nSubject: shard %d\n\nits own\n" % (i, i, i))
+        db = fresh("merge-shard-%d.db" % i)
+        assert deja("ingest", "--no-analysis", "--shard", str(i), "--db", db, path).returncode == 0
+        shards.append(db)
+    whole = fresh("merged-whole.db")
+    assert deja("merge", "--no-analysis", "--db", whole, *shards).returncode == 0
+    assert indexes(whole) == (expected, 0)
+    db = fresh("merged-killed.db")
+    p = start("merge", "--no-analysis", "--db", db, *shards)
+    seen = False
+    while p.poll() is None and not seen:
+        try:
+            with sqlite3.connect(db, timeout=5) as c:
+                seen = c.execute("SELECT count(*) FROM deja_state"
+                                 " WHERE key = 'deferred_indexes'").fetchone()[0] > 0
+        except sqlite3.OperationalError:    # the schema is being created
+            pass
+    if seen:
+        p.send_signal(signal.SIGKILL)
+    p.wait()
+    assert p.returncode == -signal.SIGKILL, "the merge ended before the kill"
+    names, deferred = indexes(db)
+    assert deferred == 1 and "messages_date" not in names and "messages_parent" in names, (names, deferred)
+    # Any deja that opens it builds them; a merge again completes it
+    r = deja("search", "--db", db, "sizeof")
+    assert r.returncode == 0, r.stderr
+    assert indexes(db) == (expected, 0)
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    r = deja("merge", "--no-analysis", "--db", db, *shards)
+    assert r.returncode == 0, r.stderr
+    assert rows(db).replace("merged-killed", "merged-whole") == rows(whole)
+
 if __name__ == "__main__":
     tap.main(TMP, setup)
