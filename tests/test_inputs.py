@@ -386,6 +386,9 @@ def one_live_line_on_a_terminal():
     assert "ingested '" not in text, text                      # no line per file
     assert "done in" in text and "6 files stored" in text, text
     assert "\x1b[K" in text.split("done in")[0]                  # the live line was erased first
+    # after the files, the step under way (no count to show): said, then erased
+    assert "deja: building the indexes and threading '%s'\u2026\r\x1b[K" % db in text, repr(text[-600:])
+    assert "deja: finding the authors of '%s'\u2026" % db in text, repr(text[-600:])
     db = fresh_db("live-verbose.db")
     status, text = on_a_terminal("ingest", "--verbose", "--db", db, src)
     assert status == 0 and text.count("ingested '") == 6, text
@@ -393,10 +396,12 @@ def one_live_line_on_a_terminal():
     db = fresh_db("live-log.db")
     r = ok("ingest", "--db", db, src)
     assert "\r" not in r.stderr and r.stderr.count("ingested '") == 6, r.stderr
+    assert "\u2026" not in r.stderr and "threading '" not in r.stderr, r.stderr
     # merge: the same line, of shards
     out = fresh_db("live-merged.db")
     status, text = on_a_terminal("merge", "--db", out, db, tmp("live.db"))
     assert status == 0 and "0/2 shards" in text and "merged '" not in text, text
+    assert "deja: building the indexes and threading '%s'\u2026" % out in text, repr(text[-600:])
 
 if __name__ == "__main__":
     tap.main(TMP)

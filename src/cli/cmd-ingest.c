@@ -279,11 +279,8 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
     failures += deja_rethread_and_index (store, db) ? 0 : 1;
   else
     {
-      if (deferred && !store_build_deferred_indexes (store, &error))
-        {
-          deja_error ("cannot index '%s': %s", db, error->message);
-          failures++;
-        }
+      if (deferred && !deja_build_deferred_indexes (store, db))
+        failures++;
       if (rethread && !deja_rethread (store, db))
         failures++;
     }

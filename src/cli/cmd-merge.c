@@ -177,12 +177,8 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     }
   /* Not threaded (interrupted, or nothing came): built all the same, as
    * an ingest's are. */
-  g_clear_error (&error);
-  if (deferred && !store_build_deferred_indexes (store, &error))
-    {
-      deja_error ("cannot index '%s': %s", db, error->message);
-      failures++;
-    }
+  if (deferred && !deja_build_deferred_indexes (store, db))
+    failures++;
   g_timer_start (step);
   if (!deja_interrupted && !deja_update_authors (store, db))
     failures++;

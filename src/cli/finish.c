@@ -48,6 +48,16 @@ deja_catch_interrupt (const char *message)
   sigaction (SIGTERM, &sa, NULL);
 }
 
+/* On a terminal, the live line says which corpus-wide step is under way
+ * (util/progress.c). */
+static void
+phase (const char *doing, const char *db)
+{
+  g_autofree char *what = g_strdup_printf ("%s '%s'", doing, db);
+
+  progress_phase (what);
+}
+
 /* Threads span files (and shards): after any change, they are computed
  * again over the whole database. */
 gboolean
@@ -64,6 +74,7 @@ deja_rethread (Store *store, const char *db)
 #endif
   gint64 started = profile_start ();
 
+  phase ("threading", db);
   if (!threads_rebuild_as_before (store, &counts, &error))
     {
       deja_error ("cannot thread '%s': %s", db, error->message);
@@ -89,6 +100,16 @@ build_indexes (Store *store, gpointer db)
   return FALSE;
 }
 
+/* The indexes a first ingest or a merge into an empty database left for
+ * its end, when there are no threads to read beside them.  Returns FALSE
+ * when that failed (it said so). */
+gboolean
+deja_build_deferred_indexes (Store *store, const char *db)
+{
+  phase ("building the indexes of", db);
+  return build_indexes (store, (gpointer) db);
+}
+
 /* deja_rethread() after a first ingest: the indexes it left for its end
  * are built while the threads are read beside (pipeline/threads.c).
  * Returns FALSE when either failed (each said so). */
@@ -106,6 +127,7 @@ deja_rethread_and_index (Store *store, const char *db)
   gint64 started = profile_start ();
   double indexes = profile_seconds (PROFILE_INDEXES);
 
+  phase ("building the indexes and threading", db);
   if (!threads_rebuild_beside (store, db, build_indexes, (gpointer) db, &indexed, &counts, &error))
     {
       deja_error ("cannot thread '%s': %s", db, error->message);
@@ -128,6 +150,7 @@ deja_update_authors (Store *store, const char *db)
 
   gint64 started = profile_start ();
 
+  phase ("finding the authors of", db);
   if (!authors_update (store, FALSE, &counts, &error))
     {
       deja_error ("cannot find the authors of '%s': %s", db, error->message);

@@ -77,6 +77,27 @@ progress_clear (void)
   fflush (stderr);
 }
 
+/**
+ * progress_phase:
+ * @what: what the work is doing now ("threading 'x.db'"), shown on the
+ *   live line until the next message or line
+ *
+ * For the corpus-wide steps after a run of items (threads, indexes,
+ * authors), which have no count to show: a terminal says what is under
+ * way instead of going quiet.  Nothing when no live line is shown.
+ */
+void
+progress_phase (const char *what)
+{
+  if (!wanted ())
+    return;
+  erase ();
+  fprintf (stderr, "deja: %s…", what);
+  fflush (stderr);
+  line_shown = TRUE;
+  line_last = g_get_monotonic_time ();
+}
+
 static void
 format_eta (GString *line, double seconds)
 {

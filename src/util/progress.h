@@ -17,6 +17,7 @@ void progress_run_next (ProgressRun *run, guint64 bytes);
 void progress_run_done (ProgressRun *run, guint64 messages);
 void progress_run_free (ProgressRun *run);
 
+void progress_phase (const char *what);
 gboolean progress_live (void);
 void progress_clear (void);
 
