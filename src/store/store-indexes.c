@@ -62,6 +62,8 @@ static const struct {
 };
 
 #define STATE_KEY STORE_DEFERRED_INDEXES_KEY
+/* A word of the state: messages_file was filled in the order of its keys */
+#define IN_ORDER "messages_file_in_order"
 
 static gboolean
 exec (Store *store, const char *sql, GError **error)
@@ -129,8 +131,11 @@ build_sql (Store *store, const char *state, GString *sql, GError **error)
       }
   /* messages_file stays, and fills in the order its keys come (a tenth
    * to a fifth of its pages empty): it is built again, sorted, before
-   * the others, which take the pages it leaves */
-  if (sql->len > 0)
+   * the others, which take the pages it leaves.  Not after a merge, whose
+   * rows come in the order of its keys (IN_ORDER): its pages are 87 %
+   * full already (99 % rebuilt; realistic 1 GiB in 8 shards: 1.2 MB more
+   * in 1.5 GB, 0.6 s less). */
+  if (sql->len > 0 && !state_names (state, IN_ORDER))
     g_string_prepend (sql, "REINDEX messages_file;\n");
   return TRUE;
 }
@@ -187,6 +192,8 @@ store_defer_indexes (Store *store, StoreDeferFlags flags, gboolean *deferred, GE
     ok = index_names (store, keep, names, error);
   if (ok && !found && names->len > 0)
     {
+      if (keep)
+        g_string_append (names, IN_ORDER "\n");
       ok = set_state (store, names->str, error);
       for (guint i = 0; ok && i < G_N_ELEMENTS (deferrable); i++)
         if (!(keep && deferrable[i].child_keys))
