@@ -300,7 +300,7 @@ check_schema_objects (Store *store, gint64 version, GError **error)
 /* Refuses databases deja did not make, that a newer deja made, or whose
  * schema holds SQL deja did not write. */
 static gboolean
-check_identity (Store *store, GError **error)
+read_identity (Store *store, GError **error)
 {
   gint64 app, version, tables;
 
@@ -323,6 +323,26 @@ check_identity (Store *store, GError **error)
       return FALSE;
     }
   return check_schema_objects (store, version, error);
+}
+
+/* read_identity() in one snapshot of the database.  Another deja creating
+ * the same file commits its schema, version and mark at once; reads in
+ * transactions of their own could fall either side of that commit and
+ * see tables without the mark, or a schema newer than the version read
+ * ("not a deja database": 2 in 150 of two ingests started together on a
+ * new file).  A savepoint: check_identity() also runs inside migrate()'s
+ * transaction. */
+static gboolean
+check_identity (Store *store, GError **error)
+{
+  gboolean ok;
+  int rc = sqlite3_exec (store->db, "SAVEPOINT deja_identity", NULL, NULL, NULL);
+
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read the database", error);
+  ok = read_identity (store, error);
+  sqlite3_exec (store->db, "RELEASE deja_identity", NULL, NULL, NULL);
+  return ok;
 }
 
 static gboolean
