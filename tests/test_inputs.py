@@ -402,6 +402,11 @@ def one_live_line_on_a_terminal():
     status, text = on_a_terminal("merge", "--db", out, db, tmp("live.db"))
     assert status == 0 and "0/2 shards" in text and "merged '" not in text, text
     assert "deja: building the indexes and threading '%s'\u2026" % out in text, repr(text[-600:])
+    # a name's own escape sequences never reach the terminal, on that line either
+    red = fresh_db("live-\x1b[31mred.db")
+    status, text = on_a_terminal("merge", "--db", red, db)
+    assert status == 0 and "building the indexes and threading" in text, text
+    assert "\x1b[31m" not in text, repr(text)
 
 if __name__ == "__main__":
     tap.main(TMP)

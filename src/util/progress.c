@@ -8,6 +8,7 @@
  * gets no carriage returns, and sees exactly what it saw before), at most
  * four times a second, and erased before anything else is written.
  */
+#include "output.h"
 #include "progress.h"
 
 #include <stdio.h>
@@ -89,10 +90,16 @@ progress_clear (void)
 void
 progress_phase (const char *what)
 {
+  g_autoptr (GString) line = g_string_new ("deja: ");
+
   if (!wanted ())
     return;
   erase ();
-  fprintf (stderr, "deja: %s…", what);
+  /* a path quoted as every message quotes it: no escape sequence of its
+   * own reaches the terminal */
+  output_terminal_text (line, what, FALSE);
+  g_string_append (line, "…");
+  fputs (line->str, stderr);
   fflush (stderr);
   line_shown = TRUE;
   line_last = g_get_monotonic_time ();
