@@ -417,7 +417,9 @@ store_merge_shard (Store *store, const char *shard, gboolean copy_index, const v
   /* A connection of its own, on which messages_fts has not been used:
    * FTS5 would not see a copy of the index made on one where it had
    * (store-fts-copy.c).  This one sees the copy on its next use, after
-   * the commit. */
+   * the commit.  It leaves alone the indexes deja merge deferred into an
+   * empty database (store-indexes.c): they are built after the last
+   * shard, not on each shard's opening. */
   if ((writer = _store_open_writing (store->path, 0, FALSE, error)) == NULL)
     return FALSE;
   /* Attached as it lies: nothing is written to it, and as the last
