@@ -474,6 +474,96 @@ test_fts_structure_add (void)
   _store_fts_structure_clear (&there);
 }
 
+/* A second connection (deja merge's per-shard writer) is to the same
+ * file or to none: a file put in the database's place since it was
+ * opened is not written through it.  It prepares a statement when first
+ * asked for it. */
+static void
+test_a_second_connection_is_to_the_same_file (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *other = g_build_filename (f->dir, "other.db", NULL);
+  g_autofree char *moved = g_build_filename (f->dir, "moved.db", NULL);
+  Store *second, *store;
+
+  second = _store_open_second (f->store, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (second);
+  g_assert_null (second->stmts[STMT_FTS_DELETE_FILE]);
+  g_assert_nonnull (_store_stmt (second, STMT_FTS_DELETE_FILE, &error));
+  g_assert_no_error (error);
+  g_assert_true (_store_stmt (second, STMT_FTS_DELETE_FILE, NULL) == second->stmts[STMT_FTS_DELETE_FILE]);
+  store_close (second);
+
+  /* another deja database in its place */
+  store = store_open (other, &error);
+  g_assert_no_error (error);
+  store_close (store);
+  g_assert_cmpint (g_rename (f->path, moved), ==, 0);
+  g_assert_cmpint (g_rename (other, f->path), ==, 0);
+  second = _store_open_second (f->store, &error);
+  g_assert_null (second);
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_SQLITE);
+  g_assert_nonnull (strstr (error->message, "another file took its place"));
+  g_assert_cmpint (g_unlink (f->path), ==, 0);
+  g_assert_cmpint (g_rename (moved, f->path), ==, 0);
+}
+
+/* deja merge reads a shard's identity where it is attached: a view or a
+ * trigger deja did not write, another program's database and a newer
+ * deja's are refused; one whose indexes wait is not current. */
+static void
+test_an_attached_database_is_identified (Fixture *f, gconstpointer data)
+{
+  static const struct {
+    const char *sql;
+    int code;
+    const char *says;
+  } cases[] = {
+    { "CREATE VIEW mine AS SELECT 1", STORE_ERROR_FOREIGN, "view 'mine' that deja did not make" },
+    { "CREATE TRIGGER spy AFTER INSERT ON files BEGIN SELECT 1; END", STORE_ERROR_FOREIGN,
+      "trigger 'spy'" },
+    { "PRAGMA application_id = 7", STORE_ERROR_FOREIGN, "not a deja database" },
+    { "PRAGMA user_version = 999", STORE_ERROR_NEWER, "newer than this deja" },
+    { "INSERT INTO deja_state (key, value) VALUES ('" STORE_DEFERRED_INDEXES_KEY "', 'x')", 0, NULL },
+    { "SELECT 1", 0, NULL },
+  };
+  g_autofree char *shard = g_build_filename (f->dir, "shard.db", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *attach = g_strdup_printf ("ATTACH DATABASE '%s' AS shard", shard);
+      Store *made = store_open (shard, &error);
+      Store *second;
+      sqlite3 *db;
+      gboolean current = TRUE;
+
+      g_assert_no_error (error);
+      store_close (made);
+      g_assert_cmpint (sqlite3_open (shard, &db), ==, SQLITE_OK);
+      g_assert_cmpint (sqlite3_exec (db, cases[i].sql, NULL, NULL, NULL), ==, SQLITE_OK);
+      sqlite3_close (db);
+      second = _store_open_second (f->store, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (sqlite3_exec (second->db, attach, NULL, NULL, NULL), ==, SQLITE_OK);
+      if (cases[i].says)
+        {
+          g_assert_false (_store_attached_is_current (second, &current, &error));
+          g_assert_error (error, STORE_ERROR, cases[i].code);
+          g_assert_nonnull (strstr (error->message, cases[i].says));
+        }
+      else
+        {
+          g_assert_true (_store_attached_is_current (second, &current, &error));
+          g_assert_no_error (error);
+          g_assert_true (current == (strcmp (cases[i].sql, "SELECT 1") == 0));
+        }
+      store_close (second);
+      g_unlink (shard);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -487,6 +577,8 @@ main (int argc, char **argv)
   ADD ("a-reader-beside-the-writer", test_a_reader_beside_the_writer);
   ADD ("decisions", test_decisions);
   ADD ("failure-is-not-none", test_failure_is_not_none);
+  ADD ("a-second-connection-is-to-the-same-file", test_a_second_connection_is_to_the_same_file);
+  ADD ("an-attached-database-is-identified", test_an_attached_database_is_identified);
 #undef ADD
   g_test_add_func ("/store/foreign-database-is-refused", test_foreign_database_is_refused);
   g_test_add_func ("/store/fts-structure-round-trip", test_fts_structure_round_trip);

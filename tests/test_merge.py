@@ -476,8 +476,17 @@ def a_bad_shard_is_named_and_leaves_the_result_as_it_was():
         os.unlink(foreign)
     with sqlite3.connect(foreign) as c:
         c.execute("CREATE TABLE t (x)")
+    # a shard holding SQL deja did not write: refused before any of it is read
+    spy = tmp("spy.db")
+    if os.path.exists(spy):
+        os.unlink(spy)
+    with sqlite3.connect(good[1]) as src, sqlite3.connect(spy) as c:
+        src.backup(c)
+        c.execute("CREATE TABLE seen (x)")
+        c.execute("CREATE TRIGGER spy AFTER INSERT ON messages BEGIN INSERT INTO seen VALUES (1); END")
     for shard, reason in [(tmp("missing.db"), "No such file"), (not_db, "not a database"),
-                          (foreign, "not a deja database"), (out, "the database merged into")]:
+                          (foreign, "not a deja database"), (spy, "trigger 'spy' that deja did not make"),
+                          (out, "the database merged into")]:
         r = deja("merge", "--db", out, shard)
         assert r.returncode == 1, (shard, r.returncode, r.stderr)
         assert "cannot merge '%s': " % shard in r.stderr and reason in r.stderr, r.stderr

@@ -52,6 +52,9 @@ ALLOWED_SQL_ARGS = {
     "index_batches_sql",
     "deferrable[i].drop",  # store-indexes.c: a static table of literals
     "page_size_sql (archive_bytes)",  # store.c: one of two literals
+    # store.c: identity_sql, a static table of literals (main and the attached shard)
+    "sql[ID_APP]", "sql[ID_VERSION]", "sql[ID_TABLES]", "sql[ID_OBJECTS]",
+    "identity_sql[SCHEMA_SHARD][ID_DEFERRED]",
 }
 
 # printf formats that contain SQL words, each checked by hand:

@@ -126,6 +126,8 @@ struct _Store {
   guint fts_mark;          /* fts_rows->len when the file under way began */
   gsize fts_mark_bytes;    /* and fts_bytes */
   gboolean fts_direct;     /* the file under way indexes its rows as they come */
+  dev_t dev;               /* the file open, for _store_open_second() */
+  ino_t ino;
 };
 
 void _store_forget_authors (Store *store);
@@ -150,9 +152,9 @@ gboolean _store_cannot_write_beside (const char *path);
 /* deja_state's key for the indexes a first ingest or merge builds at its
  * end (store-indexes.c) */
 #define STORE_DEFERRED_INDEXES_KEY "deferred_indexes"
-gboolean _store_is_current (const char *path, gboolean *current, GError **error);
-Store *_store_open_writing (const char *path, gint64 archive_bytes, gboolean build_left,
-                            GError **error);
+gboolean _store_attached_is_current (Store *store, gboolean *current, GError **error);
+Store *_store_open_second (Store *first, GError **error);
+sqlite3_stmt *_store_stmt (Store *store, int i, GError **error);
 
 /* The filter's conditions on messages m (store-filter.c): parameters
  * :since, :until, :grouped, :authored, :lang, :distinct_text, and the temporary tables of group
