@@ -503,6 +503,29 @@ def a_bad_shard_is_named_and_leaves_the_result_as_it_was():
     assert query(empty, "SELECT value FROM deja_state WHERE key = 'deferred_indexes'") == []
 
 
+@tap.test
+def a_shard_that_fails_among_small_ones_leaves_the_others_in():
+    """Small shards share a transaction (store-merge.c): one that fails there
+    is named, and the result is that of the others alone."""
+    dbs = shards_of(3, "group", numbered=True)
+    with sqlite3.connect(dbs[1]) as c:
+        c.execute("DROP TABLE links")
+    not_db = tmp("group-not-a-db.db")
+    with open(not_db, "w") as f:
+        f.write("From x\nSubject: not a database\n\n" * 100)
+    out = fresh_db("group-merged.db")
+    r = deja("merge", "--db", out, dbs[0], dbs[1], not_db, dbs[2])
+    assert r.returncode == 1, r.stderr
+    assert "cannot merge '%s': " % dbs[1] in r.stderr and "links" in r.stderr, r.stderr
+    assert "cannot merge '%s': " % not_db in r.stderr, r.stderr
+    assert "full-text index copied" in merged_note(r.stderr, dbs[0]), r.stderr
+    merged_note(r.stderr, dbs[2])
+    want = fresh_db("group-want.db")
+    ok("merge", "--db", want, dbs[0], dbs[2])
+    compare(dump(want), dump(out))
+    check_index(out)
+
+
 def tsv(out):
     import csv
     import io

@@ -68,7 +68,8 @@ cmd_merge (DejaRun *run, int argc, char **argv)
   g_autoptr (GTimer) step = g_timer_new ();
   guint failures = 0, merged = 0;
   gint64 messages = 0, shard_bytes = 0;
-  gboolean stale = FALSE, deferred = FALSE;
+  gboolean stale = FALSE, deferred = FALSE, told = FALSE;
+  int last = 1;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -77,8 +78,9 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     "the order given: the same messages, duplicate copies folded across shards, threads\n"
     "across shards, authors, decisions, separator log, full-text index and text analysis.\n"
     "A file already in OUT is not copied again, so merging a new shard into an earlier\n"
-    "result copies only that shard.  Each shard is one transaction: one that fails or is\n"
-    "interrupted leaves OUT as it was, and the others still go in.  Threads and authors are\n"
+    "result copies only that shard.  A shard that fails leaves OUT as it was before it, and\n"
+    "the others still go in (small shards share one transaction, up to 8 and 16 MiB; an\n"
+    "interrupt stops after the group's shard under way).  Threads and authors are\n"
     "then computed over all of OUT.  Shards are read, never changed (an older shard is\n"
     "upgraded first where it can be written).  'deja dedup' results are not merged: run it\n"
     "on OUT.\n"
@@ -130,32 +132,48 @@ cmd_merge (DejaRun *run, int argc, char **argv)
       total += g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0;
     progress = progress_run_new ("shards", (guint) (argc - 1), total);
   }
-  for (int i = 1; i < argc && !deja_interrupted; i++)
+  for (int i = 1; i < argc && !deja_interrupted; last = i)
     {
-      StoreMergeCounts counts;
-      GStatBuf st;
+      StoreMergeResult results[STORE_MERGE_GROUP];
+      guint tried;
 
-      g_clear_error (&error);
-      progress_run_next (progress, g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0);
-      g_timer_start (step);
-      if (store_merge_shard (store, argv[i], !reindex, &deja_interrupted, &counts, &error))
+      /* Small shards go into one transaction together (store-merge.c) */
+      tried = store_merge_shards (store, (const char *const *) argv + i,
+                                  MIN ((guint) (argc - i), STORE_MERGE_GROUP), !reindex,
+                                  &deja_interrupted, results);
+      for (guint k = 0; k < tried; k++, i++)
         {
-          report (argv[i], &counts, g_timer_elapsed (step, NULL));
-          merged += counts.files > 0;
-          messages += counts.messages;
-          progress_run_done (progress, (guint64) counts.messages);
+          StoreMergeResult *r = &results[k];
+          GStatBuf st;
+
+          progress_run_next (progress, g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0);
+          if (r->error == NULL)
+            {
+              report (argv[i], &r->counts, r->seconds);
+              merged += r->counts.files > 0;
+              messages += r->counts.messages;
+              progress_run_done (progress, (guint64) r->counts.messages);
+            }
+          else if (g_error_matches (r->error, STORE_ERROR, STORE_ERROR_CANCELLED))
+            {
+              deja_error ("interrupted: '%s' rolled back; %d of %d shards not merged", argv[i],
+                          argc - i, argc - 1);
+              told = TRUE;
+              failures++;
+            }
+          else
+            {
+              deja_error ("cannot merge '%s': %s", argv[i], r->error->message);
+              failures++;
+            }
+          g_clear_error (&r->error);
         }
-      else if (g_error_matches (error, STORE_ERROR, STORE_ERROR_CANCELLED))
-        {
-          deja_error ("interrupted: '%s' rolled back; %d of %d shards not merged", argv[i],
-                      argc - i, argc - 1);
-          failures++;
-        }
-      else
-        {
-          deja_error ("cannot merge '%s': %s", argv[i], error->message);
-          failures++;
-        }
+    }
+  /* A group of small shards stops between two of them */
+  if (deja_interrupted && !told && last < argc)
+    {
+      deja_error ("interrupted: %d of %d shards not merged", argc - last, argc - 1);
+      failures++;
     }
   g_clear_pointer (&progress, progress_run_free);
   g_clear_error (&error);

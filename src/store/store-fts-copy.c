@@ -275,7 +275,7 @@ read_record (Store *store, gboolean in_shard, gint64 rowid, GBytes **record, GEr
     "SELECT block FROM shard.messages_fts_data WHERE id = ?1",
   };
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, record_sql[in_shard != FALSE], -1, &stmt, NULL);
+  int rc = _store_prepare_sql (store, record_sql[in_shard != FALSE], &stmt);
 
   *record = NULL;
   if (rc != SQLITE_OK)
@@ -317,7 +317,7 @@ static gboolean
 exec_bound (Store *store, const char *sql, gint64 a, gint64 b, GError **error)
 {
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
+  int rc = _store_prepare_sql (store, sql, &stmt);
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot copy the full-text index", error);
@@ -399,8 +399,8 @@ static gboolean
 write_record (Store *store, gint64 rowid, const GByteArray *record, GError **error)
 {
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, "INSERT OR REPLACE INTO main.messages_fts_data (id, block)"
-                               " VALUES (?1, ?2)", -1, &stmt, NULL);
+  int rc = _store_prepare_sql (store, "INSERT OR REPLACE INTO main.messages_fts_data (id, block)"
+                               " VALUES (?1, ?2)", &stmt);
 
   if (rc == SQLITE_OK)
     {
@@ -437,7 +437,7 @@ all_pages_listed (Store *store, GArray *ids, gboolean *all, GError **error)
 
       if (!_store_query_int (store, totals[k], &total, NULL, error))
         return FALSE;
-      if ((rc = sqlite3_prepare_v2 (store->db, pages_sql[k], -1, &stmt, NULL)) != SQLITE_OK)
+      if ((rc = _store_prepare_sql (store, pages_sql[k], &stmt)) != SQLITE_OK)
         return _store_fail (store, rc, "cannot read the full-text index", error);
       for (guint i = 0; rc == SQLITE_OK && i < ids->len; i += 2)
         {
@@ -463,9 +463,9 @@ static gboolean
 all_leaves_there (Store *store, const StoreFtsStructure *s, gboolean *all, GError **error)
 {
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, "SELECT count(*) FROM shard.messages_fts_data"
+  int rc = _store_prepare_sql (store, "SELECT count(*) FROM shard.messages_fts_data"
                                " WHERE id BETWEEN (?1 << " G_STRINGIFY (FTS_SEGID_SHIFT) ") + ?2"
-                               " AND (?1 << " G_STRINGIFY (FTS_SEGID_SHIFT) ") + ?3", -1, &stmt, NULL);
+                               " AND (?1 << " G_STRINGIFY (FTS_SEGID_SHIFT) ") + ?3", &stmt);
 
   *all = TRUE;
   for (guint i = 0; rc == SQLITE_OK && *all && i < s->n_levels; i++)
@@ -566,7 +566,10 @@ _store_fts_copy (Store *store, const char **why, GError **error)
   /* FTS5 takes no writes past FTS_MAX_SEGMENT segments: one segment
    * again, made by FTS5 itself (which reads the records written above). */
   if (ok && _store_fts_structure_segments (&here) > FTS_SEGMENTS_BEFORE_OPTIMIZE)
-    ok = exec_bound (store, "INSERT INTO main.messages_fts (messages_fts) VALUES ('optimize')", 0, 0, error);
+    {
+      store->fts_used = TRUE;
+      ok = exec_bound (store, "INSERT INTO main.messages_fts (messages_fts) VALUES ('optimize')", 0, 0, error);
+    }
   _store_fts_structure_clear (&here);
   return ok;
 }

@@ -4,8 +4,9 @@
  * an archive.  Merging it copies what its files gave — files, messages,
  * references, newsgroups, attachments, separator log, FTS entries, the
  * per-message text analysis — and the decisions people made in it, under
- * new ids after every id here, in one transaction: a merge that fails or
- * is interrupted leaves this database as it was.  What depends on the
+ * new ids after every id here, in one transaction (small shards share
+ * one: store_merge_shards()): a shard that fails or is interrupted leaves
+ * this database as it was before it.  What depends on the
  * whole corpus (threads, duplicate copies, authors) is marked stale, for
  * threads_rebuild() and authors_update() to compute again over
  * everything, as after an ingest.  The files follow ingest's rules: a
@@ -55,8 +56,8 @@ messages_sql (Store *store, char **sql, GError **error)
   sqlite3_stmt *stmt;
   g_autoptr (GString) columns = g_string_new (NULL);
   g_autoptr (GString) values = g_string_new (NULL);
-  int rc = sqlite3_prepare_v2 (store->db, "SELECT name FROM pragma_table_info('messages', 'main')"
-                               " ORDER BY cid", -1, &stmt, NULL);
+  int rc = _store_prepare_sql (store, "SELECT name FROM pragma_table_info('messages', 'main')"
+                               " ORDER BY cid", &stmt);
 
   while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
@@ -147,7 +148,7 @@ static gboolean
 run (Store *store, const char *sql, gint64 base, gint64 *changes, GError **error)
 {
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
+  int rc = _store_prepare_sql (store, sql, &stmt);
   int index;
 
   if (rc != SQLITE_OK)
@@ -195,8 +196,7 @@ take_files (Store *store, StoreMergeCounts *counts, GError **error)
                      " PRIMARY KEY, out_id INTEGER NOT NULL); DELETE FROM temp.merge_files",
                      NULL, NULL, NULL);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2 (store->db, "SELECT id, path, sha256 FROM shard.files ORDER BY id", -1,
-                             &list, NULL);
+    rc = _store_prepare_sql (store, "SELECT id, path, sha256 FROM shard.files ORDER BY id", &list);
   while (rc == SQLITE_OK && (rc = sqlite3_step (list)) == SQLITE_ROW)
     {
       ShardFile f = { sqlite3_column_int64 (list, 0),
@@ -212,12 +212,12 @@ take_files (Store *store, StoreMergeCounts *counts, GError **error)
   /* The same content: under this path (unchanged), or another one (not
    * stored twice).  '' is the hash of files recorded before version 5,
    * which is no content. */
-  rc = sqlite3_prepare_v2 (store->db, "SELECT path = ?2 FROM main.files WHERE sha256 = ?1 AND ?1 <> ''"
-                           " ORDER BY path = ?2 DESC LIMIT 1", -1, &same, NULL);
+  rc = _store_prepare_sql (store, "SELECT path = ?2 FROM main.files WHERE sha256 = ?1 AND ?1 <> ''"
+                           " ORDER BY path = ?2 DESC LIMIT 1", &same);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2 (store->db, "SELECT 1 FROM main.files WHERE path = ?1", -1, &known, NULL);
+    rc = _store_prepare_sql (store, "SELECT 1 FROM main.files WHERE path = ?1", &known);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2 (store->db, copy_sql, -1, &copy, NULL);
+    rc = _store_prepare_sql (store, copy_sql, &copy);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (store->db, "INSERT INTO temp.merge_files (shard_id, out_id) VALUES (?1, ?2)",
                              -1, &map, NULL);
@@ -253,6 +253,7 @@ take_files (Store *store, StoreMergeCounts *counts, GError **error)
        * messages_fts on this connection (see store_merge_shard()). */
       if (rc == SQLITE_ROW)
         {
+          store->fts_used = TRUE;
           if (drop == NULL && (fts_delete = _store_stmt (store, STMT_FTS_DELETE_FILE, error)) == NULL)
             {
               told = TRUE;
@@ -324,19 +325,26 @@ check_other_file (Store *store, const char *shard, GError **error)
   return TRUE;
 }
 
-/* Attaches @shard to @writer as "shard", as it lies: nothing is written
- * to it, and as the last connection SQLite removes the log files it made
+/* Where the shards of a group are attached (_store_prepare_sql() reads
+ * "shard." in the SQL here as the one being merged). */
+static const char *const slot_schema[STORE_MERGE_GROUP] = {
+  "shard", "shard1", "shard2", "shard3", "shard4", "shard5", "shard6", "shard7",
+};
+
+/* Attaches @shard to @writer in @slot, as it lies: nothing is written to
+ * it, and as the last connection SQLite removes the log files it made
  * beside it. */
 static gboolean
-attach (Store *writer, const char *shard, GError **error)
+attach (Store *writer, const char *shard, guint slot, GError **error)
 {
   g_autofree char *uri = _store_file_uri (shard, _store_cannot_write_beside (shard) ? "immutable=1" : NULL);
   sqlite3_stmt *stmt;
   int rc;
 
-  if ((rc = sqlite3_prepare_v2 (writer->db, "ATTACH DATABASE ?1 AS shard", -1, &stmt, NULL)) != SQLITE_OK)
+  if ((rc = sqlite3_prepare_v2 (writer->db, "ATTACH DATABASE ?1 AS ?2", -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (writer, rc, "cannot open the shard", error);
   sqlite3_bind_text (stmt, 1, uri, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 2, slot_schema[slot], -1, SQLITE_STATIC);
   rc = sqlite3_step (stmt);
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
@@ -345,38 +353,83 @@ attach (Store *writer, const char *shard, GError **error)
 }
 
 static void
-detach (Store *writer)
+detach (Store *writer, guint slot)
 {
-  sqlite3_exec (writer->db, "DETACH DATABASE shard", NULL, NULL, NULL);
+  sqlite3_stmt *stmt;
+
+  if (sqlite3_prepare_v2 (writer->db, "DETACH DATABASE ?1", -1, &stmt, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_text (stmt, 1, slot_schema[slot], -1, SQLITE_STATIC);
+  sqlite3_step (stmt);
+  sqlite3_finalize (stmt);
 }
 
-/* Attaches @shard once it is a deja database of this schema with nothing
- * left to build (an older one is upgraded first, where it can be
- * written).  Its identity is read where it is attached, before any of
- * its tables is. */
+/* Whether the shard in @slot is a deja database of this schema with
+ * nothing left to build.  Its identity is read where it is attached,
+ * before any of its tables is.  In a read-only place it is not current:
+ * store_open_to_read() also looks there for a log an unfinished ingest
+ * left, which an immutable shard would not show. */
 static gboolean
-attach_checked (Store *writer, const char *shard, GError **error)
+slot_is_current (Store *writer, const char *shard, guint slot, gboolean *current, GError **error)
+{
+  *current = FALSE;
+  writer->shard_schema = slot_schema[slot];
+  return _store_cannot_write_beside (shard) || _store_attached_is_current (writer, current, error);
+}
+
+/* Attaches @shard in slot 0 once it is current (an older one is upgraded
+ * first, where it can be written). */
+static gboolean
+attach_first (Store *writer, const char *shard, GError **error)
 {
   g_autoptr (Store) other = NULL;
   gboolean current = FALSE;
 
-  if (!attach (writer, shard, error))
+  if (!attach (writer, shard, 0, error))
     return FALSE;
-  /* In a read-only place, store_open_to_read() also looks for a log an
-   * unfinished ingest left, which an immutable shard would not see. */
-  if (!_store_cannot_write_beside (shard) &&
-      !_store_attached_is_current (writer, &current, error))
+  if (!slot_is_current (writer, shard, 0, &current, error))
     {
-      detach (writer);
+      detach (writer, 0);
       return FALSE;
     }
   if (current)
     return TRUE;
-  detach (writer);
+  detach (writer, 0);
   if ((other = store_open_to_read (shard, error)) == NULL)
     return FALSE;
   g_clear_pointer (&other, store_close);
-  return attach (writer, shard, error);
+  return attach (writer, shard, 0, error);
+}
+
+/* Attaches the shards after the first that go into its transaction: up
+ * to STORE_MERGE_GROUP, and STORE_MERGE_GROUP_BYTES of files, each one
+ * current.  The first that is not, or that cannot be attached, waits for
+ * a group of its own, where it is upgraded or named.  Returns how many
+ * shards the group has. */
+static guint
+attach_others (Store *writer, const char *const *shards, guint n)
+{
+  gint64 bytes = 0;
+  guint k;
+
+  for (k = 0; k < n && k < STORE_MERGE_GROUP; k++)
+    {
+      gboolean current = FALSE;
+      GStatBuf st;
+
+      if (g_stat (shards[k], &st) != 0 || (bytes += st.st_size) > STORE_MERGE_GROUP_BYTES)
+        break;
+      if (k == 0)
+        continue;
+      if (!check_other_file (writer, shards[k], NULL) || !attach (writer, shards[k], k, NULL))
+        break;
+      if (!slot_is_current (writer, shards[k], k, &current, NULL) || !current)
+        {
+          detach (writer, k);
+          break;
+        }
+    }
+  return MAX (k, 1);
 }
 
 /* The shard's full-text entries: its index copied where its messages
@@ -397,6 +450,7 @@ index_text (Store *store, gboolean copy, gboolean whole, gint64 base, gint64 aft
                           " (ingest shards with --shard N, merge them in that order)";
   else if (!_store_fts_copy (store, &counts->fts_rebuilt, error))
     return FALSE;
+  store->fts_used = store->fts_used || counts->fts_rebuilt != NULL;
   /* (run() binds :base; here it is @after, the rows this merge added) */
   if (counts->fts_rebuilt &&
       !run (store, "INSERT INTO main.messages_fts (rowid, subject, own_text)"
@@ -458,61 +512,165 @@ merge_rows (Store *store, gboolean copy_index, StoreMergeCounts *counts, GError 
   return TRUE;
 }
 
+static void
+fail_result (StoreMergeResult *r, GError *error)
+{
+  g_clear_error (&r->error);
+  r->error = error;
+}
+
+/* The shards of the group that had gone in: undone with the transaction
+ * (SQLite rolled it back, or COMMIT failed) */
+static void
+undo_results (StoreMergeResult *results, guint n, const char *why)
+{
+  for (guint i = 0; i < n; i++)
+    if (results[i].error == NULL)
+      fail_result (&results[i], g_error_new (STORE_ERROR, STORE_ERROR_SQLITE, "rolled back with the"
+                                             " shards merged beside it: %s", why));
+}
+
+/* Merges the group attached to @writer in one transaction.  Returns how
+ * many of the shards were tried: fewer than @n when one used FTS5 (the
+ * next shard's index could not be copied on this connection) or when
+ * @cancel was set.  A shard after the first that fails undoes the
+ * transaction, and *@again says how many shards before it to merge
+ * again without it.  None of those used FTS5 (the group ends after one
+ * that does), and the rollback made FTS5 forget what it had read, so
+ * their indexes are copied again as the first time.  A savepoint for
+ * each shard instead made SQLite
+ * keep, in a temporary file, the pages a shard changed that the shards
+ * before it had (twisted-python, 8 shards: 3 % slower). */
+static guint
+merge_group (Store *writer, guint n, gboolean copy_index, const volatile int *cancel,
+             StoreMergeResult *results, guint *again)
+{
+  GError *error = NULL;
+  gint64 started;
+  guint i;
+
+  *again = 0;
+  memset (results, 0, n * sizeof *results);
+  writer->fts_used = FALSE;
+  if (sqlite3_exec (writer->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    {
+      _store_fail (writer, sqlite3_errcode (writer->db), "cannot begin", &error);
+      fail_result (&results[0], error);
+      return 1;
+    }
+  for (i = 0; i < n; i++)
+    {
+      gint64 shard_started = g_get_monotonic_time ();
+
+      /* A group of small shards is not interrupted half-way (SQLite
+       * would undo the whole transaction): it stops between them. */
+      if (cancel && *cancel && i > 0)
+        break;
+      writer->shard_schema = slot_schema[i];
+      if (!merge_rows (writer, copy_index, &results[i].counts, &error))
+        {
+          if (sqlite3_get_autocommit (writer->db) == 0)
+            sqlite3_exec (writer->db, "ROLLBACK", NULL, NULL, NULL);
+          if (i > 0)
+            {
+              g_clear_error (&error);
+              *again = i;
+              return i;
+            }
+          if (cancel && *cancel)
+            {
+              g_clear_error (&error);
+              error = g_error_new (STORE_ERROR, STORE_ERROR_CANCELLED, "interrupted");
+            }
+          fail_result (&results[0], error);
+          return 1;
+        }
+      results[i].seconds = (g_get_monotonic_time () - shard_started) / 1e6;
+      if ((cancel && *cancel) || writer->fts_used)
+        {
+          i++;
+          break;
+        }
+    }
+  started = profile_start ();
+  if (sqlite3_exec (writer->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    {
+      _store_fail (writer, sqlite3_errcode (writer->db), "cannot commit", &error);
+      if (sqlite3_get_autocommit (writer->db) == 0)
+        sqlite3_exec (writer->db, "ROLLBACK", NULL, NULL, NULL);
+      undo_results (results, i, error->message);
+      g_clear_error (&error);
+    }
+  profile_stop (PROFILE_COMMIT, started);
+  return i;
+}
+
 /**
- * store_merge_shard:
- * @shard: a deja database (made by deja ingest, or by an earlier merge)
- * @copy_index: take the shard's full-text index as it is where it can be
- *   (store-fts-copy.c); %FALSE: build it again from the rows
- * @cancel: (nullable): when it becomes non-zero, the merge stops and is
- *   rolled back
+ * store_merge_shards:
+ * @shards: (array length=n): deja databases (made by deja ingest, or by
+ *   an earlier merge), in the order they are merged
+ * @copy_index: take each shard's full-text index as it is where it can
+ *   be (store-fts-copy.c); %FALSE: build it again from the rows
+ * @cancel: (nullable): when it becomes non-zero, the merge stops
+ * @results: (array length=n) (out caller-allocates): what came of each
+ *   shard tried; the caller clears their errors
  *
- * Copies @shard's files and everything that hangs off them into @store,
- * in one transaction.  Threads and authors are left stale
- * (store_threads_stale()): call threads_rebuild() and
- * authors_update() after the last shard.  @counts says what came, and
- * why the index was built again if it was.
+ * Copies the first of @shards, and as many after it as go into the same
+ * transaction, into @store, with everything that hangs off their files.
+ * Small shards go together, up to STORE_MERGE_GROUP of them and
+ * STORE_MERGE_GROUP_BYTES: each commit writes again the last page of
+ * every table and index it touched (64 KiB pages in a large database),
+ * which cost a shard of 2 MiB 7 ms.  A shard that fails leaves @store as
+ * it was before it (results[i].error) and the others go in; when the
+ * commit itself fails (a full disk), the results of the whole group say
+ * so.  @cancel set during a shard alone rolls it back; a group stops
+ * after the shard under way.  Threads and authors are left stale
+ * (store_threads_stale()): call threads_rebuild() and authors_update()
+ * after the last shard.
+ *
+ * Returns: how many of @shards were tried (at least one when @n > 0):
+ *   the caller goes on from there
  */
-gboolean
-store_merge_shard (Store *store, const char *shard, gboolean copy_index, const volatile int *cancel,
-                   StoreMergeCounts *counts, GError **error)
+guint
+store_merge_shards (Store *store, const char *const *shards, guint n, gboolean copy_index,
+                    const volatile int *cancel, StoreMergeResult *results)
 {
   g_autoptr (Store) writer = NULL;
-  gboolean ok;
-  gint64 started;
+  GError *error = NULL;
+  guint group, attached, tried, again;
 
-  memset (counts, 0, sizeof *counts);
-  if (!check_other_file (store, shard, error))
-    return FALSE;
+  if (n == 0)
+    return 0;
+  memset (results, 0, n * sizeof *results);
   /* A connection of its own, on which messages_fts has not been used:
    * FTS5 would not see a copy of the index made on one where it had
    * (store-fts-copy.c).  This one sees the copy on its next use, after
    * the commit.  It leaves alone the indexes deja merge deferred into an
    * empty database (store-indexes.c): they are built after the last
-   * shard, not on each shard's opening.  (One connection kept for the
-   * shards while FTS5 is not used on it was no faster: 64 shards, less
-   * CPU in SQLite, more in the kernel.) */
-  if ((writer = _store_open_second (store, error)) == NULL || !attach_checked (writer, shard, error))
-    return FALSE;
-  if (cancel)
-    sqlite3_progress_handler (writer->db, 10000, check_cancel, (void *) cancel);
-  ok = sqlite3_exec (writer->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ||
-       _store_fail (writer, sqlite3_errcode (writer->db), "cannot begin", error);
-  ok = ok && merge_rows (writer, copy_index, counts, error);
-  started = profile_start ();
-  if (ok && sqlite3_exec (writer->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-    ok = _store_fail (writer, sqlite3_errcode (writer->db), "cannot commit", error);
-  profile_stop (PROFILE_COMMIT, started);
-  if (!ok && sqlite3_get_autocommit (writer->db) == 0)
-    sqlite3_exec (writer->db, "ROLLBACK", NULL, NULL, NULL);
-  if (!ok && cancel && *cancel)
+   * shard, not on each shard's opening.  (One connection kept for all
+   * the groups while FTS5 is not used on it was no faster: 64 shards,
+   * less CPU in SQLite, more in the kernel.) */
+  if (!check_other_file (store, shards[0], &error) ||
+      (writer = _store_open_second (store, &error)) == NULL || !attach_first (writer, shards[0], &error))
     {
-      g_clear_error (error);
-      g_set_error (error, STORE_ERROR, STORE_ERROR_CANCELLED, "interrupted");
+      fail_result (&results[0], error);
+      return 1;
     }
+  group = attached = attach_others (writer, shards, n);
+  /* Interrupting a statement undoes the whole transaction: only a
+   * shard alone is interrupted half-way. */
+  if (cancel && group == 1)
+    sqlite3_progress_handler (writer->db, 10000, check_cancel, (void *) cancel);
+  /* A shard that fails after the first: the shards before it again,
+   * then it alone, in a group of its own (where it fails again, with
+   * its reason) */
+  while ((tried = merge_group (writer, group, copy_index, cancel, results, &again)), again > 0)
+    group = again;
   sqlite3_progress_handler (writer->db, 0, NULL, NULL);
-  detach (writer);
+  for (guint k = 0; k < attached; k++)
+    detach (writer, k);
   /* Newsgroup ids and provisional authors are read again. */
   g_hash_table_remove_all (store->group_ids);
   _store_forget_authors (store);
-  return ok;
+  return tried;
 }

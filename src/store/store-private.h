@@ -128,6 +128,9 @@ struct _Store {
   gboolean fts_direct;     /* the file under way indexes its rows as they come */
   dev_t dev;               /* the file open, for _store_open_second() */
   ino_t ino;
+  const char *shard_schema; /* deja merge's writer: where the shard being merged is attached
+                               (_store_prepare_sql()); NULL elsewhere */
+  gboolean fts_used;       /* deja merge's writer: messages_fts was used on it */
 };
 
 void _store_forget_authors (Store *store);
@@ -154,6 +157,7 @@ gboolean _store_cannot_write_beside (const char *path);
 #define STORE_DEFERRED_INDEXES_KEY "deferred_indexes"
 gboolean _store_attached_is_current (Store *store, gboolean *current, GError **error);
 Store *_store_open_second (Store *first, GError **error);
+int _store_prepare_sql (Store *store, const char *sql, sqlite3_stmt **stmt);
 sqlite3_stmt *_store_stmt (Store *store, int i, GError **error);
 
 /* The filter's conditions on messages m (store-filter.c): parameters

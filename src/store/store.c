@@ -123,6 +123,31 @@ exec (Store *store, const char *sql, GError **error)
 }
 
 /**
+ * _store_prepare_sql:
+ * @sql: one statement, as a literal
+ *
+ * sqlite3_prepare_v2() of @sql on @store.  On deja merge's writer, which
+ * attaches a group of shards at once (store-merge.c), "shard." in @sql
+ * names the shard being merged: the schema in @store->shard_schema.
+ *
+ * Returns: SQLite's result code
+ */
+int
+_store_prepare_sql (Store *store, const char *sql, sqlite3_stmt **stmt)
+{
+  g_auto (GStrv) parts = NULL;
+  g_autofree char *schema = NULL, *in_slot = NULL;
+
+  if (store->shard_schema == NULL || strcmp (store->shard_schema, "shard") == 0 ||
+      strstr (sql, "shard.") == NULL)
+    return sqlite3_prepare_v2 (store->db, sql, -1, stmt, NULL);
+  parts = g_strsplit (sql, "shard.", -1);
+  schema = g_strconcat (store->shard_schema, ".", NULL);
+  in_slot = g_strjoinv (schema, parts);
+  return sqlite3_prepare_v2 (store->db, in_slot, -1, stmt, NULL);
+}
+
+/**
  * _store_query_int:
  * @sql: one statement, its result's first column an integer
  * @value: (out): that column of the first row
@@ -134,7 +159,7 @@ gboolean
 _store_query_int (Store *store, const char *sql, gint64 *value, gboolean *found, GError **error)
 {
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL);
+  int rc = _store_prepare_sql (store, sql, &stmt);
 
   *value = 0;
   if (found)
@@ -288,7 +313,7 @@ check_schema_objects (Store *store, int schema, gint64 version, GError **error)
 
   if (objects == NULL)
     return FALSE;
-  rc = sqlite3_prepare_v2 (store->db, sql[ID_OBJECTS], -1, &stmt, NULL);
+  rc = _store_prepare_sql (store, sql[ID_OBJECTS], &stmt);
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read the schema", error);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
@@ -1865,9 +1890,12 @@ store_copy_text_signals (Store *store, gboolean force, gint64 *copied, GError **
 gboolean
 store_count_text_to_analyse (Store *store, gboolean force, gint64 *count, GError **error)
 {
-  return _store_query_int (store, force ? "SELECT count(*) FROM messages"
-                                        : "SELECT count(*) FROM messages WHERE lang IS NULL",
-                           count, NULL, error);
+  static const char *const count_sql[2] = {
+    "SELECT count(*) FROM messages WHERE lang IS NULL",
+    "SELECT count(*) FROM messages",
+  };
+
+  return _store_query_int (store, count_sql[force != FALSE], count, NULL, error);
 }
 
 /* Adds one separator-log row of the current file. */

@@ -685,9 +685,19 @@ typedef struct {
 #define STORE_MAX_SHARD 1000000
 void store_set_shard (Store *store, guint shard);
 
-gboolean store_merge_shard (Store *store, const char *shard, gboolean copy_index,
-                            const volatile int *cancel,
-                            StoreMergeCounts *counts, GError **error);
+typedef struct {
+  StoreMergeCounts counts;
+  double seconds;        /* copying its rows (its share of the commit aside) */
+  GError *error;         /* NULL: it went in */
+} StoreMergeResult;
+
+/* Small shards go into one transaction together: up to this many, */
+#define STORE_MERGE_GROUP 8
+/* and this many bytes of database files. */
+#define STORE_MERGE_GROUP_BYTES (G_GINT64_CONSTANT (16) << 20)
+
+guint store_merge_shards (Store *store, const char *const *shards, guint n, gboolean copy_index,
+                          const volatile int *cancel, StoreMergeResult *results);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Store, store_close)
 
