@@ -176,6 +176,35 @@ shard_file_clear (ShardFile *f)
   g_free (f->sha256);
 }
 
+/* Removes the rows of @path here (other content under that path), FTS
+ * entries first: external content, they are deleted with the values
+ * they were made of.  Rare, so its statements are prepared when it
+ * happens: the DELETE compiles every cascade (1.3 ms), and the other
+ * uses messages_fts on this connection, which ends a group of shards
+ * (store_merge_shards()). */
+static gboolean
+drop_path (Store *store, const char *path, GError **error)
+{
+  sqlite3_stmt *fts_delete, *drop;
+  int rc;
+
+  store->fts_used = TRUE;
+  if ((fts_delete = _store_stmt (store, STMT_FTS_DELETE_FILE, error)) == NULL)
+    return FALSE;
+  sqlite3_bind_text (fts_delete, 1, path, -1, SQLITE_STATIC);
+  rc = sqlite3_step (fts_delete);
+  sqlite3_reset (fts_delete);
+  sqlite3_clear_bindings (fts_delete);
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot merge the shard's files", error);
+  if ((rc = sqlite3_prepare_v2 (store->db, "DELETE FROM main.files WHERE path = ?1", -1, &drop, NULL)) != SQLITE_OK)
+    return _store_fail (store, rc, "cannot merge the shard's files", error);
+  sqlite3_bind_text (drop, 1, path, -1, SQLITE_STATIC);
+  rc = sqlite3_step (drop);
+  sqlite3_finalize (drop);
+  return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot merge the shard's files", error);
+}
+
 /* Which of the shard's files come in (ingest's rules, file by file, in
  * the shard's order), with the ids they get here. */
 static gboolean
@@ -186,8 +215,7 @@ take_files (Store *store, StoreMergeCounts *counts, GError **error)
     " ingested_at, deja_version) SELECT path, size, stored_size, mtime, sha256, compression,"
     " messages, lines, ingested_at, deja_version FROM shard.files WHERE id = ?1";
   g_autoptr (GArray) files = g_array_new (FALSE, TRUE, sizeof (ShardFile));
-  sqlite3_stmt *list = NULL, *same = NULL, *copy = NULL, *map = NULL, *drop = NULL, *fts_delete = NULL;
-  sqlite3_stmt *known = NULL;
+  sqlite3_stmt *list = NULL, *same = NULL, *known = NULL, *copy = NULL, *map = NULL;
   gboolean told = FALSE;
   int rc;
 
@@ -244,38 +272,17 @@ take_files (Store *store, StoreMergeCounts *counts, GError **error)
       sqlite3_bind_text (known, 1, f->path, -1, SQLITE_STATIC);
       rc = sqlite3_step (known);
       sqlite3_reset (known);
-      if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        break;
-      /* Other content under this path: its rows go, FTS entries first
-       * (external content: deleted with the values they were made of).
-       * The statements are prepared when that first happens: the DELETE
-       * compiles every cascade, 1.3 ms a shard, and the other uses
-       * messages_fts on this connection (see store_merge_shard()). */
       if (rc == SQLITE_ROW)
         {
-          store->fts_used = TRUE;
-          if (drop == NULL && (fts_delete = _store_stmt (store, STMT_FTS_DELETE_FILE, error)) == NULL)
+          if (!drop_path (store, f->path, error))
             {
               told = TRUE;
               break;
             }
-          if (drop == NULL &&
-              (rc = sqlite3_prepare_v2 (store->db, "DELETE FROM main.files WHERE path = ?1", -1, &drop,
-                                        NULL)) != SQLITE_OK)
-            break;
-          sqlite3_bind_text (fts_delete, 1, f->path, -1, SQLITE_STATIC);
-          rc = sqlite3_step (fts_delete);
-          sqlite3_reset (fts_delete);
-          sqlite3_clear_bindings (fts_delete);
-          if (rc != SQLITE_DONE)
-            break;
-          sqlite3_bind_text (drop, 1, f->path, -1, SQLITE_STATIC);
-          rc = sqlite3_step (drop);
-          sqlite3_reset (drop);
-          if (rc != SQLITE_DONE)
-            break;
           counts->replaced++;
         }
+      else if (rc != SQLITE_DONE)
+        break;
       sqlite3_bind_int64 (copy, 1, f->id);
       rc = sqlite3_step (copy);
       sqlite3_reset (copy);
@@ -290,7 +297,6 @@ take_files (Store *store, StoreMergeCounts *counts, GError **error)
     }
   sqlite3_finalize (same);
   sqlite3_finalize (known);
-  sqlite3_finalize (drop);
   sqlite3_finalize (copy);
   sqlite3_finalize (map);
   if (told)
