@@ -100,7 +100,8 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     return deja_usage_error (context, "no SHARD given");
   if (threads < 0)
     return deja_usage_error (context, "--threads must be positive");
-  deja_catch_interrupt ("deja: stopping: the shard being merged is rolled back, the shards before it stay\n");
+  deja_catch_interrupt ("deja: stopping: the shard being merged is rolled back (small shards merged"
+                        " together: once the one under way is in), the shards before it stay\n");
   /* The shards' size stands for the archives': a merge of large ones
    * gets the pages one ingest of their files would have. */
   for (int i = 1; i < argc; i++)
