@@ -460,6 +460,18 @@ def a_path_with_other_content_in_a_later_shard_replaces_the_earlier():
     got, want = dump(out), dump(single)
     for k in ("files", "message_ids", "threads", "refs", "groups", "authors", "log"):
         assert got[k] == want[k], (k, got[k], want[k])
+    check_index(out)
+    # Both in one command: small shards share a transaction, and the index
+    # copied for the first is where FTS5 deletes the replaced rows for the
+    # second (the group ends there)
+    both = fresh_db("replaced-both.db")
+    r = ok("merge", "--db", both, a, b)
+    assert "replacing other content" in merged_note(r.stderr, b), r.stderr
+    assert "full-text index copied" in merged_note(r.stderr, a), r.stderr
+    compare(dump(out), dump(both))
+    check_index(both)
+    for q in ["the", "thread", "from:ann"]:
+        assert hits(both, q) == hits(out, q), q
 
 
 @tap.test
