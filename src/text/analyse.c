@@ -25,11 +25,14 @@ static int Hunspell_spell (Hunhandle *handle, const char *word) { return 0; }
  * kept in open-addressed tables of words up to SPELL_WORD_MAX bytes, held
  * in the slot itself: a lookup is a hash and one or two slots read, where
  * a GHashTable of strings took a hash, a copy, a pointer chase and
- * strcmp() (with malloc for each new word).  A
- * table starts over when it is three-quarters full (98,304 words); longer
- * words go to Hunspell every time. */
+ * strcmp() (with malloc for each new word).  A table starts small and
+ * doubles when three-quarters full, up to SPELL_SLOTS; there it starts
+ * over (98,304 words).  Longer words go to Hunspell every time.  The
+ * lookups are cache misses, not probes (99 % found, 1.015 slots read):
+ * an analyser sees some 25,000 words of a 64 MiB corpus, and a table of
+ * their size keeps more of itself in the cache than one of 4 MiB. */
+#define SPELL_SLOTS_FIRST 8192           /* a power of two: 256 KiB */
 #define SPELL_SLOTS 131072               /* a power of two: 4 MiB */
-#define SPELL_FULL (SPELL_SLOTS / 4 * 3)
 #define SPELL_WORD_MAX 26
 
 typedef struct {
@@ -40,9 +43,39 @@ typedef struct {
 } SpellSlot;
 
 typedef struct {
-  SpellSlot *slots;        /* SPELL_SLOTS of them */
+  SpellSlot *slots;        /* mask + 1 of them */
+  guint mask;
   guint used;
 } SpellTable;
+
+static void
+spell_table_init (SpellTable *t)
+{
+  t->slots = g_new0 (SpellSlot, SPELL_SLOTS_FIRST);
+  t->mask = SPELL_SLOTS_FIRST - 1;
+  t->used = 0;
+}
+
+/* Twice the slots, the words where they go in them. */
+static void
+spell_table_grow (SpellTable *t)
+{
+  SpellSlot *old = t->slots;
+  guint n = t->mask + 1;
+
+  t->slots = g_new0 (SpellSlot, 2 * n);
+  t->mask = 2 * n - 1;
+  for (guint i = 0; i < n; i++)
+    if (old[i].hash != 0)
+      {
+        guint j = old[i].hash & t->mask;
+
+        while (t->slots[j].hash != 0)
+          j = (j + 1) & t->mask;
+        t->slots[j] = old[i];
+      }
+  g_free (old);
+}
 
 /* A Hunspell dictionary is loaded once for all the analysers that use
  * it at a time (a dictionary is megabytes; the decode workers each have
@@ -109,7 +142,7 @@ dictionary_ref (const char *lang)
           enc = d->handle ? Hunspell_get_dic_encoding (d->handle) : NULL;
           d->utf8 = enc && g_ascii_strcasecmp (enc, "UTF-8") == 0;
           if (d->handle)
-            d->answers.slots = g_new0 (SpellSlot, SPELL_SLOTS);
+            spell_table_init (&d->answers);
         }
       g_hash_table_insert (dictionaries, d->lang, d);
     }
@@ -258,7 +291,7 @@ speller_for (TextAnalyser *a, const char *lang)
       s = g_new0 (Speller, 1);
       s->dict = dictionary_ref (lang);
       if (s->dict->handle)
-        s->table.slots = g_new0 (SpellSlot, SPELL_SLOTS);
+        spell_table_init (&s->table);
       g_hash_table_insert (a->spellers, g_strdup (lang), s);
     }
   return s->dict->handle ? s : NULL;
@@ -295,11 +328,11 @@ spell_hash (const char *word, gsize len)
 
 /* The slot of @word (hash @h, at most SPELL_WORD_MAX bytes) in @t: where
  * it is (->hash == @h), else where it goes (->hash == 0), in a table that
- * started over when it was full. */
+ * grew or started over when it was full. */
 static SpellSlot *
 spell_table_slot (SpellTable *t, guint32 h, const char *word, gsize len)
 {
-  for (guint i = h & (SPELL_SLOTS - 1);; i = (i + 1) & (SPELL_SLOTS - 1))
+  for (guint i = h & t->mask;; i = (i + 1) & t->mask)
     {
       SpellSlot *slot = &t->slots[i];
 
@@ -307,11 +340,16 @@ spell_table_slot (SpellTable *t, guint32 h, const char *word, gsize len)
         return slot;
       if (slot->hash != 0)
         continue;
-      if (t->used < SPELL_FULL)
+      if (t->used < (t->mask + 1) / 4 * 3)
         return slot;
-      memset (t->slots, 0, SPELL_SLOTS * sizeof *t->slots);
+      if (t->mask + 1 < SPELL_SLOTS)
+        {
+          spell_table_grow (t);
+          return spell_table_slot (t, h, word, len);
+        }
+      memset (t->slots, 0, (t->mask + 1) * sizeof *t->slots);
       t->used = 0;
-      return &t->slots[h & (SPELL_SLOTS - 1)];
+      return &t->slots[h & t->mask];
     }
 }
 
