@@ -125,14 +125,7 @@ cmd_merge (DejaRun *run, int argc, char **argv)
       return DEJA_EXIT_FAILED;
     }
   deja_note ("merging %d shard%s into '%s'", argc - 1, argc == 2 ? "" : "s", db);
-  {
-    guint64 total = 0;
-    GStatBuf st;
-
-    for (int i = 1; i < argc; i++)
-      total += g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0;
-    progress = progress_run_new ("shards", (guint) (argc - 1), total);
-  }
+  progress = progress_run_new ("shards", (guint) (argc - 1), (guint64) shard_bytes);
   for (int i = 1; i < argc && !deja_interrupted; last = i)
     {
       StoreMergeResult results[STORE_MERGE_GROUP];
