@@ -16,7 +16,7 @@ import re
 import sqlite3
 
 import tap
-from cli_helpers import FIXTURES, deja, fresh_db, needs, tmp
+from cli_helpers import FIXTURES, TMP, deja, fresh_db, needs, tmp
 
 MBOX = os.path.join(FIXTURES, "analysis", "lists.mbox")
 DB = fresh_db("text-analysis.db")
@@ -275,4 +275,4 @@ def languages_narrow_search_export_and_appear_in_stats_and_authors():
 
 
 if __name__ == "__main__":
-    tap.run()
+    tap.main(TMP)

@@ -17,7 +17,7 @@ import sqlite3
 import subprocess
 
 import tap
-from cli_helpers import SAMPLE, WITHOUT, deja, fresh_db, ok, tmp
+from cli_helpers import SAMPLE, TMP, WITHOUT, deja, fresh_db, ok, tmp
 
 # A body that quotes a mail with its envelope, and a line a liberal parser
 # splits on: one commit is one message, whatever it holds.
@@ -269,4 +269,4 @@ if __name__ == "__main__":
         # tests/test_features.py checks what such a deja says of a repository
         print("1..0 # SKIP built without libgit2")
     else:
-        tap.run()
+        tap.main(TMP)

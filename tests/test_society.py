@@ -17,7 +17,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 
 import tap
-from cli_helpers import FIXTURES, WITHOUT, deja, fresh_db, ok, tmp
+from cli_helpers import FIXTURES, TMP, WITHOUT, deja, fresh_db, ok, tmp
 
 SOCIETY = os.path.join(FIXTURES, "society", "usenet.mbox")
 GRAPH_READ = os.environ["GRAPH_READ"]
@@ -359,4 +359,4 @@ def link_network_of_authors_and_domains():
 
 
 if __name__ == "__main__":
-    tap.run()
+    tap.main(TMP)
