@@ -302,6 +302,32 @@ def database_in_a_read_only_directory_can_be_read():
         r = deja("search", "--db", db, "sizeof", user=user)
         assert r.returncode == 1, r.stderr
         assert "write-ahead log '%s-wal' may hold changes" % db in r.stderr, r.stderr
+        # A rollback journal left by a writer killed in a transaction (as
+        # deja merge, which copies in one, can be) holds what to undo
+        os.chmod(d, 0o755)
+        assert deja("stats", "--db", db).returncode == 0   # the log applied
+        assert not os.path.exists(db + "-wal")
+        subprocess.run([sys.executable, "-c", "import os, sqlite3\n"
+                        "c = sqlite3.connect(%r, isolation_level=None)\n"
+                        "c.execute('PRAGMA journal_mode = DELETE')\n"
+                        "c.execute('PRAGMA cache_size = 1')\n"   # spills: the journal is hot
+                        "c.execute('BEGIN')\n"
+                        "c.execute(\"UPDATE messages SET subject = 'undone'\")\n"
+                        "c.execute('CREATE TABLE filler (x)')\n"
+                        "c.executemany('INSERT INTO filler VALUES (?)',"
+                        " [(os.urandom(2000),) for i in range(2000)])\n"
+                        "os._exit(0)\n" % db], check=True)
+        assert os.path.getsize(db + "-journal") > 0
+        os.chmod(d, 0o555)
+        r = deja("search", "--db", db, "sizeof", user=user)
+        assert r.returncode == 1, r.stderr
+        assert "rollback journal '%s-journal' may hold a transaction" % db in r.stderr, r.stderr
+        # Where it can write, deja rolls it back before reading anything
+        os.chmod(d, 0o755)
+        r = deja("export", "--db", db, "--fields", "subject")
+        assert r.returncode == 0 and "undone" not in r.stdout, r.stderr
+        assert r.stdout.count("changed") == 6, r.stdout
+        assert not os.path.exists(db + "-journal")
     finally:
         os.chmod(d, 0o755)
 

@@ -403,6 +403,38 @@ def merging_one_shard_at_a_time_equals_merging_all_at_once():
                  % first[-1][0]) == first
 
 
+def journal_mode(db):
+    c = sqlite3.connect(db)
+    try:
+        return c.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        c.close()
+
+
+@tap.test
+def shards_are_copied_in_a_rollback_journal_unless_out_is_open_elsewhere():
+    """The copy writes OUT's new pages once (a rollback journal, not the
+    write-ahead log); OUT is in WAL mode again at the end.  Another
+    program holding OUT open keeps it in WAL mode: the merge says so, and
+    the result is the same."""
+    dbs = shards_of(3, "journal", numbered=True)
+    out = fresh_db("journal.db")
+    r = ok("merge", "--db", out, dbs[0])
+    assert "another program" not in r.stderr, r.stderr
+    assert journal_mode(out) == "wal" and not os.path.exists(out + "-journal")
+    reader = sqlite3.connect(out)
+    try:
+        assert reader.execute("SELECT count(*) FROM messages").fetchone()[0] > 0
+        r = ok("merge", "--db", out, *dbs[1:])
+        assert "another program has '%s' open: the shards go through its write-ahead log" % out \
+            in r.stderr, r.stderr
+    finally:
+        reader.close()
+    compare(EXPECTED, dump(out))
+    check_index(out)
+    assert journal_mode(out) == "wal"
+
+
 @tap.test
 def a_shard_merged_twice_changes_nothing():
     dbs, out, _ = check_shards(3, numbered=True, prefix="twice")

@@ -68,7 +68,7 @@ cmd_merge (DejaRun *run, int argc, char **argv)
   g_autoptr (GTimer) step = g_timer_new ();
   guint failures = 0, merged = 0;
   gint64 messages = 0, shard_bytes = 0;
-  gboolean stale = FALSE, deferred = FALSE, told = FALSE;
+  gboolean stale = FALSE, deferred = FALSE, told = FALSE, write_once = FALSE;
   int last = 1;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -80,7 +80,9 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     "A file already in OUT is not copied again, so merging a new shard into an earlier\n"
     "result copies only that shard.  A shard that fails leaves OUT as it was before it, and\n"
     "the others still go in (small shards share one transaction, up to 8 and 16 MiB; an\n"
-    "interrupt stops after the group's shard under way).  Threads and authors are\n"
+    "interrupt stops after the group's shard under way).  While they are copied, OUT is in\n"
+    "a rollback journal, which writes their pages once (its write-ahead log writes them\n"
+    "twice): programs reading OUT wait while a shard commits.  Threads and authors are\n"
     "then computed over all of OUT.  Shards are read, never changed (an older shard is\n"
     "upgraded first where it can be written).  'deja dedup' results are not merged: run it\n"
     "on OUT.\n"
@@ -124,6 +126,15 @@ cmd_merge (DejaRun *run, int argc, char **argv)
       deja_error ("cannot prepare '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
+  /* The shards' pages are written once, not to the log and then again
+   * (store.c); back in WAL mode before threading reads beside its writer */
+  if (!store_write_once_begin (store, &write_once, &error))
+    {
+      deja_error ("cannot prepare '%s': %s", db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  if (!write_once)
+    deja_note ("another program has '%s' open: the shards go through its write-ahead log", db);
   deja_note ("merging %d shard%s into '%s'", argc - 1, argc == 2 ? "" : "s", db);
   progress = progress_run_new ("shards", (guint) (argc - 1), (guint64) shard_bytes);
   for (int i = 1; i < argc && !deja_interrupted; last = i)
@@ -171,6 +182,11 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     }
   g_clear_pointer (&progress, progress_run_free);
   g_clear_error (&error);
+  if (!store_write_once_end (store, &error))
+    {
+      deja_error ("cannot put '%s' back in WAL mode: %s", db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
   if (!store_threads_stale (store, &stale, &error))
     {
       deja_error ("cannot read '%s': %s", db, error->message);

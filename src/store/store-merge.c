@@ -338,8 +338,9 @@ static const char *const slot_schema[STORE_MERGE_GROUP] = {
 };
 
 /* Attaches @shard to @writer in @slot, as it lies: nothing is written to
- * it, and as the last connection SQLite removes the log files it made
- * beside it. */
+ * it (but for SQLite's own recovery: a transaction a killed merge into it
+ * left in a rollback journal is rolled back), and as the last connection
+ * SQLite removes the log files it made beside it. */
 static gboolean
 attach (Store *writer, const char *shard, guint slot, GError **error)
 {

@@ -131,6 +131,7 @@ struct _Store {
   const char *shard_schema; /* deja merge's writer: where the shard being merged is attached
                                (_store_prepare_sql()); NULL elsewhere */
   gboolean fts_used;       /* deja merge's writer: messages_fts was used on it */
+  gboolean write_once;     /* in a rollback journal for a copy (store_write_once_begin()) */
 };
 
 void _store_forget_authors (Store *store);
@@ -151,6 +152,7 @@ void _store_checkpointer_free (StoreCheckpointer *checkpointer);
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
 char *_store_file_uri (const char *path, const char *query);
+gboolean _store_has_journal (const char *path);
 gboolean _store_cannot_write_beside (const char *path);
 /* deja_state's key for the indexes a first ingest or merge builds at its
  * end (store-indexes.c) */

@@ -657,6 +657,56 @@ same_file (Store *store, const Store *first, GError **error)
   return TRUE;
 }
 
+/* Rolls back the transaction a killed writer left in @path's rollback
+ * journal (a killed deja merge: store_write_once_begin()), as any SQLite
+ * program opening the file for writing would.  It writes back the pages
+ * the journal kept, nothing of deja's. */
+static gboolean
+roll_back_journal (const char *path, GError **error)
+{
+  g_autoptr (Store) store = store_new (path);
+
+  return open_db (store, path, SQLITE_OPEN_READWRITE, error) &&
+         exec (store, "SELECT count(*) FROM sqlite_schema", error);
+}
+
+/**
+ * _store_has_journal:
+ *
+ * Whether @path has a rollback journal beside it: a transaction a killed
+ * deja merge left (store_write_once_begin()), which only a connection
+ * that can write may roll back.
+ */
+gboolean
+_store_has_journal (const char *path)
+{
+  g_autofree char *journal = g_strconcat (path, "-journal", NULL);
+  GStatBuf st;
+
+  return g_stat (journal, &st) == 0 && st.st_size > 0;
+}
+
+/* check_identity() on @store, a read-only connection to @path.  A hot
+ * rollback journal beside the file cannot be rolled back on it (SQLite
+ * says SQLITE_READONLY_ROLLBACK, and the read fails): that is done first. */
+static gboolean
+identify_read_only (Store *store, const char *path, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  if (check_identity (store, &local))
+    return TRUE;
+  if (!_store_has_journal (path))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  sqlite3_close (store->db);
+  store->db = NULL;
+  return roll_back_journal (path, error) &&
+         open_db (store, path, SQLITE_OPEN_READONLY, error) && check_identity (store, error);
+}
+
 /* How every writing connection runs. */
 static gboolean
 set_writing_pragmas (Store *store, GError **error)
@@ -694,7 +744,8 @@ store_open_sized (const char *path, gint64 archive_bytes, GError **error)
    * a database deja refuses is never opened for writing. */
   if (g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      if (!open_db (store, path, SQLITE_OPEN_READONLY, error) || !check_identity (store, error))
+      if (!open_db (store, path, SQLITE_OPEN_READONLY, error) ||
+          !identify_read_only (store, path, error))
         return NULL;
       sqlite3_close (store->db);
       store->db = NULL;
@@ -738,9 +789,68 @@ _store_open_second (Store *first, GError **error)
 
   if (!open_db (store, uri, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, error) ||
       !same_file (store, first, error) || !set_writing_pragmas (store, error) ||
+      (first->write_once && !exec (store, "PRAGMA synchronous = FULL", error)) ||
       !_store_register_functions (store, error))
     return NULL;
   return g_steal_pointer (&store);
+}
+
+/**
+ * store_write_once_begin:
+ * @begun: (out): whether the database is now in a rollback journal
+ *
+ * Before a long write of new pages (deja merge's copy of its shards).  In
+ * WAL mode each page is written twice: to the log, then into the
+ * database when the log is checkpointed.  A rollback journal keeps what a
+ * transaction overwrites, and a new page overwrites nothing: so new pages
+ * are written once (the 1 GiB merge of bench/README.md wrote 3.19 GB in WAL
+ * mode, 1.77 GB so).  Each transaction stays atomic and durable
+ * (synchronous FULL on this connection and on those of
+ * _store_open_second(), while it lasts).  What changes for others is that
+ * a program reading the database waits while a transaction commits.
+ *
+ * The switch needs the database to itself: when another connection has
+ * it open, it stays in WAL mode and @begun is FALSE.  A deja killed in
+ * between leaves the journal for the next connection to roll back
+ * (store_open_sized()), and the next deja puts it back in WAL mode.
+ */
+gboolean
+store_write_once_begin (Store *store, gboolean *begun, GError **error)
+{
+  g_autofree char *mode = NULL;
+  g_autoptr (GError) local = NULL;
+
+  *begun = FALSE;
+  if (!_store_query_text (store, "PRAGMA journal_mode = DELETE", NULL, 0, &mode, &local))
+    {
+      if ((sqlite3_errcode (store->db) & 0xff) == SQLITE_BUSY)
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (mode == NULL || g_ascii_strcasecmp (mode, "delete") != 0)
+    return TRUE;
+  store->write_once = TRUE;
+  *begun = exec (store, "PRAGMA synchronous = FULL", error);
+  return *begun;
+}
+
+/**
+ * store_write_once_end:
+ *
+ * Puts the database back in WAL mode after store_write_once_begin(), once
+ * no other connection of this process is open on it, and before any
+ * reads it beside a writer (store_open_reader(): in a rollback journal a
+ * reader would hold the writer's commit back).  Does nothing if it was
+ * not begun.
+ */
+gboolean
+store_write_once_end (Store *store, GError **error)
+{
+  if (!store->write_once)
+    return TRUE;
+  store->write_once = FALSE;
+  return use_wal (store, error) && set_writing_pragmas (store, error);
 }
 
 /* Whether nothing can be created beside @path (a read-only directory or
@@ -858,6 +968,14 @@ store_open_to_read (const char *path, GError **error)
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
                    "its write-ahead log '%s' may hold changes, which cannot be applied in a"
                    " read-only place (open the database once where it can be written)", log);
+      return NULL;
+    }
+  if (_store_has_journal (path))
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+                   "its rollback journal '%s-journal' may hold a transaction to undo, which cannot be"
+                   " undone in a read-only place (open the database once where it can be"
+                   " written)", path);
       return NULL;
     }
   return open_immutable (path, error);

@@ -212,6 +212,8 @@ typedef enum {
   STORE_DEFER_KEEP_CHILD_KEYS = 1 << 0,   /* those foreign keys look up (store-indexes.c) */
 } StoreDeferFlags;
 gboolean store_defer_indexes (Store *store, StoreDeferFlags flags, gboolean *deferred, GError **error);
+gboolean store_write_once_begin (Store *store, gboolean *begun, GError **error);
+gboolean store_write_once_end (Store *store, GError **error);
 gboolean store_can_find_message_ids (Store *store, gboolean *can, GError **error);
 gboolean store_build_deferred_indexes (Store *store, GError **error);
 gboolean store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lines,
