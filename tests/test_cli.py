@@ -254,6 +254,14 @@ def missing_or_read_only_database_directory():
     assert not os.path.exists(os.path.join(d, "x.db"))
 
 
+def die_writing(db, *statements):
+    """A Python process that runs @statements on @db (as c) and exits
+    without closing it: what a writer killed there leaves beside db."""
+    subprocess.run([sys.executable, "-c", "\n".join(
+        ["import os, sqlite3", "c = sqlite3.connect(%r, isolation_level=None)" % db]
+        + list(statements) + ["os._exit(0)"])], check=True)
+
+
 @tap.test
 def database_in_a_read_only_directory_can_be_read():
     # A corpus shared read-only: SQLite cannot create the WAL index (-shm)
@@ -285,11 +293,8 @@ def database_in_a_read_only_directory_can_be_read():
         # A log left by a writer that did not finish holds committed
         # changes that an immutable reader would miss: refused.
         os.chmod(d, 0o755)
-        subprocess.run([sys.executable, "-c", "import os, sqlite3\n"
-                        "c = sqlite3.connect(%r, isolation_level=None)\n"
-                        "c.execute('PRAGMA wal_autocheckpoint = 0')\n"
-                        "c.execute(\"UPDATE messages SET subject = 'changed'\")\n"
-                        "os._exit(0)\n" % db], check=True)
+        die_writing(db, "c.execute('PRAGMA wal_autocheckpoint = 0')",
+                    "c.execute(\"UPDATE messages SET subject = 'changed'\")")
         assert os.path.getsize(db + "-wal") > 0
         os.chmod(d, 0o555)
         # With its index (-shm) there too, SQLite reads the log.
@@ -307,16 +312,13 @@ def database_in_a_read_only_directory_can_be_read():
         os.chmod(d, 0o755)
         assert deja("stats", "--db", db).returncode == 0   # the log applied
         assert not os.path.exists(db + "-wal")
-        subprocess.run([sys.executable, "-c", "import os, sqlite3\n"
-                        "c = sqlite3.connect(%r, isolation_level=None)\n"
-                        "c.execute('PRAGMA journal_mode = DELETE')\n"
-                        "c.execute('PRAGMA cache_size = 1')\n"   # spills: the journal is hot
-                        "c.execute('BEGIN')\n"
-                        "c.execute(\"UPDATE messages SET subject = 'undone'\")\n"
-                        "c.execute('CREATE TABLE filler (x)')\n"
-                        "c.executemany('INSERT INTO filler VALUES (?)',"
-                        " [(os.urandom(2000),) for i in range(2000)])\n"
-                        "os._exit(0)\n" % db], check=True)
+        die_writing(db, "c.execute('PRAGMA journal_mode = DELETE')",
+                    "c.execute('PRAGMA cache_size = 1')",   # spills: the journal is hot
+                    "c.execute('BEGIN')",
+                    "c.execute(\"UPDATE messages SET subject = 'undone'\")",
+                    "c.execute('CREATE TABLE filler (x)')",
+                    "c.executemany('INSERT INTO filler VALUES (?)',"
+                    " [(os.urandom(2000),) for i in range(2000)])")
         assert os.path.getsize(db + "-journal") > 0
         os.chmod(d, 0o555)
         r = deja("search", "--db", db, "sizeof", user=user)
