@@ -21,6 +21,7 @@ Generates a 4 MiB archive with bench/gen.py (deterministic) and checks that
 DEJA_CRASH_TRIALS=10 runs the SIGKILL check ten times (default 3).
 Run by meson (suite 'cli').
 """
+import fcntl
 import os
 import random
 import signal
@@ -516,6 +517,61 @@ def a_merge_killed_in_a_transaction_is_rolled_back_by_the_next_deja():
         assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         c.close()
+
+
+def authors_stale(db):
+    c = sqlite3.connect(db)
+    try:
+        return c.execute("SELECT count(*) FROM deja_state WHERE key = 'authors'").fetchone()[0] == 1
+    finally:
+        c.close()
+
+
+@tap.test
+def readers_leave_the_authors_to_the_deja_writing():
+    """A command that only reads computes authors left stale, unless a deja
+    ingest or merge is at work on the database (it computes them at its
+    end; a reader doing it meanwhile takes the write lock from it, every
+    time): then it says so.  The writer's claim is an exclusive flock(2)
+    on the file, which the kernel drops with it."""
+    db = fresh("claimed.db")
+    assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    c = sqlite3.connect(db)
+    c.execute("INSERT OR REPLACE INTO deja_state (key, value) VALUES ('authors', 'stale')")
+    c.commit()
+    c.close()
+    claim = os.open(db, os.O_RDONLY)
+    try:
+        fcntl.flock(claim, fcntl.LOCK_EX)       # as a deja writing it holds
+        r = deja("search", "--db", db, "sizeof")
+        assert r.returncode == 0 and "Are arrays pointers?" in r.stdout, r.stderr
+        assert "another deja is writing '%s'" % db in r.stderr, r.stderr
+        assert authors_stale(db)
+    finally:
+        os.close(claim)
+    r = deja("search", "--db", db, "sizeof")
+    assert r.returncode == 0 and "another deja" not in r.stderr, r.stderr
+    assert not authors_stale(db)
+    # deja ingest and deja merge claim the database they write
+    shards, _ = big_shards()
+    for args in (["ingest", "--no-analysis", "--db", fresh("claimed-ingest.db"), BIG],
+                 ["merge", "--no-analysis", "--db", fresh("claimed-merge.db")] + shards):
+        db = args[args.index("--db") + 1]
+        p = start(*args)
+        claimed = False
+        while p.poll() is None and not claimed:
+            try:
+                fd = os.open(db, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                claimed = True
+            finally:
+                os.close(fd)
+        p.communicate()
+        assert p.returncode == 0 and claimed, (args[0], p.returncode, claimed)
 
 
 if __name__ == "__main__":

@@ -41,14 +41,21 @@ deja_open_existing_store (const char *path)
 /* Opens an existing database to read it, even where it cannot be
  * written; or says why not (naming it).  Authors left stale (by an older
  * schema, or an ingest that did not finish) are computed first, where
- * the database can be written. */
+ * the database can be written; not while a deja ingest or merge is at
+ * work on it, which computes them at its end (each reader doing it
+ * meanwhile would take the write lock from it for as long, every time). */
 Store *
 deja_open_store_to_read (const char *path)
 {
   Store *store = open_existing (path, store_open_to_read);
   g_autoptr (GError) error = NULL;
 
-  if (store != NULL && !authors_update (store, FALSE, NULL, &error))
+  if (store == NULL)
+    return NULL;
+  if (store_writer_at_work (store))
+    deja_note ("another deja is writing '%s': its new messages' authors are provisional"
+               " until it ends", path);
+  else if (!authors_update (store, FALSE, NULL, &error))
     deja_note ("the authors of '%s' are not up to date: %s", path, error->message);
   return store;
 }

@@ -146,6 +146,8 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
       deja_error ("cannot open database '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
+  /* Readers meanwhile leave the authors to this ingest's end */
+  store_claim_writing (store);
   if (shard > 0)
     store_set_shard (store, (guint) shard);
   /* A first ingest builds its secondary indexes at its end

@@ -118,6 +118,8 @@ cmd_merge (DejaRun *run, int argc, char **argv)
       deja_error ("cannot open database '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
+  /* Readers meanwhile leave the authors to this merge's end */
+  store_claim_writing (store);
   /* Into an empty OUT, the secondary indexes are built once at the end,
    * as a first ingest's are (store-indexes.c): the shards' rows come in
    * id order, their keys in none. */

@@ -132,6 +132,7 @@ struct _Store {
                                (_store_prepare_sql()); NULL elsewhere */
   gboolean fts_used;       /* deja merge's writer: messages_fts was used on it */
   gboolean write_once;     /* in a rollback journal for a copy (store_write_once_begin()) */
+  int claim_fd;            /* holds store_claim_writing()'s lock; -1 when none */
 };
 
 void _store_forget_authors (Store *store);

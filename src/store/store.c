@@ -25,8 +25,10 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #define DEJA_APPLICATION_ID 0x64656a61 /* "deja" */
@@ -551,6 +553,7 @@ store_new (const char *path)
   Store *store = g_new0 (Store, 1);
 
   store->path = g_strdup (path);
+  store->claim_fd = -1;
   store->group_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   store->spans_json = g_string_new (NULL);
   store->fts_rows = g_array_new (FALSE, FALSE, sizeof (StoreFtsRow));
@@ -853,6 +856,65 @@ store_write_once_end (Store *store, GError **error)
   return use_wal (store, error) && set_writing_pragmas (store, error);
 }
 
+/**
+ * store_claim_writing:
+ *
+ * Tells other deja processes that this one is writing the database until
+ * it closes it (deja ingest, deja merge), so that those that only read
+ * leave to it what it computes at its end: store_writer_at_work().  The
+ * claim is an exclusive flock(2) on the file, a lock SQLite's own (fcntl
+ * byte ranges) never meet, which the kernel drops with the process however
+ * it ends.  It is advice, not a guard: when another writer holds it (two
+ * ingests into one database), or the file system has no flock, this one
+ * writes unclaimed, and SQLite's locks keep the writes apart as before.
+ */
+void
+store_claim_writing (Store *store)
+{
+  int fd;
+
+  if (store->claim_fd >= 0 || (fd = g_open (store->path, O_RDONLY | O_CLOEXEC, 0)) < 0)
+    return;
+  /* A reader's probe holds the lock for a moment: try again for 0.1 s */
+  for (int tries = 0; tries < 100; tries++)
+    {
+      if (flock (fd, LOCK_EX | LOCK_NB) == 0)
+        {
+          store->claim_fd = fd;
+          return;
+        }
+      if (errno != EWOULDBLOCK && errno != EINTR)
+        break;
+      g_usleep (1000);
+    }
+  close (fd);
+}
+
+/**
+ * store_writer_at_work:
+ *
+ * Whether another deja has claimed the database for writing
+ * (store_claim_writing()) and is at work.  Readers probe with a shared
+ * lock, so that two of them never see each other as a writer.
+ */
+gboolean
+store_writer_at_work (Store *store)
+{
+  int fd = g_open (store->path, O_RDONLY | O_CLOEXEC, 0);
+  gboolean busy = FALSE;
+
+  if (fd < 0 || store->claim_fd >= 0)
+    {
+      if (fd >= 0)
+        close (fd);
+      return FALSE;
+    }
+  if (flock (fd, LOCK_SH | LOCK_NB) != 0)
+    busy = errno == EWOULDBLOCK;
+  close (fd);
+  return busy;
+}
+
 /* Whether nothing can be created beside @path (a read-only directory or
  * file system), where SQLite cannot make a WAL database's index: such a
  * database is read as immutable (here, and by deja merge for a shard). */
@@ -1041,6 +1103,8 @@ store_close (Store *store)
     sqlite3_finalize (store->stmts[i]);
   if (store->db)
     sqlite3_close (store->db);
+  if (store->claim_fd >= 0)
+    close (store->claim_fd);   /* and with it the claim */
   g_hash_table_unref (store->group_ids);
   _store_forget_authors (store);
   if (store->previous)

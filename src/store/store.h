@@ -189,6 +189,8 @@ Store *store_open_to_read (const char *path, GError **error);
 Store *store_open_reader (const char *path, GError **error);
 gboolean store_data_version (Store *store, gint64 *version, GError **error);
 void store_close (Store *store);
+void store_claim_writing (Store *store);
+gboolean store_writer_at_work (Store *store);
 
 gboolean store_file_sha256 (Store *store, const char *path, char **sha256, GError **error);
 gboolean store_file_record (Store *store, const char *path, StoreFileRecord *record, gboolean *found,
