@@ -900,15 +900,11 @@ store_claim_writing (Store *store)
 gboolean
 store_writer_at_work (Store *store)
 {
-  int fd = g_open (store->path, O_RDONLY | O_CLOEXEC, 0);
   gboolean busy = FALSE;
+  int fd;
 
-  if (fd < 0 || store->claim_fd >= 0)
-    {
-      if (fd >= 0)
-        close (fd);
-      return FALSE;
-    }
+  if (store->claim_fd >= 0 || (fd = g_open (store->path, O_RDONLY | O_CLOEXEC, 0)) < 0)
+    return FALSE;
   if (flock (fd, LOCK_SH | LOCK_NB) != 0)
     busy = errno == EWOULDBLOCK;
   close (fd);
