@@ -198,14 +198,28 @@ def a_sigint_during_the_analysis_keeps_the_files_and_the_next_ingest_goes_on():
     print("# %d messages were left for the next ingest" % left)
 
 
+def interrupt_inside_the_file_after(p, path):
+    """Sends SIGINT to the ingest @p once it has said it ingested @path, a
+    moment into the next file (BIG, which takes about INGEST_SECONDS): a
+    fixed sleep from the start missed on a busy machine.  Returns all it
+    wrote to stderr."""
+    seen = []
+    for line in p.stderr:
+        seen.append(line)
+        if line.startswith("deja: ingested '%s'" % path):
+            break
+    time.sleep(INGEST_SECONDS * 0.2)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate()
+    return "".join(seen) + err
+
+
 @tap.test
 def one_sigint_stops_the_file_being_read_and_rolls_it_back():
     db = fresh("interrupted.db")
     # The sample goes in first and stays; the big file is stopped inside.
     p = start("ingest", "--no-analysis", "--db", db, SAMPLE, BIG)
-    time.sleep(INGEST_SECONDS * 0.4)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate()
+    err = interrupt_inside_the_file_after(p, SAMPLE)
     assert p.returncode == 1, (p.returncode, err)
     assert "the file being read is rolled back" in err, err
     assert "interrupted: '%s' rolled back; 1 of 2 files not read" % BIG in err, err
@@ -260,9 +274,7 @@ def a_file_stopped_among_others_leaves_the_others_searchable_and_itself_nowhere(
         f.write(big.read())
     db = fresh("stopped-among.db")
     p = start("ingest", "--no-analysis", "--db", db, *paths)
-    time.sleep(INGEST_SECONDS * 0.4)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate()
+    err = interrupt_inside_the_file_after(p, paths[1])
     assert p.returncode == 1, (p.returncode, err)
     assert "interrupted: '%s' rolled back; 2 of 4 files not read" % paths[2] in err, err
     assert table_count(db, "messages") == 60
