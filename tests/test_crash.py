@@ -541,29 +541,45 @@ def authors_stale(db):
 
 @tap.test
 def readers_leave_the_authors_to_the_deja_writing():
-    """A command that only reads computes authors left stale, unless a deja
-    ingest or merge is at work on the database (it computes them at its
-    end; a reader doing it meanwhile takes the write lock from it, every
-    time): then it says so.  The writer's claim is an exclusive flock(2)
-    on the file, which the kernel drops with it."""
+    """A command that only reads computes authors left stale, builds the
+    indexes an ingest or merge left for its end and puts the database in
+    WAL mode, unless a deja ingest or merge is at work on it (each reader
+    doing it meanwhile takes the write lock from it, and a merge copies in
+    a rollback journal): then it leaves them and says so.  The writer's
+    claim is an exclusive flock(2) on the file, which the kernel drops
+    with it."""
     db = fresh("claimed.db")
     assert deja("ingest", "--db", db, SAMPLE).returncode == 0
+    # As a merge into it leaves it: authors stale, an index for its end,
+    # in a rollback journal
     c = sqlite3.connect(db)
     c.execute("INSERT OR REPLACE INTO deja_state (key, value) VALUES ('authors', 'stale')")
+    c.execute("DROP INDEX messages_date")
+    c.execute("INSERT INTO deja_state (key, value) VALUES ('deferred_indexes', 'messages_date')")
     c.commit()
+    assert c.execute("PRAGMA journal_mode = DELETE").fetchone()[0] == "delete"
     c.close()
+
+    def state():
+        c = sqlite3.connect(db)
+        try:
+            return (authors_stale(db), c.execute("PRAGMA journal_mode").fetchone()[0],
+                    c.execute("SELECT count(*) FROM sqlite_schema"
+                              " WHERE name = 'messages_date'").fetchone()[0])
+        finally:
+            c.close()
     claim = os.open(db, os.O_RDONLY)
     try:
         fcntl.flock(claim, fcntl.LOCK_EX)       # as a deja writing it holds
         r = deja("search", "--db", db, "sizeof")
         assert r.returncode == 0 and "Are arrays pointers?" in r.stdout, r.stderr
         assert "another deja is writing '%s'" % db in r.stderr, r.stderr
-        assert authors_stale(db)
+        assert state() == (True, "delete", 0), state()
     finally:
         os.close(claim)
     r = deja("search", "--db", db, "sizeof")
     assert r.returncode == 0 and "another deja" not in r.stderr, r.stderr
-    assert not authors_stale(db)
+    assert state() == (False, "wal", 1), state()
     # deja ingest and deja merge claim the database they write
     shards, _ = big_shards()
     for args in (["ingest", "--no-analysis", "--db", fresh("claimed-ingest.db"), BIG],

@@ -742,6 +742,7 @@ store_open_sized (const char *path, gint64 archive_bytes, GError **error)
 {
   g_autoptr (Store) store = store_new (path);
   g_autofree char *uri = NULL;
+  gboolean other_writer;
 
   /* Identify an existing file on a read-only connection first, so that
    * a database deja refuses is never opened for writing. */
@@ -758,12 +759,18 @@ store_open_sized (const char *path, gint64 archive_bytes, GError **error)
   uri = _store_file_uri (path, NULL);
   if (!open_db (store, uri, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, error))
     return NULL;
+  /* While a deja ingest or merge is at work on it (store_claim_writing()),
+   * the journal mode and the indexes it builds at its end are its own: a
+   * merge copies in a rollback journal, and a reader building its
+   * indexes between two shards would have the rest copied with every
+   * index kept in step. */
+  other_writer = store_writer_at_work (store);
   /* New databases only (before WAL mode is set: a WAL database keeps its
    * page size). */
   if (!exec (store, page_size_sql (archive_bytes), error) ||
-      !use_wal (store, error) ||
+      (!other_writer && !use_wal (store, error)) ||
       !set_writing_pragmas (store, error) ||
-      !_store_build_left_indexes (store, error) || !migrate (store, error) ||
+      (!other_writer && !_store_build_left_indexes (store, error)) || !migrate (store, error) ||
       !_store_register_functions (store, error) || !prepare_all (store, error) ||
       !same_file (store, NULL, error))
     return NULL;
