@@ -133,6 +133,7 @@ struct _Store {
   gboolean fts_used;       /* deja merge's writer: messages_fts was used on it */
   gboolean write_once;     /* in a rollback journal for a copy (store_write_once_begin()) */
   int claim_fd;            /* holds store_claim_writing()'s lock; -1 when none */
+  gboolean other_writer;   /* another deja had claimed it when it was opened */
 };
 
 void _store_forget_authors (Store *store);

@@ -710,6 +710,23 @@ identify_read_only (Store *store, const char *path, GError **error)
          open_db (store, path, SQLITE_OPEN_READONLY, error) && check_identity (store, error);
 }
 
+/* Whether another deja has claimed @path for writing
+ * (store_claim_writing()).  Readers probe with a shared lock, so that two
+ * of them never see each other as a writer. */
+static gboolean
+claimed_by_another (const char *path)
+{
+  gboolean busy = FALSE;
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+
+  if (fd < 0)
+    return FALSE;
+  if (flock (fd, LOCK_SH | LOCK_NB) != 0)
+    busy = errno == EWOULDBLOCK;
+  close (fd);
+  return busy;
+}
+
 /* How every writing connection runs. */
 static gboolean
 set_writing_pragmas (Store *store, GError **error)
@@ -742,7 +759,6 @@ store_open_sized (const char *path, gint64 archive_bytes, GError **error)
 {
   g_autoptr (Store) store = store_new (path);
   g_autofree char *uri = NULL;
-  gboolean other_writer;
 
   /* Identify an existing file on a read-only connection first, so that
    * a database deja refuses is never opened for writing. */
@@ -764,13 +780,13 @@ store_open_sized (const char *path, gint64 archive_bytes, GError **error)
    * merge copies in a rollback journal, and a reader building its
    * indexes between two shards would have the rest copied with every
    * index kept in step. */
-  other_writer = store_writer_at_work (store);
+  store->other_writer = claimed_by_another (path);
   /* New databases only (before WAL mode is set: a WAL database keeps its
    * page size). */
   if (!exec (store, page_size_sql (archive_bytes), error) ||
-      (!other_writer && !use_wal (store, error)) ||
+      (!store->other_writer && !use_wal (store, error)) ||
       !set_writing_pragmas (store, error) ||
-      (!other_writer && !_store_build_left_indexes (store, error)) || !migrate (store, error) ||
+      (!store->other_writer && !_store_build_left_indexes (store, error)) || !migrate (store, error) ||
       !_store_register_functions (store, error) || !prepare_all (store, error) ||
       !same_file (store, NULL, error))
     return NULL;
@@ -868,7 +884,7 @@ store_write_once_end (Store *store, GError **error)
  *
  * Tells other deja processes that this one is writing the database until
  * it closes it (deja ingest, deja merge), so that those that only read
- * leave to it what it computes at its end: store_writer_at_work().  The
+ * leave to it what it computes at its end (store_writer_at_work()).  The
  * claim is an exclusive flock(2) on the file, a lock SQLite's own (fcntl
  * byte ranges) never meet, which the kernel drops with the process however
  * it ends.  It is advice, not a guard: when another writer holds it (two
@@ -900,22 +916,15 @@ store_claim_writing (Store *store)
 /**
  * store_writer_at_work:
  *
- * Whether another deja has claimed the database for writing
- * (store_claim_writing()) and is at work.  Readers probe with a shared
- * lock, so that two of them never see each other as a writer.
+ * Whether another deja (deja ingest, deja merge) was writing the database
+ * when @store opened it: store_open_sized() looked, and left that
+ * writer's end to it (its journal mode, its deferred indexes); a reader
+ * leaves it the authors too.
  */
 gboolean
 store_writer_at_work (Store *store)
 {
-  gboolean busy = FALSE;
-  int fd;
-
-  if (store->claim_fd >= 0 || (fd = g_open (store->path, O_RDONLY | O_CLOEXEC, 0)) < 0)
-    return FALSE;
-  if (flock (fd, LOCK_SH | LOCK_NB) != 0)
-    busy = errno == EWOULDBLOCK;
-  close (fd);
-  return busy;
+  return store->other_writer;
 }
 
 /* Whether nothing can be created beside @path (a read-only directory or
