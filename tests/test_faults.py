@@ -31,10 +31,10 @@ SECOND = os.path.join(FIXTURES, "replies", "in-reply-to-forms.mbox")
 MARK = "[test] store fault injected"
 
 
-def run(args, fault=0):
+def run(args, fault=0, var="DEJA_STORE_FAULT"):
     env = dict(os.environ, DEJA_NO_PROGRESS="1")
     if fault:
-        env["DEJA_STORE_FAULT"] = str(fault)
+        env[var] = str(fault)
     return subprocess.run([DEJA] + args, capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -58,8 +58,10 @@ def integrity(db):
 STRIDE = int(os.environ.get("DEJA_FAULT_STRIDE", "1"))
 
 
-def walk_ingest(name, prepare, files):
-    """Faults at every call of 'deja ingest FILES' into what prepare() makes."""
+def walk_ingest(name, prepare, files, var="DEJA_STORE_FAULT"):
+    """Faults at every call of 'deja ingest FILES' into what prepare() makes
+    (@var: DEJA_STORE_FAULT_SIDE for the calls of the thread that makes the
+    full-text index beside the writer, counted apart)."""
     template = fresh_db(name + "-template.db")
     prepare(template)
     base = fresh_db(name + "-base.db")
@@ -74,7 +76,7 @@ def walk_ingest(name, prepare, files):
         fresh_db(name + ".db")
         if os.path.exists(template):
             shutil.copy(template, db)
-        r = run(["ingest", "-q", "--db", db] + files, fault=n)
+        r = run(["ingest", "-q", "--db", db] + files, fault=n, var=var)
         hit = check_failure(r, n, name)
         integrity(db)
         if not hit:
@@ -100,6 +102,25 @@ def faults_in_an_ingest_into_a_database_with_messages():
         assert run(["ingest", "-q", "--db", db, SAMPLE]).returncode == 0
     calls = walk_ingest("more", prepare, [SECOND])
     assert calls > 100 - STRIDE, calls
+
+
+@tap.test
+def faults_in_the_full_text_index_made_beside_the_writer():
+    if len(os.sched_getaffinity(0)) < 2:
+        tap.skip("one core here: the index is made by the writer")
+
+    changing = tmp("changing.mbox")
+
+    def prepare(db):
+        shutil.copy(SECOND, changing)
+        assert run(["ingest", "-q", "--db", db, changing]).returncode == 0
+        shutil.copy(SAMPLE, changing)
+    # into a new database, then one where a file changed: its old rows
+    # leave the index as the side's delete markers
+    calls = walk_ingest("side-new", lambda db: None, [SAMPLE, SECOND], var="DEJA_STORE_FAULT_SIDE")
+    assert calls > 12 - STRIDE, calls
+    calls = walk_ingest("side-changed", prepare, [changing], var="DEJA_STORE_FAULT_SIDE")
+    assert calls > 6 - STRIDE, calls
 
 
 @tap.test

@@ -138,6 +138,9 @@ ingest_session_new (Store *store, const IngestOptions *options)
   s->store = store;
   s->options = *options;
   s->threads = options->threads ? options->threads : g_get_num_processors ();
+  /* The full-text index on a thread of its own when the cores are more
+   * than one: tokenising is the largest part of the writer's work */
+  store_index_beside (store, s->threads > 1 && g_get_num_processors () > 1);
   if (options->analyse)
     s->analysers = g_async_queue_new_full ((GDestroyNotify) text_analyser_free);
   preload_dictionary (s);

@@ -11,6 +11,8 @@
  * Faults: DEJA_STORE_FAULT=N makes the Nth call of the store to
  * sqlite3_prepare_v2/v3(), sqlite3_step() or sqlite3_exec() fail with
  * SQLITE_IOERR, as a failing disk would, and says so on stderr
+ * (DEJA_STORE_FAULT_SIDE=N: the Nth of the thread that makes an ingest's
+ * full-text index, store-fts-side.c)
  * (tests/test_faults.py walks N over every call of an ingest and of the
  * commands that read, and checks that each failure is reported, never a
  * crash or a silent NULL).  Unset, it costs one comparison a call.
@@ -31,32 +33,44 @@ static _Thread_local struct {
   int rc;
 } refused;
 
-static gint calls;
+static gint calls, side_calls;
+
+/* The thread that makes an ingest's full-text index beside its writer
+ * (store-fts-side.c) counts its calls apart, for DEJA_STORE_FAULT_SIDE:
+ * counted with the writer's, they would come in no fixed order. */
+static _Thread_local gboolean on_side;
+
+void
+_store_checked_on_side (void)
+{
+  on_side = TRUE;
+}
 
 static gpointer
-read_fault_at (gpointer unused)
+read_fault_at (gpointer name)
 {
-  const char *env = g_getenv ("DEJA_STORE_FAULT");
+  const char *env = g_getenv (name);
 
   return GINT_TO_POINTER (env ? (gint) g_ascii_strtoll (env, NULL, 10) : 0);
 }
 
 static _Thread_local int injected;
 
-/* Whether this call is the one DEJA_STORE_FAULT names (@sql, or @stmt's
- * SQL, read only then: what it runs, for the note). */
+/* Whether this call is the one DEJA_STORE_FAULT (or _SIDE) names (@sql,
+ * or @stmt's SQL, read only then: what it runs, for the note). */
 static gboolean
 fault (const char *what, const char *sql, sqlite3_stmt *stmt)
 {
-  static GOnce once = G_ONCE_INIT;
-  gint at = GPOINTER_TO_INT (g_once (&once, read_fault_at, NULL));
+  static GOnce once = G_ONCE_INIT, once_side = G_ONCE_INIT;
+  gint at = on_side ? GPOINTER_TO_INT (g_once (&once_side, read_fault_at, "DEJA_STORE_FAULT_SIDE"))
+                    : GPOINTER_TO_INT (g_once (&once, read_fault_at, "DEJA_STORE_FAULT"));
 
-  if (at <= 0 || g_atomic_int_add (&calls, 1) + 1 != at)
+  if (at <= 0 || g_atomic_int_add (on_side ? &side_calls : &calls, 1) + 1 != at)
     return FALSE;
   if (sql == NULL && stmt != NULL)
     sql = sqlite3_sql (stmt);
-  fprintf (stderr, "deja: [test] store fault injected at call %d (%s: %.60s)\n", at, what,
-           sql ? sql : "");
+  fprintf (stderr, "deja: [test] store fault injected at call %d%s (%s: %.60s)\n", at,
+           on_side ? " of the full-text index's thread" : "", what, sql ? sql : "");
   injected = SQLITE_IOERR;
   return TRUE;
 }

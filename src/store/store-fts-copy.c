@@ -335,7 +335,7 @@ exec_bound (Store *store, const char *sql, gint64 a, gint64 b, GError **error)
  * NULL when it can: the same declaration and version, its sizes the
  * shard's messages.  Reads only. */
 static gboolean
-check_declaration (Store *store, const char **why, GError **error)
+check_declaration (Store *store, StoreFtsCopyFrom from, const char **why, GError **error)
 {
   static const struct {
     const char *sql, *why;
@@ -352,8 +352,11 @@ check_declaration (Store *store, const char **why, GError **error)
       "its full-text index does not have the rows of its messages" },
   };
 
+  /* The index made beside an ingest's writer has no messages of its own */
+  guint n = from == STORE_FTS_COPY_BESIDE ? G_N_ELEMENTS (checks) - 1 : G_N_ELEMENTS (checks);
+
   *why = NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (checks) && *why == NULL; i++)
+  for (guint i = 0; i < n && *why == NULL; i++)
     {
       gint64 yes;
 
@@ -365,10 +368,28 @@ check_declaration (Store *store, const char **why, GError **error)
   return TRUE;
 }
 
+/* The averages record the index made beside an ingest's writer starts
+ * from (store-fts-side.c), instead of none: FTS5 refuses to take a row
+ * out of an index that counts no rows ("database disk image is
+ * malformed"), and the side's index holds only a batch's rows, while
+ * what it takes out are rows copied here before.  The copy subtracts it
+ * again. */
+#define FTS_SIDE_SEED (G_GUINT64_CONSTANT (1) << 48)
+
+GByteArray *
+_store_fts_side_seed (guint columns)
+{
+  GByteArray *out = g_byte_array_new ();
+
+  for (guint i = 0; i <= columns; i++)
+    put_varint (out, FTS_SIDE_SEED);
+  return out;
+}
+
 /* The averages record here with the shard's added (rows, and the tokens
  * of each column), or *@out NULL when one of them cannot be read. */
 static gboolean
-add_averages (Store *store, GByteArray **out, GError **error)
+add_averages (Store *store, StoreFtsCopyFrom from, GByteArray **out, GError **error)
 {
   g_autoptr (GBytes) here = NULL, there = NULL;
   gint64 columns;
@@ -391,7 +412,7 @@ add_averages (Store *store, GByteArray **out, GError **error)
     return TRUE;
   *out = g_byte_array_new ();
   for (gint64 i = 0; i <= columns; i++)
-    put_varint (*out, a[i] + b[i]);
+    put_varint (*out, a[i] + b[i] - (from == STORE_FTS_COPY_BESIDE ? FTS_SIDE_SEED : 0));
   return TRUE;
 }
 
@@ -495,26 +516,36 @@ all_leaves_there (Store *store, const StoreFtsStructure *s, gboolean *all, GErro
 
 /**
  * _store_fts_copy:
- * @why: (out): why the shard's index was not copied (a static string;
- *   nothing was written then), or %NULL when it was
+ * @from: a shard's index (attached as "shard" or @store->shard_schema),
+ *   or the one made beside an ingest's writer (attached as "fts_side":
+ *   store-fts-side.c)
+ * @segments: (out) (optional): how many segments the index here has
+ *   after the copy
+ * @why: (out): why the index was not copied (a static string; nothing
+ *   was written then), or %NULL when it was
  *
- * Adds the index of the shard attached as "shard" to the one here, in
- * the transaction under way.  Every message of the shard must be here
- * under its own id, after every id that was here, and this connection
- * must not have used messages_fts before (see above).
+ * Adds that index to the one here, in the transaction under way.  Every
+ * message it holds must be here under its own id (a shard's after every
+ * id that was here), and this connection must not have used
+ * messages_fts before (see above).  A shard's copy that leaves more than
+ * FTS_SEGMENTS_BEFORE_OPTIMIZE segments has FTS5 optimize the index; the
+ * side's leaves that to its caller, which must not use messages_fts on
+ * this connection.
  *
  * Returns: %FALSE with @error when SQLite fails (roll back then)
  */
 gboolean
-_store_fts_copy (Store *store, const char **why, GError **error)
+_store_fts_copy (Store *store, StoreFtsCopyFrom from, guint *segments, const char **why, GError **error)
 {
   StoreFtsStructure here = { 0 }, there = { 0 };
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr (GByteArray) averages = NULL, structure = NULL;
   gboolean ok = TRUE, known;
 
+  if (segments)
+    *segments = 0;
   /* Read and checked first: nothing is written unless all of it can be */
-  if (!check_declaration (store, why, error))
+  if (!check_declaration (store, from, why, error))
     return FALSE;
   if (*why == NULL && !read_structure (store, FALSE, &here, &known, error))
     return FALSE;
@@ -531,7 +562,7 @@ _store_fts_copy (Store *store, const char **why, GError **error)
   _store_fts_structure_clear (&there);
   if (ok && *why == NULL && (ok = all_pages_listed (store, ids, &known, error)) && !known)
     *why = "its full-text index has pages of segments it does not list";
-  if (ok && *why == NULL && (ok = add_averages (store, &averages, error)) && averages == NULL)
+  if (ok && *why == NULL && (ok = add_averages (store, from, &averages, error)) && averages == NULL)
     *why = "its full-text index has an averages record this deja cannot read";
   if (ok && *why == NULL)
     structure = _store_fts_structure_encode (&here);
@@ -546,16 +577,16 @@ _store_fts_copy (Store *store, const char **why, GError **error)
   sqlite3_db_config (store->db, SQLITE_DBCONFIG_DEFENSIVE, 0, NULL);
   for (guint i = 0; ok && i < ids->len; i += 2)
     {
-      gint64 from = (gint64) g_array_index (ids, guint64, i), to = (gint64) g_array_index (ids, guint64, i + 1);
+      gint64 old_id = (gint64) g_array_index (ids, guint64, i), here_id = (gint64) g_array_index (ids, guint64, i + 1);
 
       ok = exec_bound (store, "INSERT INTO main.messages_fts_data (id, block)"
                        " SELECT (?2 << " G_STRINGIFY (FTS_SEGID_SHIFT) ")"
                        " | (id & ((1 << " G_STRINGIFY (FTS_SEGID_SHIFT) ") - 1)), block"
                        " FROM shard.messages_fts_data WHERE id >= ?1 << " G_STRINGIFY (FTS_SEGID_SHIFT)
-                       " AND id < (?1 + 1) << " G_STRINGIFY (FTS_SEGID_SHIFT), from, to, error) &&
+                       " AND id < (?1 + 1) << " G_STRINGIFY (FTS_SEGID_SHIFT), old_id, here_id, error) &&
            exec_bound (store, "INSERT INTO main.messages_fts_idx (segid, term, pgno)"
                        " SELECT ?2, term, pgno FROM shard.messages_fts_idx WHERE segid = ?1",
-                       from, to, error);
+                       old_id, here_id, error);
     }
   ok = ok && exec_bound (store, "INSERT INTO main.messages_fts_docsize (id, sz)"
                          " SELECT id, sz FROM shard.messages_fts_docsize", 0, 0, error) &&
@@ -565,7 +596,9 @@ _store_fts_copy (Store *store, const char **why, GError **error)
     ok = _store_fail (store, SQLITE_ERROR, "cannot set the connection up safely again", error);
   /* FTS5 takes no writes past FTS_MAX_SEGMENT segments: one segment
    * again, made by FTS5 itself (which reads the records written above). */
-  if (ok && _store_fts_structure_segments (&here) > FTS_SEGMENTS_BEFORE_OPTIMIZE)
+  if (segments)
+    *segments = _store_fts_structure_segments (&here);
+  if (ok && from == STORE_FTS_COPY_SHARD && _store_fts_structure_segments (&here) > FTS_SEGMENTS_BEFORE_OPTIMIZE)
     {
       store->fts_used = TRUE;
       ok = exec_bound (store, "INSERT INTO main.messages_fts (messages_fts) VALUES ('optimize')", 0, 0, error);

@@ -455,7 +455,7 @@ index_text (Store *store, gboolean copy, gboolean whole, gint64 base, gint64 aft
   else if (base != 0)
     counts->fts_rebuilt = "its message ids do not all come after those here"
                           " (ingest shards with --shard N, merge them in that order)";
-  else if (!_store_fts_copy (store, &counts->fts_rebuilt, error))
+  else if (!_store_fts_copy (store, STORE_FTS_COPY_SHARD, NULL, &counts->fts_rebuilt, error))
     return FALSE;
   store->fts_used = store->fts_used || counts->fts_rebuilt != NULL;
   /* (run() binds :base; here it is @after, the rows this merge added) */

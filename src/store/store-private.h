@@ -17,6 +17,7 @@ int _store_prepare (sqlite3 *db, const char *sql, int len, unsigned int flags, s
                     const char **tail);
 void _store_forget_refusal (sqlite3_stmt *stmt);
 int _store_injected (void);
+void _store_checked_on_side (void);
 
 /* A step that wrote: SQLITE_OK when it is done, else its failure (not
  * the connection's last error code, which a failure made outside SQLite
@@ -97,6 +98,8 @@ enum { STORE_PARAMS (STORE_PARAM_ENUM) N_PARAMS };
 
 typedef struct _StoreCheckpointer StoreCheckpointer;
 
+typedef struct _StoreFtsSide StoreFtsSide;
+
 struct _Store {
   sqlite3 *db;
   StoreCheckpointer *checkpointer;   /* while ingesting; see store-checkpoint.c */
@@ -130,7 +133,13 @@ struct _Store {
   ino_t ino;
   const char *shard_schema; /* deja merge's writer: where the shard being merged is attached
                                (_store_prepare_sql()); NULL elsewhere */
-  gboolean fts_used;       /* deja merge's writer: messages_fts was used on it */
+  gboolean fts_used;       /* messages_fts was used on this connection (deja merge's writer,
+                              an ingest that indexes its rows itself) */
+  gboolean fts_beside;     /* an ingest's rows are indexed beside the writer (store-fts-side.c) */
+  StoreFtsSide *fts_side;  /* that, once begun */
+  GArray *fts_side_rows;   /* of StoreFtsRow: rows for it not handed over yet */
+  gboolean fts_copied;     /* an index made beside was copied here: messages_fts must
+                              not be used on this connection from then on */
   gboolean write_once;     /* in a rollback journal for a copy (store_write_once_begin()) */
   int claim_fd;            /* holds store_claim_writing()'s lock; -1 when none */
   gboolean other_writer;   /* another deja had claimed it when it was opened */
@@ -228,6 +237,40 @@ GByteArray *_store_fts_structure_encode (const StoreFtsStructure *s);
 void _store_fts_structure_clear (StoreFtsStructure *s);
 guint _store_fts_structure_segments (const StoreFtsStructure *s);
 gboolean _store_fts_structure_add (StoreFtsStructure *into, const StoreFtsStructure *from, GArray *ids);
-gboolean _store_fts_copy (Store *store, const char **why, GError **error);
+typedef enum {
+  STORE_FTS_COPY_SHARD,    /* deja merge: a shard's, attached as "shard" */
+  STORE_FTS_COPY_BESIDE,   /* an ingest's, made beside its writer, as "fts_side" */
+} StoreFtsCopyFrom;
+gboolean _store_fts_copy (Store *store, StoreFtsCopyFrom from, guint *segments, const char **why,
+                          GError **error);
+
+/* An ingest's full-text index made beside its writer (store-fts-side.c) */
+typedef struct {
+  gint64 id;
+  char *subject;
+  char *own_text;
+  gsize own_text_len;
+  gsize bytes;             /* of both */
+} StoreFtsRow;
+
+GArray *_store_fts_rows_new (guint reserve);
+
+StoreFtsSide *_store_fts_side_new (void);
+gboolean _store_fts_side_open (const StoreFtsSide *side);
+gboolean _store_fts_side_begin (StoreFtsSide *side, Store *store, GError **error);
+typedef enum {
+  STORE_FTS_SIDE_BEGIN,
+  STORE_FTS_SIDE_SAVEPOINT,
+  STORE_FTS_SIDE_RELEASE,
+  STORE_FTS_SIDE_ROLLBACK_TO,  /* the rollbacks last */
+  STORE_FTS_SIDE_ROLLBACK,
+} StoreFtsSideStatement;
+void _store_fts_side_follow (StoreFtsSide *side, StoreFtsSideStatement statement);
+gboolean _store_fts_side_fits (Store *store, gboolean *fits, GError **error);
+GByteArray *_store_fts_side_seed (guint columns);
+void _store_fts_side_rows (StoreFtsSide *side, GArray *rows, gboolean delete);
+gboolean _store_fts_side_finish (StoreFtsSide *side, Store *store, GError **error);
+void _store_fts_side_end (StoreFtsSide *side, Store *store);
+void _store_fts_side_free (StoreFtsSide *side, Store *store);
 
 G_END_DECLS

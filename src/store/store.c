@@ -529,24 +529,6 @@ use_wal (Store *store, GError **error)
   return FALSE;
 }
 
-/* The full-text row of a message, kept until it is indexed. */
-typedef struct {
-  gint64 id;
-  char *subject;
-  char *own_text;
-  gsize own_text_len;
-  gsize bytes;             /* of both */
-} StoreFtsRow;
-
-static void
-fts_row_clear (gpointer p)
-{
-  StoreFtsRow *row = p;
-
-  g_free (row->subject);
-  g_free (row->own_text);
-}
-
 static Store *
 store_new (const char *path)
 {
@@ -556,8 +538,7 @@ store_new (const char *path)
   store->claim_fd = -1;
   store->group_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   store->spans_json = g_string_new (NULL);
-  store->fts_rows = g_array_new (FALSE, FALSE, sizeof (StoreFtsRow));
-  g_array_set_clear_func (store->fts_rows, fts_row_clear);
+  store->fts_rows = _store_fts_rows_new (0);
   return store;
 }
 
@@ -1108,6 +1089,8 @@ store_close (Store *store)
       if (!store_commit (store, &error))
         g_warning ("%s", error->message);
     }
+  _store_fts_side_free (store->fts_side, store);
+  g_clear_pointer (&store->fts_side_rows, g_array_unref);
   /* The checkpointer's connection goes first, so that the writer's is the
    * last: closing it checkpoints the rest of the log and deletes it. */
   _store_checkpointer_free (store->checkpointer);
@@ -1345,6 +1328,57 @@ fts_forget (Store *store, guint from)
     g_array_set_size (store->fts_rows, from);
 }
 
+/* Whether the rows go to the index made beside the writer (store-fts-side.c) */
+static gboolean
+fts_beside (Store *store)
+{
+  return _store_fts_side_open (store->fts_side);
+}
+
+/* Rows for the side go in batches of this many (a wake-up of its thread each) */
+#define FTS_SIDE_BATCH 256
+
+/* Hands the rows batched for the side over, in the order of the writer's
+ * statements: before each statement the side mirrors. */
+static void
+fts_side_push (Store *store)
+{
+  if (store->fts_side_rows == NULL || store->fts_side_rows->len == 0)
+    return;
+  _store_fts_side_rows (store->fts_side, g_steal_pointer (&store->fts_side_rows), FALSE);
+}
+
+/* @statement, which the writer ran, run by the side in turn. */
+static void
+fts_side_follow (Store *store, StoreFtsSideStatement statement)
+{
+  if (!fts_beside (store))
+    return;
+  if (statement >= STORE_FTS_SIDE_ROLLBACK_TO)
+    g_clear_pointer (&store->fts_side_rows, g_array_unref);   /* the rolled-back file's */
+  else
+    fts_side_push (store);
+  _store_fts_side_follow (store->fts_side, statement);
+}
+
+/* A row for the side: its own copy of the text. */
+static void
+fts_side_add (Store *store, gint64 id, const char *subject, const char *own_text, gsize own_text_len)
+{
+  StoreFtsRow row = { id, g_strdup (subject), NULL, own_text_len, 0 };
+
+  if (own_text != NULL)
+    {
+      row.own_text_len = own_text_len ? own_text_len : strlen (own_text);
+      row.own_text = g_memdup2 (own_text, row.own_text_len + 1);
+    }
+  if (store->fts_side_rows == NULL)
+    store->fts_side_rows = _store_fts_rows_new (FTS_SIDE_BATCH);
+  g_array_append_val (store->fts_side_rows, row);
+  if (store->fts_side_rows->len >= FTS_SIDE_BATCH)
+    fts_side_push (store);
+}
+
 static gboolean
 fts_insert (Store *store, gint64 id, const char *subject, const char *own_text, gsize own_text_len,
             GError **error)
@@ -1353,6 +1387,16 @@ fts_insert (Store *store, gint64 id, const char *subject, const char *own_text, 
   int rc;
 
   gint64 started = profile_start ();
+
+  if (fts_beside (store))
+    {
+      fts_side_add (store, id, subject, own_text, own_text_len);
+      profile_stop (PROFILE_FTS, started);
+      return TRUE;
+    }
+  /* FTS5 on this connection would not see what was copied (store-fts-side.c) */
+  g_return_val_if_fail (!store->fts_copied, FALSE);
+  store->fts_used = TRUE;
 
   sqlite3_bind_int64 (stmt, 1, id);
   _store_bind_text_or_null (stmt, 2, subject);
@@ -1371,7 +1415,21 @@ fts_flush_from (Store *store, guint from, GError **error)
 {
   gboolean ok = TRUE;
 
-  for (guint i = from; ok && i < store->fts_rows->len; i++)
+  if (fts_beside (store) && from < store->fts_rows->len)
+    {
+      GArray *rows = _store_fts_rows_new (store->fts_rows->len - from);
+
+      fts_side_push (store);
+      for (guint i = from; i < store->fts_rows->len; i++)
+        {
+          StoreFtsRow *row = &g_array_index (store->fts_rows, StoreFtsRow, i);
+
+          g_array_append_val (rows, *row);
+          row->subject = row->own_text = NULL;   /* the side's now */
+        }
+      _store_fts_side_rows (store->fts_side, rows, FALSE);
+    }
+  for (guint i = from; ok && !fts_beside (store) && i < store->fts_rows->len; i++)
     {
       const StoreFtsRow *row = &g_array_index (store->fts_rows, StoreFtsRow, i);
 
@@ -1393,11 +1451,108 @@ static void
 drop_transaction (Store *store)
 {
   sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  g_clear_pointer (&store->fts_side_rows, g_array_unref);
+  _store_fts_side_end (store->fts_side, store);
   store->uncommitted = 0;
   store->uncommitted_files = 0;
   fts_forget (store, 0);
   g_hash_table_remove_all (store->group_ids);
   _store_forget_authors (store);
+}
+
+/* BEGIN, with a new batch of the index made beside the writer when the
+ * ingest asked for one (store_index_beside()). */
+static gboolean
+begin_transaction (Store *store, GError **error)
+{
+  g_autoptr (GError) side_error = NULL;
+  gboolean fits = TRUE;
+
+  /* Only where the copy will take the side's segments */
+  if (store->fts_beside && !store->fts_copied && !_store_fts_side_fits (store, &fits, error))
+    return FALSE;
+  if (!fits)
+    {
+      g_debug ("the full-text index is made by the writer: messages_fts is not declared as deja declares it");
+      store->fts_beside = FALSE;
+    }
+  if (store->fts_beside && !store->fts_used)
+    {
+      if (store->fts_side == NULL)
+        {
+          g_debug ("the full-text index made beside the writer, on a thread of its own");
+          store->fts_side = _store_fts_side_new ();
+        }
+      if (!_store_fts_side_begin (store->fts_side, store, &side_error))
+        {
+          /* Once a batch was copied, this connection cannot index itself */
+          if (store->fts_copied)
+            {
+              g_propagate_error (error, g_steal_pointer (&side_error));
+              return FALSE;
+            }
+          g_debug ("the full-text index is made by the writer: %s", side_error->message);
+          store->fts_beside = FALSE;
+        }
+    }
+  if (exec (store, "BEGIN IMMEDIATE", error))
+    return TRUE;
+  _store_fts_side_end (store->fts_side, store);
+  return FALSE;
+}
+
+/* The rows that @sql selects (id, subject, own_text; ?1 bound to @text,
+ * or to @id when @text is NULL) leave the index beside the writer with
+ * the values they were indexed with, and their sizes leave
+ * messages_fts_docsize here (the side has none of them).  Returns
+ * SQLITE_DONE, or SQLite's failure. */
+static int
+fts_side_delete (Store *store, const char *sql, const char *text, gint64 id)
+{
+  g_autoptr (GArray) rows = _store_fts_rows_new (0);
+  sqlite3_stmt *stmt, *size;
+  int rc;
+
+  fts_side_push (store);
+  if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
+    return rc;
+  if (text)
+    sqlite3_bind_text (stmt, 1, text, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_int64 (stmt, 1, id);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      StoreFtsRow row = { sqlite3_column_int64 (stmt, 0), g_strdup ((const char *) sqlite3_column_text (stmt, 1)),
+                          NULL, 0, 0 };
+
+      if (sqlite3_column_type (stmt, 2) != SQLITE_NULL)
+        {
+          row.own_text_len = (gsize) sqlite3_column_bytes (stmt, 2);
+          row.own_text = g_memdup2 (sqlite3_column_text (stmt, 2), row.own_text_len + 1);
+        }
+      g_array_append_val (rows, row);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE || rows->len == 0)
+    return rc;
+  /* The tables of a virtual table take writes from its module only, in
+   * SQLite's defensive mode (store-safe.c): off for this statement. */
+  sqlite3_db_config (store->db, SQLITE_DBCONFIG_DEFENSIVE, 0, NULL);
+  rc = sqlite3_prepare_v2 (store->db, "DELETE FROM main.messages_fts_docsize WHERE id = ?1", -1, &size, NULL);
+  for (guint i = 0; rc == SQLITE_OK && i < rows->len; i++)
+    {
+      sqlite3_bind_int64 (size, 1, g_array_index (rows, StoreFtsRow, i).id);
+      rc = _store_done (sqlite3_step (size));
+      sqlite3_reset (size);
+    }
+  if (size)
+    sqlite3_finalize (size);
+  if (sqlite3_db_config (store->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK && rc == SQLITE_OK)
+    rc = SQLITE_ERROR;
+  if (rc != SQLITE_OK)
+    return rc;
+  _store_fts_side_rows (store->fts_side, g_steal_pointer (&rows), TRUE);
+  return SQLITE_DONE;
 }
 
 /* Whether @path has rows in the database (or in this transaction). */
@@ -1422,9 +1577,14 @@ rollback_file (Store *store)
   else if (store->uncommitted_files == 0)   /* the first file: no savepoint of its own */
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
   else
-    sqlite3_exec (store->db, "ROLLBACK TO deja_file; RELEASE deja_file", NULL, NULL, NULL);
+    {
+      sqlite3_exec (store->db, "ROLLBACK TO deja_file; RELEASE deja_file", NULL, NULL, NULL);
+      fts_side_follow (store, STORE_FTS_SIDE_ROLLBACK_TO);
+    }
   if (sqlite3_get_autocommit (store->db))
     {
+      g_clear_pointer (&store->fts_side_rows, g_array_unref);
+      _store_fts_side_end (store->fts_side, store);
       store->uncommitted = 0;
       store->uncommitted_files = 0;
       fts_forget (store, 0);
@@ -1484,7 +1644,7 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
 
   g_return_val_if_fail (store->file_id == 0, FALSE);
   start_checkpointer (store);
-  if (sqlite3_get_autocommit (store->db) && !exec (store, "BEGIN IMMEDIATE", error))
+  if (sqlite3_get_autocommit (store->db) && !begin_transaction (store, error))
     return FALSE;
   store->savepoint = store->uncommitted_files > 0;
   if (store->savepoint && store->fts_rows->len > 0 &&
@@ -1505,6 +1665,8 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
       rollback_file (store);
       return FALSE;
     }
+  if (store->savepoint)
+    fts_side_follow (store, STORE_FTS_SIDE_SAVEPOINT);
   store->file_bytes = meta->size;
   /* Ids are kept where the content is (an unchanged start, an archive
    * that grew at its end), and new rows come after every id there was. */
@@ -1521,8 +1683,17 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
   store->next_id = MAX (store->next_id, store->first_id);
   if (meta->append)
     return begin_append (store, meta, replaced, error);
-  sqlite3_bind_text (store->stmts[STMT_FTS_DELETE_FILE], 1, meta->path, -1, SQLITE_STATIC);
-  if ((rc = step_reset (store->stmts[STMT_FTS_DELETE_FILE])) != SQLITE_DONE)
+  if (fts_beside (store))
+    rc = fts_side_delete (store, "SELECT m.id, m.subject, m.own_text FROM messages m"
+                          " JOIN files f ON f.id = m.file_id WHERE f.path = ?1", meta->path, 0);
+  else
+    {
+      g_return_val_if_fail (!store->fts_copied, FALSE);
+      store->fts_used = TRUE;
+      sqlite3_bind_text (store->stmts[STMT_FTS_DELETE_FILE], 1, meta->path, -1, SQLITE_STATIC);
+      rc = step_reset (store->stmts[STMT_FTS_DELETE_FILE]);
+    }
+  if (rc != SQLITE_DONE)
     goto fail;
   rc = sqlite3_prepare_v2 (store->db, "DELETE FROM files WHERE path = ?1", -1, &stmt, NULL);
   if (rc == SQLITE_OK)
@@ -1911,15 +2082,22 @@ store_replace_message (Store *store, StoreMessage *m, GError **error)
   if (m->id == 0)
     return _store_fail (store, rc == SQLITE_DONE ? SQLITE_NOTFOUND : rc, "cannot replace a message", error);
   /* its full-text entry first: external content is read from the row */
-  rc = sqlite3_prepare_v2 (store->db,
-                           "INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
-                           " SELECT 'delete', id, subject, own_text FROM messages WHERE id = ?1",
-                           -1, &stmt, NULL);
-  if (rc == SQLITE_OK)
+  if (fts_beside (store))
+    rc = fts_side_delete (store, "SELECT id, subject, own_text FROM messages WHERE id = ?1", NULL, m->id);
+  else
     {
-      sqlite3_bind_int64 (stmt, 1, m->id);
-      rc = sqlite3_step (stmt);
-      sqlite3_finalize (stmt);
+      g_return_val_if_fail (!store->fts_copied, FALSE);
+      store->fts_used = TRUE;
+      rc = sqlite3_prepare_v2 (store->db,
+                               "INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
+                               " SELECT 'delete', id, subject, own_text FROM messages WHERE id = ?1",
+                               -1, &stmt, NULL);
+      if (rc == SQLITE_OK)
+        {
+          sqlite3_bind_int64 (stmt, 1, m->id);
+          rc = sqlite3_step (stmt);
+          sqlite3_finalize (stmt);
+        }
     }
   if (rc == SQLITE_DONE)
     rc = sqlite3_prepare_v2 (store->db, "DELETE FROM messages WHERE id = ?1", -1, &stmt, NULL);
@@ -2148,6 +2326,8 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
   if (rc == SQLITE_DONE && store->savepoint)
     rc = sqlite3_exec (store->db, "RELEASE deja_file", NULL, NULL, NULL) == SQLITE_OK ? SQLITE_DONE
                                                                                        : sqlite3_errcode (store->db);
+  if (rc == SQLITE_DONE && store->savepoint)
+    fts_side_follow (store, STORE_FTS_SIDE_RELEASE);
   profile_stop (PROFILE_COMMIT, started);
   if (rc != SQLITE_DONE)
     {
@@ -2184,6 +2364,91 @@ profiled_commit (Store *store)
   return rc;
 }
 
+/* The index made beside the writer for this transaction, added to
+ * messages_fts (@segments: how many it has then). */
+static gboolean
+fts_copy_beside (Store *store, guint *segments, GError **error)
+{
+  const char *why = NULL;
+  gint64 started;
+  gboolean ok;
+
+  if (!fts_beside (store))
+    return TRUE;
+  started = profile_start ();
+  fts_side_push (store);
+  if (!_store_fts_side_finish (store->fts_side, store, error))
+    {
+      profile_stop (PROFILE_FTS, started);
+      return FALSE;
+    }
+  store->shard_schema = "fts_side";
+  ok = _store_fts_copy (store, STORE_FTS_COPY_BESIDE, segments, &why, error);
+  store->shard_schema = NULL;
+  profile_stop (PROFILE_FTS, started);
+  if (ok && why != NULL)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+                   "the full-text index made beside the writer cannot be added: %s", why);
+      return FALSE;
+    }
+  store->fts_copied = store->fts_copied || ok;
+  return ok;
+}
+
+/* Past this many segments in messages_fts after a copy, FTS5 merges them
+ * (fts_tidy()) */
+#define FTS_SIDE_SEGMENTS_MAX 16
+
+/* FTS5 merges the segments copied from the side as it merges its own, a
+ * step at a time while a level holds 'usermerge' (4) segments or more:
+ * on a connection of its own, since this one must not use messages_fts
+ * (store-fts-side.c).  The index is whole either way; a failure leaves
+ * it in more segments (slower to search), and says so. */
+static void
+fts_tidy (Store *store)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Store) other = NULL;
+  gint64 started = profile_start ();
+
+  if ((other = _store_open_second (store, &error)) != NULL)
+    for (int step = 0; step < 10000; step++)
+      {
+        int before = sqlite3_total_changes (other->db);
+
+        if (sqlite3_exec (other->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', 500)",
+                          NULL, NULL, NULL) != SQLITE_OK)
+          {
+            _store_fail (other, sqlite3_errcode (other->db), "cannot merge", &error);
+            break;
+          }
+        if (sqlite3_total_changes (other->db) - before < 2)
+          break;
+      }
+  if (error)
+    g_warning ("the full-text index of '%s' stays in more pieces than it should (searches are slower"
+               " until the next ingest): %s", store->path, error->message);
+  profile_stop (PROFILE_FTS, started);
+}
+
+/**
+ * store_index_beside:
+ * @on: whether an ingest's full-text rows are indexed on a thread beside
+ *   the writer (store-fts-side.c), for when there is a core for it
+ *
+ * Only before the first file, and only on a connection that has not used
+ * messages_fts; DEJA_FTS_BESIDE=0 keeps the index in the writer (to
+ * compare them).
+ */
+void
+store_index_beside (Store *store, gboolean on)
+{
+  const char *env = g_getenv ("DEJA_FTS_BESIDE");
+
+  store->fts_beside = on && !store->fts_used && !(env && strcmp (env, "0") == 0);
+}
+
 /**
  * store_commit:
  *
@@ -2201,7 +2466,8 @@ profiled_commit (Store *store)
 gboolean
 store_commit (Store *store, GError **error)
 {
-  guint files = store->uncommitted_files, lost = store->lost_files;
+  guint files = store->uncommitted_files, lost = store->lost_files, segments = 0;
+  g_autoptr (GError) side_error = NULL;
   int rc = SQLITE_OK;
 
   g_return_val_if_fail (store->file_id == 0, FALSE);
@@ -2210,15 +2476,25 @@ store_commit (Store *store, GError **error)
   store->lost_files = 0;
   if (!sqlite3_get_autocommit (store->db) &&
       ((rc = fts_flush (store, NULL) ? SQLITE_OK : sqlite3_errcode (store->db)) != SQLITE_OK ||
+       !fts_copy_beside (store, &segments, &side_error) ||
        (rc = profiled_commit (store)) != SQLITE_OK))
     {
       g_autofree char *what = files == 0 ? g_strdup ("cannot commit")
                               : g_strdup_printf ("cannot commit the %u file%s read since the last"
                                                  " commit", files, files == 1 ? "" : "s");
 
-      _store_fail (store, rc, what, error);
+      if (side_error)
+        g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s: %s", what, side_error->message);
+      else
+        _store_fail (store, rc, what, error);
       drop_transaction (store);
       return FALSE;
+    }
+  if (fts_beside (store))
+    {
+      _store_fts_side_end (store->fts_side, store);
+      if (segments > FTS_SIDE_SEGMENTS_MAX)
+        fts_tidy (store);
     }
   if (lost == 0)
     return TRUE;

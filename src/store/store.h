@@ -688,6 +688,7 @@ typedef struct {
 #define STORE_SHARD_IDS (G_GINT64_CONSTANT (1) << 32)
 #define STORE_MAX_SHARD 1000000
 void store_set_shard (Store *store, guint shard);
+void store_index_beside (Store *store, gboolean on);
 
 typedef struct {
   StoreMergeCounts counts;

@@ -1,0 +1,440 @@
+/* store-fts-side.c — an ingest's full-text index, made beside its writer.
+ *
+ * Tokenising is the largest part of an ingest writer's work (38–47 % of
+ * its time on the realistic corpus: bench/README.md), and the writer is
+ * one thread: past two cores it is what an ingest waits for.  So the
+ * rows the writer would give messages_fts go to a thread of its own,
+ * which indexes them into a table of the same declaration in a database
+ * of its own (a temporary file); at each commit the writer copies that
+ * index's segments into messages_fts as rows (store-fts-copy.c, the code
+ * deja merge copies a shard's index with) and the batch's file is thrown
+ * away.  What the writer still does for the index is that copy.
+ *
+ * The side follows the writer's transaction statement by statement:
+ * BEGIN, each file's SAVEPOINT, RELEASE and ROLLBACK TO, the rows, and a
+ * replaced file's old rows, which leave the index as FTS5 delete markers
+ * ("delete" with the values they were indexed with, as the writer did on
+ * messages_fts).  A rolled-back file's rows thus leave the side's index
+ * with it.  Two rules of FTS5 shape the rest:
+ *
+ *  - a merge whose output is an index's oldest segment drops the delete
+ *    markers (nothing older is left to delete from): in the side's index
+ *    nothing is older, and the markers are meant for messages_fts.  So
+ *    the side never merges (automerge 0, crisismerge at its maximum), and
+ *    its segments go to messages_fts as they were flushed; FTS5 merges
+ *    them there (store_commit(): a connection of its own, see below);
+ *  - a connection keeps the structure record it read last until another
+ *    connection commits.  The writer's connection copies segments behind
+ *    FTS5's back, so once it has, it must not use messages_fts itself:
+ *    every row, delete and replacement goes through the side from then
+ *    on (store.c: fts_beside()).
+ *
+ * The side's averages record (rows and tokens per column) is its rows
+ * less the deleted ones, negative when more left than came; FTS5 writes
+ * it as 64-bit integers, so the sum taken at the copy is exact modulo
+ * 2^64, which is what FTS5 reads back.
+ */
+#include "store-private.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+/* The writer's statements the side follows */
+static const char *const follow_sql[] = {
+  [STORE_FTS_SIDE_BEGIN] = "BEGIN",
+  [STORE_FTS_SIDE_SAVEPOINT] = "SAVEPOINT deja_file",
+  [STORE_FTS_SIDE_RELEASE] = "RELEASE deja_file",
+  [STORE_FTS_SIDE_ROLLBACK_TO] = "ROLLBACK TO deja_file; RELEASE deja_file",
+  [STORE_FTS_SIDE_ROLLBACK] = "ROLLBACK",
+};
+
+/* messages_fts as deja's schema declares it (schema/008-views.sql): the
+ * side's table is declared so, and is made only for a database whose
+ * messages_fts is, since the copy takes segments only between two such
+ * tables (store-fts-copy.c). */
+static const char side_table_sql[] =
+  "CREATE VIRTUAL TABLE messages_fts USING fts5 (\n"
+  "  subject, own_text,\n"
+  "  content=\"messages\", content_rowid=\"id\",\n"
+  "  tokenize=\"porter unicode61\"\n"
+  ")";
+
+typedef enum {
+  OP_SQL,       /* a statement mirrored from the writer's transaction */
+  OP_INSERT,    /* rows to index */
+  OP_DELETE,    /* rows to take out of the index, with their indexed values */
+  OP_FINISH,    /* commit the side's transaction and answer */
+  OP_QUIT,
+} OpKind;
+
+typedef struct {
+  OpKind kind;
+  StoreFtsSideStatement statement;   /* OP_SQL */
+  GArray *rows;              /* of StoreFtsRow */
+} Op;
+
+struct _StoreFtsSide {
+  GThread *thread;
+  GAsyncQueue *ops;          /* of Op, to the side's thread */
+  GAsyncQueue *answers;      /* of char * (an error) or the side itself (done) */
+  sqlite3 *db;               /* the batch's database; NULL between batches */
+  char *path;
+  sqlite3_stmt *insert, *delete;
+  char *error;               /* the batch's first failure: the rest of it is skipped */
+  gboolean attached;         /* to the writer's connection, as "fts_side" */
+};
+
+static void
+row_clear (gpointer p)
+{
+  StoreFtsRow *row = p;
+
+  g_free (row->subject);
+  g_free (row->own_text);
+}
+
+/* An array of StoreFtsRow, which owns their text. */
+GArray *
+_store_fts_rows_new (guint reserve)
+{
+  GArray *rows = g_array_sized_new (FALSE, FALSE, sizeof (StoreFtsRow), reserve);
+
+  g_array_set_clear_func (rows, row_clear);
+  return rows;
+}
+
+static void
+op_free (Op *op)
+{
+  if (op->rows)
+    g_array_unref (op->rows);
+  g_free (op);
+}
+
+/* The batch's first failure (@rc, SQLite's or one store-checked.c made) */
+static void
+fail (StoreFtsSide *side, const char *what, int rc)
+{
+  if (side->error != NULL)
+    return;
+  side->error = g_strdup_printf ("%s: %s", what, sqlite3_errcode (side->db) != SQLITE_OK ? sqlite3_errmsg (side->db)
+                                                                                      : sqlite3_errstr (rc));
+}
+
+static void
+index_rows (StoreFtsSide *side, sqlite3_stmt *stmt, GArray *rows)
+{
+  for (guint i = 0; i < rows->len && side->error == NULL; i++)
+    {
+      const StoreFtsRow *row = &g_array_index (rows, StoreFtsRow, i);
+
+      sqlite3_bind_int64 (stmt, 1, row->id);
+      if (row->subject)
+        sqlite3_bind_text (stmt, 2, row->subject, -1, SQLITE_STATIC);
+      else
+        sqlite3_bind_null (stmt, 2);
+      if (row->own_text)
+        sqlite3_bind_text (stmt, 3, row->own_text, (int) row->own_text_len, SQLITE_STATIC);
+      else
+        sqlite3_bind_null (stmt, 3);
+      int rc = sqlite3_step (stmt);
+
+      if (rc != SQLITE_DONE)
+        fail (side, stmt == side->insert ? "cannot index message" : "cannot take a message out of the index", rc);
+      sqlite3_reset (stmt);
+      sqlite3_clear_bindings (stmt);
+    }
+}
+
+static gpointer
+side_thread (gpointer data)
+{
+  StoreFtsSide *side = data;
+  int rc;
+
+  /* DEJA_STORE_FAULT_SIDE counts this thread's calls (store-checked.c) */
+  _store_checked_on_side ();
+  for (;;)
+    {
+      Op *op = g_async_queue_pop (side->ops);
+
+      switch (op->kind)
+        {
+        case OP_SQL:
+          /* A rollback runs whatever failed before it, in a transaction */
+          if ((op->statement >= STORE_FTS_SIDE_ROLLBACK_TO ? !sqlite3_get_autocommit (side->db)
+                                                          : side->error == NULL) &&
+              (rc = sqlite3_exec (side->db, follow_sql[op->statement], NULL, NULL, NULL)) != SQLITE_OK)
+            fail (side, "cannot follow the writer's transaction", rc);
+          break;
+        case OP_INSERT:
+        case OP_DELETE:
+          if (side->error == NULL)
+            index_rows (side, op->kind == OP_INSERT ? side->insert : side->delete, op->rows);
+          break;
+        case OP_FINISH:
+          if (side->error == NULL && !sqlite3_get_autocommit (side->db) &&
+              (rc = sqlite3_exec (side->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+            fail (side, "cannot write the full-text index", rc);
+          g_async_queue_push (side->answers, side->error ? g_strdup (side->error) : (gpointer) side);
+          break;
+        case OP_QUIT:
+          op_free (op);
+          return NULL;
+        }
+      op_free (op);
+    }
+}
+
+static void
+push (StoreFtsSide *side, OpKind kind, StoreFtsSideStatement statement, GArray *rows)
+{
+  Op *op = g_new0 (Op, 1);
+
+  op->kind = kind;
+  op->statement = statement;
+  op->rows = rows;
+  g_async_queue_push (side->ops, op);
+}
+
+StoreFtsSide *
+_store_fts_side_new (void)
+{
+  StoreFtsSide *side = g_new0 (StoreFtsSide, 1);
+
+  side->ops = g_async_queue_new_full ((GDestroyNotify) op_free);
+  side->answers = g_async_queue_new ();
+  side->thread = g_thread_new ("deja-fts", side_thread, side);
+  return side;
+}
+
+gboolean
+_store_fts_side_open (const StoreFtsSide *side)
+{
+  return side != NULL && side->db != NULL;
+}
+
+/* Whether messages_fts here is declared as the side's table is. */
+gboolean
+_store_fts_side_fits (Store *store, gboolean *fits, GError **error)
+{
+  g_autofree char *declaration = NULL;
+
+  if (!_store_query_text (store, "SELECT sql FROM main.sqlite_schema WHERE name = ?1", "messages_fts", 0,
+                          &declaration, error))
+    return FALSE;
+  *fits = declaration != NULL && strcmp (declaration, side_table_sql) == 0;
+  return TRUE;
+}
+
+/* The side's table: declared as messages_fts, configured as it is here
+ * (page size, hash size), but never merging (above), and counting more
+ * rows than any batch deletes (_store_fts_side_seed()). */
+static int
+make_table (StoreFtsSide *side, Store *store)
+{
+  g_autoptr (GByteArray) seed = NULL;
+  sqlite3_stmt *from = NULL, *to = NULL;
+  gint64 columns = 0;
+  int rc = sqlite3_exec (side->db, side_table_sql, NULL, NULL, NULL);
+
+  if (rc == SQLITE_OK)
+    rc = _store_prepare_sql (store, "SELECT k, v FROM main.messages_fts_config"
+                             " WHERE k NOT IN ('version', 'automerge', 'crisismerge', 'usermerge')", &from);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES (?1, ?2)", -1, &to,
+                             NULL);
+  while (rc == SQLITE_OK && (rc = sqlite3_step (from)) == SQLITE_ROW)
+    {
+      sqlite3_bind_value (to, 1, sqlite3_column_value (from, 0));
+      sqlite3_bind_value (to, 2, sqlite3_column_value (from, 1));
+      rc = _store_done (sqlite3_step (to));
+      sqlite3_reset (to);
+    }
+  if (rc == SQLITE_DONE)
+    rc = SQLITE_OK;
+  sqlite3_finalize (from);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec (side->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);"
+                       "INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 1999)", NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_stmt *count;
+
+      rc = sqlite3_prepare_v2 (side->db, "SELECT count(*) FROM pragma_table_info('messages_fts')", -1, &count, NULL);
+      if (rc == SQLITE_OK && (rc = sqlite3_step (count)) == SQLITE_ROW)
+        {
+          columns = sqlite3_column_int64 (count, 0);
+          rc = SQLITE_OK;
+        }
+      if (count)
+        sqlite3_finalize (count);
+    }
+  if (to)
+    sqlite3_finalize (to);
+  if (rc != SQLITE_OK)
+    return rc;
+  seed = _store_fts_side_seed ((guint) columns);
+  rc = sqlite3_prepare_v2 (side->db, "INSERT OR REPLACE INTO messages_fts_data (id, block) VALUES (1, ?1)", -1,
+                           &to, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_bind_blob (to, 1, seed->data, (int) seed->len, SQLITE_STATIC);
+      rc = _store_done (sqlite3_step (to));
+      sqlite3_finalize (to);
+    }
+  return rc;
+}
+
+static void
+close_batch (StoreFtsSide *side)
+{
+  sqlite3_finalize (side->insert);
+  sqlite3_finalize (side->delete);
+  side->insert = side->delete = NULL;
+  sqlite3_close (side->db);
+  side->db = NULL;
+  if (side->path)
+    g_unlink (side->path);
+  g_clear_pointer (&side->path, g_free);
+  g_clear_pointer (&side->error, g_free);
+}
+
+/**
+ * _store_fts_side_begin:
+ *
+ * A new batch: a new temporary database holding an empty table declared
+ * as messages_fts, and BEGIN on it.
+ */
+gboolean
+_store_fts_side_begin (StoreFtsSide *side, Store *store, GError **error)
+{
+  g_autoptr (GError) tmp_error = NULL;
+  int fd, rc;
+
+  g_return_val_if_fail (side->db == NULL, FALSE);
+  if ((fd = g_file_open_tmp ("deja-fts-XXXXXX.db", &side->path, &tmp_error)) < 0)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+                   "cannot make a temporary file for the full-text index: %s", tmp_error->message);
+      return FALSE;
+    }
+  close (fd);
+  rc = sqlite3_open_v2 (side->path, &side->db, SQLITE_OPEN_READWRITE, NULL);
+  /* Its own transactions roll back (a file's savepoint), in memory: it
+   * is thrown away after the batch, whatever happens */
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec (side->db, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
+                       " PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = make_table (side, store);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?1, ?2, ?3)",
+                             -1, &side->insert, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
+                             " VALUES ('delete', ?1, ?2, ?3)", -1, &side->delete, NULL);
+  if (rc != SQLITE_OK)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot make the full-text index beside the writer: %s",
+                   side->db ? sqlite3_errmsg (side->db) : g_strerror (ENOMEM));
+      close_batch (side);
+      return FALSE;
+    }
+  push (side, OP_SQL, STORE_FTS_SIDE_BEGIN, NULL);
+  return TRUE;
+}
+
+/* The writer's @statement, run on the side in turn. */
+void
+_store_fts_side_follow (StoreFtsSide *side, StoreFtsSideStatement statement)
+{
+  if (_store_fts_side_open (side))
+    push (side, OP_SQL, statement, NULL);
+}
+
+/* @rows (of StoreFtsRow; taken) indexed, or with @delete taken out. */
+void
+_store_fts_side_rows (StoreFtsSide *side, GArray *rows, gboolean delete)
+{
+  g_return_if_fail (_store_fts_side_open (side));
+  push (side, delete ? OP_DELETE : OP_INSERT, 0, rows);
+}
+
+/**
+ * _store_fts_side_finish:
+ *
+ * Waits for the side to index what it was given, commits its
+ * transaction and attaches its database to @store as "fts_side", in
+ * @store's transaction: attached before, it would be locked by @store's
+ * BEGIN IMMEDIATE, and the side could not write.
+ *
+ * Returns: %FALSE with @error when anything of the batch failed
+ */
+gboolean
+_store_fts_side_finish (StoreFtsSide *side, Store *store, GError **error)
+{
+  gpointer answer;
+  sqlite3_stmt *attach;
+  int rc;
+
+  g_return_val_if_fail (_store_fts_side_open (side), FALSE);
+  push (side, OP_FINISH, 0, NULL);
+  answer = g_async_queue_pop (side->answers);
+  if (answer != side)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s", (char *) answer);
+      g_free (answer);
+      return FALSE;
+    }
+  rc = sqlite3_prepare_v2 (store->db, "ATTACH ?1 AS fts_side", -1, &attach, NULL);
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_bind_text (attach, 1, side->path, -1, SQLITE_STATIC);
+      rc = _store_done (sqlite3_step (attach));
+      sqlite3_finalize (attach);
+    }
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read the full-text index made beside the writer", error);
+  side->attached = TRUE;
+  return TRUE;
+}
+
+/**
+ * _store_fts_side_end:
+ *
+ * After @store's transaction ended (committed or rolled back): the
+ * batch's database is detached and deleted; what the side was given
+ * and has not done yet is not done.
+ */
+void
+_store_fts_side_end (StoreFtsSide *side, Store *store)
+{
+  gpointer answer;
+
+  if (!_store_fts_side_open (side))
+    return;
+  /* Waits for the side to be idle: what is queued is undone with it */
+  push (side, OP_SQL, STORE_FTS_SIDE_ROLLBACK, NULL);
+  push (side, OP_FINISH, 0, NULL);
+  if ((answer = g_async_queue_pop (side->answers)) != side)
+    g_free (answer);
+  if (side->attached)
+    sqlite3_exec (store->db, "DETACH fts_side", NULL, NULL, NULL);
+  side->attached = FALSE;
+  close_batch (side);
+}
+
+void
+_store_fts_side_free (StoreFtsSide *side, Store *store)
+{
+  if (side == NULL)
+    return;
+  _store_fts_side_end (side, store);
+  push (side, OP_QUIT, 0, NULL);
+  g_thread_join (side->thread);
+  g_async_queue_unref (side->ops);
+  g_async_queue_unref (side->answers);
+  g_free (side);
+}

@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""The full-text index made beside the ingest's writer (store-fts-side.c).
+
+On more than one core, `deja ingest` has its rows indexed by a thread of
+its own, into a table of its own, and copies that table's segments into
+messages_fts at each commit.  Each test here runs the same commands twice,
+once so and once with DEJA_FTS_BESIDE=0 (the writer indexes, as before),
+and asks for the same index: FTS5's integrity-check on both, the same
+sizes and averages records (bm25 reads them), and for every word of the
+corpus the same rows in the same order with the same rank.  The cases are
+the writer's ways of changing the index: many files in one transaction
+(savepoints, rows waiting for the next one), a file whose own text passes
+the 4 MiB that makes it index as it goes, a changed file ingested again
+(its old rows leave as delete markers, unchanged messages keep their ids),
+an archive that grew at its end (its old last message replaced), a file
+that fails half-way (rolled back to its savepoint), and many commits
+(merged by FTS5 afterwards).  Run by meson (suite 'cli').
+"""
+import os
+import random
+import re
+import sqlite3
+import subprocess
+import tempfile
+
+import tap
+
+DEJA = os.environ["DEJA"]
+TMP = tempfile.mkdtemp(prefix="deja-fts-beside-")
+WORDS = ("reactor deferred callback protocol transport factory daemon twisted python "
+         "thread process signal socket buffer parser message header mailbox archive "
+         "newsgroup posting reply quote signature attachment charset unicode language "
+         "zeppelin dirigible balloon harbour lighthouse meridian glacier orchard violin "
+         "sonnet ledger almanac telegraph railway quarry lantern compass atlas").split()
+
+
+def deja(*args, beside=True):
+    env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_FTS_BESIDE="1" if beside else "0")
+    return subprocess.run([DEJA] + list(args), capture_output=True, text=True, env=env)
+
+
+def message(rng, n, words=40, subject=None):
+    body = " ".join(rng.choice(WORDS) for _ in range(words))
+    lines = [body[i:i + 70] for i in range(0, len(body), 70)]
+    return ("From sender%d@example.org Mon Jan  1 00:00:00 2001\n"
+            "From: Sender %d <sender%d@example.org>\n"
+            "Subject: %s\n"
+            "Message-ID: <m%d@example.org>\n"
+            "Date: Mon, 1 Jan 2001 00:%02d:00 +0000\n\n%s\n\n"
+            % (n % 17, n % 17, n % 17, subject or " ".join(rng.sample(WORDS, 3)), n, n % 60,
+               "\n".join(lines)))
+
+
+def write_mbox(path, rng, first, count, words=40):
+    with open(path, "w") as f:
+        for n in range(first, first + count):
+            f.write(message(rng, n, words))
+
+
+def twins(name):
+    """Two scratch directories whose databases are made alike, beside and not."""
+    dirs = []
+    for kind in ("beside", "writer"):
+        d = os.path.join(TMP, name, kind)
+        os.makedirs(d)
+        dirs.append(d)
+    return dirs
+
+
+def ingest_both(dirs, *paths):
+    """deja ingest of @paths (relative to each twin) into each twin's db."""
+    results = []
+    for d, beside in zip(dirs, (True, False)):
+        r = deja("ingest", "--db", os.path.join(d, "x.db"), *[os.path.join(d, p) for p in paths],
+                 beside=beside)
+        results.append(r)
+    return results
+
+
+def segments(db):
+    with sqlite3.connect(db) as c:
+        return c.execute("SELECT count(DISTINCT id >> 37) FROM messages_fts_data WHERE id > 10").fetchone()[0]
+
+
+def same_index(dirs):
+    a, b = (sqlite3.connect(os.path.join(d, "x.db")) for d in dirs)
+    for c in (a, b):
+        c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
+    assert a.execute("SELECT count(*) FROM messages").fetchone()[0] > 0
+    assert a.execute("SELECT id, message_id, file_id FROM messages ORDER BY id").fetchall() == \
+        b.execute("SELECT id, message_id, file_id FROM messages ORDER BY id").fetchall()
+    assert a.execute("SELECT id, sz FROM messages_fts_docsize ORDER BY id").fetchall() == \
+        b.execute("SELECT id, sz FROM messages_fts_docsize ORDER BY id").fetchall()
+    averages = "SELECT block FROM messages_fts_data WHERE id = 1"
+    assert a.execute(averages).fetchone() == b.execute(averages).fetchone()
+    terms = set()
+    for (text,) in b.execute("SELECT coalesce(subject, '') || ' ' || coalesce(own_text, '') FROM messages"):
+        terms.update(re.findall(r"[a-z]{3,}", text.lower()))
+    assert len(terms) >= 30
+    q = ("SELECT rowid, round(rank, 9) FROM messages_fts WHERE messages_fts MATCH ?"
+         " ORDER BY rank, rowid")
+    for t in sorted(terms) + ['"reactor deferred"', "subject:zeppelin", "NEAR(quote reply, 4)"]:
+        assert a.execute(q, (t,)).fetchall() == b.execute(q, (t,)).fetchall(), t
+    a.close()
+    b.close()
+
+
+@tap.test
+def many_files_and_a_large_one_in_one_transaction():
+    dirs = twins("many")
+    for d in dirs:
+        rng = random.Random(1)
+        for k in range(30):
+            write_mbox(os.path.join(d, "f%02d.mbox" % k), rng, k * 1000, 15)
+        # 5 MiB of own text in one file (after the first: it has a savepoint)
+        write_mbox(os.path.join(d, "f00b-large.mbox"), rng, 90000, 1500, words=600)
+    for r in ingest_both(dirs, *sorted(os.listdir(dirs[0]))):
+        assert r.returncode == 0, r.stderr
+    same_index(dirs)
+
+
+@tap.test
+def changed_grown_and_failed_files_ingested_again():
+    dirs = twins("again")
+    for d in dirs:
+        rng = random.Random(2)
+        for k in range(6):
+            write_mbox(os.path.join(d, "g%d.mbox" % k), rng, k * 1000, 20)
+    for r in ingest_both(dirs, *["g%d.mbox" % k for k in range(6)]):
+        assert r.returncode == 0, r.stderr
+    for d in dirs:
+        rng = random.Random(3)
+        # g1: the same messages but its 5th and 6th changed and one less
+        # (unchanged ones keep their ids, the others leave the index)
+        with open(os.path.join(d, "g1.mbox")) as f:
+            text = f.read()
+        parts = text.split("\nFrom sender")
+        parts[5] = parts[5].replace("Subject: ", "Subject: changed lighthouse ")
+        del parts[6]
+        with open(os.path.join(d, "g1.mbox"), "w") as f:
+            f.write("\nFrom sender".join(parts))
+        # g2 grew at its end (its last message's text changes with it)
+        with open(os.path.join(d, "g2.mbox"), "a") as f:
+            f.write("A postscript about zeppelins.\n\n")
+            for n in range(2900, 2905):
+                f.write(message(rng, n))
+        # g3 is another archive now
+        write_mbox(os.path.join(d, "g3.mbox"), rng, 5000, 12)
+        # g4 is not mail any more
+        with open(os.path.join(d, "g4.mbox"), "wb") as f:
+            f.write(b"\x00\x01binary, not mail\n" * 100)
+    results = ingest_both(dirs, *["g%d.mbox" % k for k in range(6)])
+    assert [r.returncode for r in results][0] == [r.returncode for r in results][1]
+    same_index(dirs)
+    # and once more, nothing changed: nothing moves
+    for r in ingest_both(dirs, *["g%d.mbox" % k for k in range(6)]):
+        assert r.returncode == results[0].returncode
+    same_index(dirs)
+
+
+@tap.test
+def a_file_failing_half_way_leaves_the_index_beside_too():
+    dirs = twins("fault")[:1]   # the writer's own index: tests/test_faults.py
+    for d in dirs:
+        rng = random.Random(4)
+        for k in range(3):
+            # the second with 5 MiB of own text: indexed as it comes, in its savepoint
+            write_mbox(os.path.join(d, "h%d.mbox" % k), rng, k * 1000, 1100 if k == 1 else 25,
+                       words=600 if k == 1 else 40)
+    # The second file fails in the middle of its rows: an I/O error injected
+    # at one SQLite call of the writer (DEJA_STORE_FAULT=N; the side's
+    # thread counts apart), N found by bisection (too early, the first file
+    # fails; too late, the third), the last that keeps the first and third
+    # files only.  Its rows were already given to the side: they leave with it.
+    def run(d, beside, at):
+        """The files kept by an ingest with a fault at call @at, and its stderr."""
+        for n in os.listdir(d):
+            if n.startswith("x.db"):
+                os.unlink(os.path.join(d, n))
+        env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_FTS_BESIDE="1" if beside else "0",
+                   DEJA_STORE_FAULT=str(at))
+        r = subprocess.run([DEJA, "ingest", "--db", os.path.join(d, "x.db")] +
+                           [os.path.join(d, "h%d.mbox" % k) for k in range(3)],
+                           capture_output=True, text=True, env=env)
+        try:
+            with sqlite3.connect(os.path.join(d, "x.db")) as c:
+                return r, [os.path.basename(p) for (p,) in c.execute("SELECT path FROM files ORDER BY path")]
+        except sqlite3.Error:
+            return r, []
+
+    def outcome(d, beside, at):
+        """'h1' (the second file failed alone), 'early' or 'late'."""
+        r, files = run(d, beside, at)
+        if files == ["h0.mbox", "h2.mbox"]:
+            return "h1"
+        return "late" if "h0.mbox" in files else "early"
+
+    for d, beside in zip(dirs, (True, False)):
+        found, lo, hi = None, 1, 3000
+        while found is None and lo < hi:
+            mid = (lo + hi) // 2
+            what = outcome(d, beside, mid)
+            if what == "h1":
+                found = mid
+            elif what == "late":
+                hi = mid
+            else:
+                lo = mid + 1
+        assert found is not None, "no fault made the second file fail alone"
+        # then the file's last calls, once its rows are indexed as they come
+        good, bad = found, 3000
+        while good + 1 < bad:
+            mid = (good + bad) // 2
+            if outcome(d, beside, mid) == "h1":
+                good = mid
+            else:
+                bad = mid
+        kept, files = run(d, beside, good)
+        assert files == ["h0.mbox", "h2.mbox"], (good, files, kept.stderr)
+        assert "h1.mbox" in kept.stderr and "injected" in kept.stderr, kept.stderr
+        with sqlite3.connect(os.path.join(d, "x.db")) as c:
+            c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
+            assert c.execute("SELECT count(*) FROM messages_fts_docsize").fetchone()[0] == \
+                c.execute("SELECT count(*) FROM messages").fetchone()[0] == 50
+            assert c.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zeppelin'"
+                             " AND rowid NOT IN (SELECT id FROM messages)").fetchone()[0] == 0
+
+
+@tap.test
+def many_commits_are_merged_by_fts5():
+    dirs = twins("commits")
+    for d in dirs:
+        rng = random.Random(5)
+        for k in range(24):
+            write_mbox(os.path.join(d, "c%02d.mbox" % k), rng, k * 1000, 10)
+    for k in range(24):   # a deja each: a commit each
+        for r in ingest_both(dirs, "c%02d.mbox" % k):
+            assert r.returncode == 0, r.stderr
+    beside = segments(os.path.join(dirs[0], "x.db"))
+    assert 1 <= beside <= 16 + 4, beside
+    same_index(dirs)
+    # deja search reads it as it reads any
+    r = deja("search", "--db", os.path.join(dirs[0], "x.db"), "--format", "tsv", "zeppelin")
+    assert r.returncode == 0 and r.stdout.count("\n") > 1, r.stderr
+
+
+@tap.test
+def one_core_or_the_switch_keeps_the_index_in_the_writer():
+    if len(os.sched_getaffinity(0)) < 2:
+        tap.skip("one core here: the index is always made by the writer")
+    d = os.path.join(TMP, "one")
+    os.makedirs(d)
+    write_mbox(os.path.join(d, "o.mbox"), random.Random(6), 0, 30)
+    for args, env in ((["-j", "1"], "1"), ([], "0")):
+        r = subprocess.run([DEJA, "ingest", "-v", "--db", os.path.join(d, "x%s.db" % env)] + args +
+                           [os.path.join(d, "o.mbox")], capture_output=True, text=True,
+                           env=dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_FTS_BESIDE=env))
+        assert r.returncode == 0, r.stderr
+        assert "full-text index made beside" not in r.stderr, r.stderr
+    r = deja("ingest", "-v", "--db", os.path.join(d, "y.db"), os.path.join(d, "o.mbox"))
+    assert r.returncode == 0 and "full-text index made beside the writer" in r.stderr, r.stderr
+
+
+if __name__ == "__main__":
+    tap.main(TMP)
