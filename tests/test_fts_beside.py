@@ -14,7 +14,7 @@ the 4 MiB that makes it index as it goes, a changed file ingested again
 (its old rows leave as delete markers, unchanged messages keep their ids),
 an archive that grew at its end (its old last message replaced), a file
 that fails half-way (rolled back to its savepoint), and many commits
-(merged by FTS5 afterwards).  Run by meson (suite 'cli').
+(merged by FTS5 afterwards).  Run by meson (suite 'slow').
 """
 import os
 import random
