@@ -57,12 +57,19 @@ def write_mbox(path, rng, first, count, words=40):
             f.write(message(rng, n, words))
 
 
-def twins(name):
-    """Two scratch directories whose databases are made alike, beside and not."""
+def twins(name, seed, files, messages):
+    """Two scratch directories whose databases are made alike, beside and
+    not, each with the same mbox files NAME00.mbox…: messages(k) of them in
+    the kth (a count, or (count, words))."""
     dirs = []
     for kind in ("beside", "writer"):
         d = os.path.join(TMP, name, kind)
         os.makedirs(d)
+        rng = random.Random(seed)
+        for k in range(files):
+            count = messages(k)
+            count, words = count if isinstance(count, tuple) else (count, 40)
+            write_mbox(os.path.join(d, "%s%02d.mbox" % (name[0], k)), rng, k * 1000, count, words)
         dirs.append(d)
     return dirs
 
@@ -107,13 +114,8 @@ def same_index(dirs):
 
 @tap.test
 def many_files_and_a_large_one_in_one_transaction():
-    dirs = twins("many")
-    for d in dirs:
-        rng = random.Random(1)
-        for k in range(30):
-            write_mbox(os.path.join(d, "f%02d.mbox" % k), rng, k * 1000, 15)
-        # 5 MiB of own text in one file (after the first: it has a savepoint)
-        write_mbox(os.path.join(d, "f00b-large.mbox"), rng, 90000, 1500, words=600)
+    # 30 files, the second with 7 MiB of own text (after the first: it has a savepoint)
+    dirs = twins("many", 1, 30, lambda k: (1500, 600) if k == 1 else 15)
     for r in ingest_both(dirs, *sorted(os.listdir(dirs[0]))):
         assert r.returncode == 0, r.stderr
     same_index(dirs)
@@ -121,52 +123,45 @@ def many_files_and_a_large_one_in_one_transaction():
 
 @tap.test
 def changed_grown_and_failed_files_ingested_again():
-    dirs = twins("again")
-    for d in dirs:
-        rng = random.Random(2)
-        for k in range(6):
-            write_mbox(os.path.join(d, "g%d.mbox" % k), rng, k * 1000, 20)
-    for r in ingest_both(dirs, *["g%d.mbox" % k for k in range(6)]):
+    dirs = twins("g", 2, 6, lambda k: 20)
+    names = ["g%02d.mbox" % k for k in range(6)]
+    for r in ingest_both(dirs, *names):
         assert r.returncode == 0, r.stderr
     for d in dirs:
         rng = random.Random(3)
         # g1: the same messages but its 5th and 6th changed and one less
         # (unchanged ones keep their ids, the others leave the index)
-        with open(os.path.join(d, "g1.mbox")) as f:
+        with open(os.path.join(d, "g01.mbox")) as f:
             text = f.read()
         parts = text.split("\nFrom sender")
         parts[5] = parts[5].replace("Subject: ", "Subject: changed lighthouse ")
         del parts[6]
-        with open(os.path.join(d, "g1.mbox"), "w") as f:
+        with open(os.path.join(d, "g01.mbox"), "w") as f:
             f.write("\nFrom sender".join(parts))
         # g2 grew at its end (its last message's text changes with it)
-        with open(os.path.join(d, "g2.mbox"), "a") as f:
+        with open(os.path.join(d, "g02.mbox"), "a") as f:
             f.write("A postscript about zeppelins.\n\n")
             for n in range(2900, 2905):
                 f.write(message(rng, n))
         # g3 is another archive now
-        write_mbox(os.path.join(d, "g3.mbox"), rng, 5000, 12)
+        write_mbox(os.path.join(d, "g03.mbox"), rng, 5000, 12)
         # g4 is not mail any more
-        with open(os.path.join(d, "g4.mbox"), "wb") as f:
+        with open(os.path.join(d, "g04.mbox"), "wb") as f:
             f.write(b"\x00\x01binary, not mail\n" * 100)
-    results = ingest_both(dirs, *["g%d.mbox" % k for k in range(6)])
+    results = ingest_both(dirs, *names)
     assert [r.returncode for r in results][0] == [r.returncode for r in results][1]
     same_index(dirs)
     # and once more, nothing changed: nothing moves
-    for r in ingest_both(dirs, *["g%d.mbox" % k for k in range(6)]):
+    for r in ingest_both(dirs, *names):
         assert r.returncode == results[0].returncode
     same_index(dirs)
 
 
 @tap.test
 def a_file_failing_half_way_leaves_the_index_beside_too():
-    dirs = twins("fault")[:1]   # the writer's own index: tests/test_faults.py
-    for d in dirs:
-        rng = random.Random(4)
-        for k in range(3):
-            # the second with 5 MiB of own text: indexed as it comes, in its savepoint
-            write_mbox(os.path.join(d, "h%d.mbox" % k), rng, k * 1000, 1100 if k == 1 else 25,
-                       words=600 if k == 1 else 40)
+    # the second with 5 MiB of own text: indexed as it comes, in its savepoint;
+    # only beside (the writer's own index: tests/test_faults.py)
+    dirs = twins("h", 4, 3, lambda k: (1100, 600) if k == 1 else 25)[:1]
     # The second file fails in the middle of its rows: an I/O error injected
     # at one SQLite call of the writer (DEJA_STORE_FAULT=N; the side's
     # thread counts apart), N found by bisection (too early, the first file
@@ -180,7 +175,7 @@ def a_file_failing_half_way_leaves_the_index_beside_too():
         env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_FTS_BESIDE="1" if beside else "0",
                    DEJA_STORE_FAULT=str(at))
         r = subprocess.run([DEJA, "ingest", "--db", os.path.join(d, "x.db")] +
-                           [os.path.join(d, "h%d.mbox" % k) for k in range(3)],
+                           [os.path.join(d, "h%02d.mbox" % k) for k in range(3)],
                            capture_output=True, text=True, env=env)
         try:
             with sqlite3.connect(os.path.join(d, "x.db")) as c:
@@ -191,9 +186,9 @@ def a_file_failing_half_way_leaves_the_index_beside_too():
     def outcome(d, beside, at):
         """'h1' (the second file failed alone), 'early' or 'late'."""
         r, files = run(d, beside, at)
-        if files == ["h0.mbox", "h2.mbox"]:
+        if files == ["h00.mbox", "h02.mbox"]:
             return "h1"
-        return "late" if "h0.mbox" in files else "early"
+        return "late" if "h00.mbox" in files else "early"
 
     for d, beside in zip(dirs, (True, False)):
         found, lo, hi = None, 1, 3000
@@ -216,8 +211,8 @@ def a_file_failing_half_way_leaves_the_index_beside_too():
             else:
                 bad = mid
         kept, files = run(d, beside, good)
-        assert files == ["h0.mbox", "h2.mbox"], (good, files, kept.stderr)
-        assert "h1.mbox" in kept.stderr and "injected" in kept.stderr, kept.stderr
+        assert files == ["h00.mbox", "h02.mbox"], (good, files, kept.stderr)
+        assert "h01.mbox" in kept.stderr and "injected" in kept.stderr, kept.stderr
         with sqlite3.connect(os.path.join(d, "x.db")) as c:
             c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
             assert c.execute("SELECT count(*) FROM messages_fts_docsize").fetchone()[0] == \
@@ -228,11 +223,7 @@ def a_file_failing_half_way_leaves_the_index_beside_too():
 
 @tap.test
 def many_commits_are_merged_by_fts5():
-    dirs = twins("commits")
-    for d in dirs:
-        rng = random.Random(5)
-        for k in range(24):
-            write_mbox(os.path.join(d, "c%02d.mbox" % k), rng, k * 1000, 10)
+    dirs = twins("commits", 5, 24, lambda k: 10)
     for k in range(24):   # a deja each: a commit each
         for r in ingest_both(dirs, "c%02d.mbox" % k):
             assert r.returncode == 0, r.stderr
