@@ -14,7 +14,8 @@ the 4 MiB that makes it index as it goes, a changed file ingested again
 (its old rows leave as delete markers, unchanged messages keep their ids),
 an archive that grew at its end (its old last message replaced), a file
 that fails half-way (rolled back to its savepoint), and many commits
-(merged by FTS5 afterwards).  Run by meson (suite 'slow').
+(merged by FTS5 afterwards); and the temporary database is deleted, even
+one left by a deja that was killed.  Run by meson (suite 'slow').
 """
 import os
 import random
@@ -145,9 +146,13 @@ def changed_grown_and_failed_files_ingested_again():
                 f.write(message(rng, n))
         # g3 is another archive now
         write_mbox(os.path.join(d, "g03.mbox"), rng, 5000, 12)
-        # g4 is not mail any more
+        # a new file of 7 MiB first: the side merges its segments, until
+        # the changed files' deletes after it stop that
+        write_mbox(os.path.join(d, "g06.mbox"), rng, 9000, 1500, words=600)
+        # g04 is not mail any more
         with open(os.path.join(d, "g04.mbox"), "wb") as f:
             f.write(b"\x00\x01binary, not mail\n" * 100)
+    names = ["g06.mbox"] + names
     results = ingest_both(dirs, *names)
     assert [r.returncode for r in results][0] == [r.returncode for r in results][1]
     same_index(dirs)
@@ -250,6 +255,26 @@ def one_core_or_the_switch_keeps_the_index_in_the_writer():
         assert "full-text index made beside" not in r.stderr, r.stderr
     r = deja("ingest", "-v", "--db", os.path.join(d, "y.db"), os.path.join(d, "o.mbox"))
     assert r.returncode == 0 and "full-text index made beside the writer" in r.stderr, r.stderr
+
+
+@tap.test
+def the_temporary_database_goes_and_one_left_by_a_killed_deja_too():
+    if len(os.sched_getaffinity(0)) < 2:
+        tap.skip("one core here: the index is made by the writer")
+    d = os.path.join(TMP, "tmpdir")
+    os.makedirs(d)
+    write_mbox(os.path.join(d, "t.mbox"), random.Random(7), 0, 30)
+    gone = subprocess.Popen(["true"])
+    gone.wait()   # a pid that runs no more
+    left = os.path.join(d, "deja-fts-%d-Ab12Cd.db" % gone.pid)
+    alive = os.path.join(d, "deja-fts-%d-Ef34Gh.db" % os.getpid())
+    for path in (left, alive):
+        open(path, "w").close()
+    env = dict(os.environ, DEJA_NO_PROGRESS="1", TMPDIR=d)
+    r = subprocess.run([DEJA, "ingest", "--db", os.path.join(d, "x.db"), os.path.join(d, "t.mbox")],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert sorted(n for n in os.listdir(d) if n.startswith("deja-fts-")) == [os.path.basename(alive)]
 
 
 if __name__ == "__main__":

@@ -312,6 +312,26 @@ read_structure (Store *store, gboolean in_shard, StoreFtsStructure *s, gboolean 
   return TRUE;
 }
 
+/**
+ * _store_fts_segments:
+ * @n: (out): how many segments messages_fts has here (0 when its
+ *   structure record is not one this code knows)
+ */
+gboolean
+_store_fts_segments (Store *store, guint *n, GError **error)
+{
+  StoreFtsStructure s = { 0 };
+  gboolean known;
+
+  *n = 0;
+  if (!read_structure (store, FALSE, &s, &known, error))
+    return FALSE;
+  if (known)
+    *n = _store_fts_structure_segments (&s);
+  _store_fts_structure_clear (&s);
+  return TRUE;
+}
+
 /* @sql with ?1 and ?2 (where it has them) bound to @a and @b. */
 static gboolean
 exec_bound (Store *store, const char *sql, gint64 a, gint64 b, GError **error)

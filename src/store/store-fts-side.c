@@ -20,9 +20,12 @@
  *  - a merge whose output is an index's oldest segment drops the delete
  *    markers (nothing older is left to delete from): in the side's index
  *    nothing is older, and the markers are meant for messages_fts.  So
- *    the side never merges (automerge 0, crisismerge at its maximum), and
- *    its segments go to messages_fts as they were flushed; FTS5 merges
- *    them there (store_commit(): a connection of its own, see below);
+ *    the side merges its segments as FTS5 does (on its own thread: a
+ *    large file's index comes over in a few) until the batch's first
+ *    delete, and from then on not at all (automerge 0, crisismerge at its
+ *    maximum, set in the same transaction: a rolled-back file takes the
+ *    setting back with its markers); what it leaves unmerged FTS5 merges
+ *    in messages_fts (store.c: fts_tidy(), a connection of its own);
  *  - a connection keeps the structure record it read last until another
  *    connection commits.  The writer's connection copies segments behind
  *    FTS5's back, so once it has, it must not use messages_fts itself:
@@ -37,6 +40,8 @@
 #include "store-private.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -168,8 +173,15 @@ side_thread (gpointer data)
               (rc = sqlite3_exec (side->db, follow_sql[op->statement], NULL, NULL, NULL)) != SQLITE_OK)
             fail (side, "cannot follow the writer's transaction", rc);
           break;
-        case OP_INSERT:
         case OP_DELETE:
+          /* No more merging: the markers must reach messages_fts (above) */
+          if (side->error == NULL &&
+              (rc = sqlite3_exec (side->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);"
+                                  "INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 1999)",
+                                  NULL, NULL, NULL)) != SQLITE_OK)
+            fail (side, "cannot take messages out of the index", rc);
+          G_GNUC_FALLTHROUGH;
+        case OP_INSERT:
           if (side->error == NULL)
             index_rows (side, op->kind == OP_INSERT ? side->insert : side->delete, op->rows);
           break;
@@ -198,11 +210,40 @@ push (StoreFtsSide *side, OpKind kind, StoreFtsSideStatement statement, GArray *
   g_async_queue_push (side->ops, op);
 }
 
+/* The temporary databases of sides whose deja was killed
+ * (deja-fts-PID-XXXXXX.db, PID no longer running): deleted by the next. */
+static void
+sweep_left_behind (void)
+{
+  GDir *dir = g_dir_open (g_get_tmp_dir (), 0, NULL);
+  const char *name;
+
+  while (dir && (name = g_dir_read_name (dir)) != NULL)
+    {
+      char *end;
+      gint64 pid;
+
+      if (!g_str_has_prefix (name, "deja-fts-") || !g_str_has_suffix (name, ".db"))
+        continue;
+      pid = g_ascii_strtoll (name + strlen ("deja-fts-"), &end, 10);
+      if (pid > 0 && pid <= G_MAXINT && *end == '-' && kill ((pid_t) pid, 0) < 0 && errno == ESRCH)
+        {
+          g_autofree char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+
+          if (g_unlink (path) == 0)
+            g_debug ("deleted '%s', left by a deja that was stopped", path);
+        }
+    }
+  if (dir)
+    g_dir_close (dir);
+}
+
 StoreFtsSide *
 _store_fts_side_new (void)
 {
   StoreFtsSide *side = g_new0 (StoreFtsSide, 1);
 
+  sweep_left_behind ();
   side->ops = g_async_queue_new_full ((GDestroyNotify) op_free);
   side->answers = g_async_queue_new ();
   side->thread = g_thread_new ("deja-fts", side_thread, side);
@@ -229,8 +270,9 @@ _store_fts_side_fits (Store *store, gboolean *fits, GError **error)
 }
 
 /* The side's table: declared as messages_fts, configured as it is here
- * (page size, hash size), but never merging (above), and counting more
- * rows than any batch deletes (_store_fts_side_seed()). */
+ * (page size, hash size) but for merging (FTS5's defaults until a delete,
+ * above), and counting more rows than any batch deletes
+ * (_store_fts_side_seed()). */
 static int
 make_table (StoreFtsSide *side, Store *store)
 {
@@ -255,9 +297,6 @@ make_table (StoreFtsSide *side, Store *store)
   if (rc == SQLITE_DONE)
     rc = SQLITE_OK;
   sqlite3_finalize (from);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_exec (side->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);"
-                       "INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 1999)", NULL, NULL, NULL);
   if (rc == SQLITE_OK)
     {
       sqlite3_stmt *count;
@@ -313,8 +352,10 @@ _store_fts_side_begin (StoreFtsSide *side, Store *store, GError **error)
   g_autoptr (GError) tmp_error = NULL;
   int fd, rc;
 
+  g_autofree char *template = g_strdup_printf ("deja-fts-%d-XXXXXX.db", (int) getpid ());
+
   g_return_val_if_fail (side->db == NULL, FALSE);
-  if ((fd = g_file_open_tmp ("deja-fts-XXXXXX.db", &side->path, &tmp_error)) < 0)
+  if ((fd = g_file_open_tmp (template, &side->path, &tmp_error)) < 0)
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
                    "cannot make a temporary file for the full-text index: %s", tmp_error->message);

@@ -253,6 +253,7 @@ typedef struct {
   gsize bytes;             /* of both */
 } StoreFtsRow;
 
+gboolean _store_fts_segments (Store *store, guint *n, GError **error);
 GArray *_store_fts_rows_new (guint reserve);
 
 StoreFtsSide *_store_fts_side_new (void);

@@ -2401,21 +2401,23 @@ fts_copy_beside (Store *store, guint *segments, GError **error)
 #define FTS_SIDE_SEGMENTS_MAX 16
 
 /* FTS5 merges the segments copied from the side as it merges its own, a
- * step at a time while a level holds 'usermerge' (4) segments or more:
- * on a connection of its own, since this one must not use messages_fts
- * (store-fts-side.c).  The index is whole either way; a failure leaves
- * it in more segments (slower to search), and says so. */
+ * step at a time (a level that holds 'usermerge', 4, segments or more)
+ * until there are FTS_SIDE_SEGMENTS_MAX or fewer: on a connection of its
+ * own, since this one must not use messages_fts (store-fts-side.c).  The
+ * index is whole either way; a failure leaves it in more segments
+ * (slower to search), and says so. */
 static void
-fts_tidy (Store *store)
+fts_tidy (Store *store, guint segments)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) other = NULL;
   gint64 started = profile_start ();
+  guint before = segments;
 
   if ((other = _store_open_second (store, &error)) != NULL)
-    for (int step = 0; step < 10000; step++)
+    for (int step = 0; step < 100000 && segments > FTS_SIDE_SEGMENTS_MAX; step++)
       {
-        int before = sqlite3_total_changes (other->db);
+        int changes = sqlite3_total_changes (other->db);
 
         if (sqlite3_exec (other->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', 500)",
                           NULL, NULL, NULL) != SQLITE_OK)
@@ -2423,9 +2425,10 @@ fts_tidy (Store *store)
             _store_fail (other, sqlite3_errcode (other->db), "cannot merge", &error);
             break;
           }
-        if (sqlite3_total_changes (other->db) - before < 2)
+        if (sqlite3_total_changes (other->db) - changes < 2 || !_store_fts_segments (other, &segments, &error))
           break;
       }
+  g_debug ("the full-text index merged from %u segments to %u", before, segments);
   if (error)
     g_warning ("the full-text index of '%s' stays in more pieces than it should (searches are slower"
                " until the next ingest): %s", store->path, error->message);
@@ -2494,7 +2497,7 @@ store_commit (Store *store, GError **error)
     {
       _store_fts_side_end (store->fts_side, store);
       if (segments > FTS_SIDE_SEGMENTS_MAX)
-        fts_tidy (store);
+        fts_tidy (store, segments);
     }
   if (lost == 0)
     return TRUE;
