@@ -240,13 +240,19 @@ def many_commits_are_merged_by_fts5():
     assert r.returncode == 0 and r.stdout.count("\n") > 1, r.stderr
 
 
-@tap.test
-def one_core_or_the_switch_keeps_the_index_in_the_writer():
+def one_mbox(name, seed):
+    """A scratch directory with NAME.mbox of 30 messages, where the side is used."""
     if len(os.sched_getaffinity(0)) < 2:
         tap.skip("one core here: the index is always made by the writer")
-    d = os.path.join(TMP, "one")
+    d = os.path.join(TMP, name)
     os.makedirs(d)
-    write_mbox(os.path.join(d, "o.mbox"), random.Random(6), 0, 30)
+    write_mbox(os.path.join(d, name[0] + ".mbox"), random.Random(seed), 0, 30)
+    return d
+
+
+@tap.test
+def one_core_or_the_switch_keeps_the_index_in_the_writer():
+    d = one_mbox("one", 6)
     for args, env in ((["-j", "1"], "1"), ([], "0")):
         r = subprocess.run([DEJA, "ingest", "-v", "--db", os.path.join(d, "x%s.db" % env)] + args +
                            [os.path.join(d, "o.mbox")], capture_output=True, text=True,
@@ -259,11 +265,7 @@ def one_core_or_the_switch_keeps_the_index_in_the_writer():
 
 @tap.test
 def the_temporary_database_goes_and_one_left_by_a_killed_deja_too():
-    if len(os.sched_getaffinity(0)) < 2:
-        tap.skip("one core here: the index is made by the writer")
-    d = os.path.join(TMP, "tmpdir")
-    os.makedirs(d)
-    write_mbox(os.path.join(d, "t.mbox"), random.Random(7), 0, 30)
+    d = one_mbox("tmpdir", 7)
     gone = subprocess.Popen(["true"])
     gone.wait()   # a pid that runs no more
     left = os.path.join(d, "deja-fts-%d-Ab12Cd.db" % gone.pid)
