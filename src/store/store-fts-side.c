@@ -133,19 +133,15 @@ index_rows (StoreFtsSide *side, sqlite3_stmt *stmt, GArray *rows)
   for (guint i = 0; i < rows->len && side->error == NULL; i++)
     {
       const StoreFtsRow *row = &g_array_index (rows, StoreFtsRow, i);
+      int rc;
 
       sqlite3_bind_int64 (stmt, 1, row->id);
-      if (row->subject)
-        sqlite3_bind_text (stmt, 2, row->subject, -1, SQLITE_STATIC);
-      else
-        sqlite3_bind_null (stmt, 2);
+      _store_bind_text_or_null (stmt, 2, row->subject);
       if (row->own_text)
         sqlite3_bind_text (stmt, 3, row->own_text, (int) row->own_text_len, SQLITE_STATIC);
       else
         sqlite3_bind_null (stmt, 3);
-      int rc = sqlite3_step (stmt);
-
-      if (rc != SQLITE_DONE)
+      if ((rc = sqlite3_step (stmt)) != SQLITE_DONE)
         fail (side, stmt == side->insert ? "cannot index message" : "cannot take a message out of the index", rc);
       sqlite3_reset (stmt);
       sqlite3_clear_bindings (stmt);

@@ -1361,17 +1361,28 @@ fts_side_follow (Store *store, StoreFtsSideStatement statement)
   _store_fts_side_follow (store->fts_side, statement);
 }
 
-/* A row for the side: its own copy of the text. */
-static void
-fts_side_add (Store *store, gint64 id, const char *subject, const char *own_text, gsize own_text_len)
+/* A full-text row that owns a copy of its text (@own_text_len 0: up to
+ * its NUL). */
+static StoreFtsRow
+fts_row_copy (gint64 id, const char *subject, const char *own_text, gsize own_text_len)
 {
-  StoreFtsRow row = { id, g_strdup (subject), NULL, own_text_len, 0 };
+  StoreFtsRow row = { id, g_strdup (subject), NULL, 0, 0 };
 
   if (own_text != NULL)
     {
       row.own_text_len = own_text_len ? own_text_len : strlen (own_text);
       row.own_text = g_memdup2 (own_text, row.own_text_len + 1);
     }
+  row.bytes = (row.subject ? strlen (row.subject) : 0) + row.own_text_len;
+  return row;
+}
+
+/* A row for the side, handed over with the next batch. */
+static void
+fts_side_add (Store *store, gint64 id, const char *subject, const char *own_text, gsize own_text_len)
+{
+  StoreFtsRow row = fts_row_copy (id, subject, own_text, own_text_len);
+
   if (store->fts_side_rows == NULL)
     store->fts_side_rows = _store_fts_rows_new (FTS_SIDE_BATCH);
   g_array_append_val (store->fts_side_rows, row);
@@ -1415,9 +1426,9 @@ fts_flush_from (Store *store, guint from, GError **error)
 {
   gboolean ok = TRUE;
 
-  if (fts_beside (store) && from < store->fts_rows->len)
+  if (fts_beside (store))
     {
-      GArray *rows = _store_fts_rows_new (store->fts_rows->len - from);
+      GArray *rows = _store_fts_rows_new (store->fts_rows->len - MIN (from, store->fts_rows->len));
 
       fts_side_push (store);
       for (guint i = from; i < store->fts_rows->len; i++)
@@ -1427,9 +1438,14 @@ fts_flush_from (Store *store, guint from, GError **error)
           g_array_append_val (rows, *row);
           row->subject = row->own_text = NULL;   /* the side's now */
         }
-      _store_fts_side_rows (store->fts_side, rows, FALSE);
+      if (rows->len > 0)
+        _store_fts_side_rows (store->fts_side, rows, FALSE);
+      else
+        g_array_unref (rows);
+      fts_forget (store, from);
+      return TRUE;
     }
-  for (guint i = from; ok && !fts_beside (store) && i < store->fts_rows->len; i++)
+  for (guint i = from; ok && i < store->fts_rows->len; i++)
     {
       const StoreFtsRow *row = &g_array_index (store->fts_rows, StoreFtsRow, i);
 
@@ -1859,13 +1875,7 @@ add_fts (Store *store, const StoreMessage *m, GError **error)
 
   if (!store->savepoint || store->fts_direct)
     return fts_insert (store, m->id, m->subject, m->own_text, m->own_text_len, error);
-  row = (StoreFtsRow) { m->id, g_strdup (m->subject), NULL, 0, 0 };
-  if (m->own_text != NULL)
-    {
-      row.own_text_len = m->own_text_len ? m->own_text_len : strlen (m->own_text);
-      row.own_text = g_memdup2 (m->own_text, row.own_text_len + 1);
-    }
-  row.bytes = (row.subject ? strlen (row.subject) : 0) + row.own_text_len;
+  row = fts_row_copy (m->id, m->subject, m->own_text, m->own_text_len);
   store->fts_bytes += row.bytes;
   g_array_append_val (store->fts_rows, row);
   if (store->fts_bytes - store->fts_mark_bytes < FTS_WAITING_BYTES)
