@@ -171,5 +171,94 @@ def ingest_and_merge_profile_says_where_the_time_went():
     found, _ = profile_of(r.stderr)
     assert r.returncode == 0 and found["full-text index"] > 0, r.stderr
 
+
+BESIDE = "full-text index made beside the writer"
+
+
+def verbose_ingest(name, *prefix, args=()):
+    """deja ingest --verbose of the sample into a new database, under
+    @prefix (taskset, a shell that enters a cgroup); its stderr."""
+    from cli_helpers import SAMPLE, fresh_db
+    cmd = list(prefix) + [DEJA, "ingest", "--verbose"] + list(args) + ["--db", fresh_db(name), SAMPLE]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, DEJA_NO_PROGRESS="1"))
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+@tap.test
+def threads_follow_the_cpus_deja_may_use_not_the_machines():
+    """A Slurm job given one CPU of a large node, taskset, a container:
+    one decoding thread per CPU the affinity mask allows, not per CPU of
+    the machine, and no thread for the full-text index on one CPU."""
+    if shutil.which("taskset") is None:
+        tap.skip("taskset (util-linux) is not installed")
+    online = len(os.sched_getaffinity(0))
+    one = verbose_ingest("one-cpu.db", "taskset", "-c", str(min(os.sched_getaffinity(0))))
+    assert "decoding threads: 1, one per CPU deja may use (1 CPU" in one, one
+    assert ", 1 decoding threads," in one, one
+    assert BESIDE not in one, one
+    if os.cpu_count() > 1:
+        assert "(1 CPU of %d: affinity mask)" % os.cpu_count() in one, one
+    # -j is what was asked for, whatever deja may use
+    asked = verbose_ingest("asked.db", "taskset", "-c", str(min(os.sched_getaffinity(0))), args=["-j", "3"])
+    assert "decoding threads: 3 (-j); deja may use 1 CPU" in asked, asked
+    assert ", 3 decoding threads," in asked, asked
+    if online < 2:
+        tap.skip("one CPU here: the case of several is not seen")
+    every = verbose_ingest("every-cpu.db")
+    assert "decoding threads: %d, one per CPU deja may use" % online in every, every
+    assert BESIDE in every, every
+
+
+def own_cgroup_v1_cpu():
+    """The directory of this process's cgroup in a writable cgroup v1 cpu
+    hierarchy, or None."""
+    cgroups = open("/proc/self/cgroup").read()
+    path = next((l.split(":", 2)[2] for l in cgroups.splitlines()
+                 if "cpu" in l.split(":")[1].split(",")), None)
+    mount = next((l.split()[4] for l in open("/proc/self/mountinfo")
+                  if " - cgroup " in l and "cpu" in l.strip().rsplit(" ", 1)[1].split(",")
+                  and l.split()[3] == "/"), None)
+    if path is None or mount is None:
+        return None
+    here = os.path.join(mount, path.lstrip("/"))
+    return here if os.access(here, os.W_OK) else None
+
+
+@tap.test
+def threads_follow_a_cgroup_cpu_quota():
+    """docker run --cpus=0.5 or systemd's CPUQuota=50% on a machine of
+    more CPUs: one decoding thread; the quota may be set on a cgroup
+    above the process's own."""
+    if os.geteuid() != 0:
+        tap.skip("making a cgroup needs root")
+    if len(os.sched_getaffinity(0)) < 2:
+        tap.skip("one CPU here: a quota of one changes nothing")
+    here = own_cgroup_v1_cpu()
+    if here is None:
+        tap.skip("no writable cgroup v1 cpu hierarchy here (cgroup v2 needs its cpu controller"
+                 " delegated, which a test cannot set up)")
+    outer = os.path.join(here, "deja-test-%d" % os.getpid())
+    inner = os.path.join(outer, "inner")
+    try:
+        os.makedirs(inner)
+        with open(os.path.join(outer, "cpu.cfs_quota_us"), "w") as f:
+            f.write("50000")          # half a CPU, period 100000
+    except OSError as e:
+        tap.skip("cannot make a cgroup here: %s" % e)
+    try:
+        for where in (outer, inner):
+            enter = ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', where]
+            text = verbose_ingest("quota.db", *enter)
+            assert "decoding threads: 1, one per CPU deja may use (1 CPU of %d: cgroup CPU quota)" \
+                % os.cpu_count() in text, (where, text)
+            assert BESIDE not in text, text
+    finally:
+        for d in (inner, outer):
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+
 if __name__ == "__main__":
     tap.main(TMP)

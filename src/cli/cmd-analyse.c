@@ -40,7 +40,7 @@ cmd_analyse (DejaRun *run, int argc, char **argv)
   GOptionEntry entries[] = {
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
       "analyse every message again, not only those never analysed", NULL },
-    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "worker threads (default: one per processor)", "N" },
+    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "worker threads (default: one per CPU deja may use)", "N" },
     { NULL }
   };
   Store *store = NULL;

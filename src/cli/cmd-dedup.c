@@ -30,7 +30,7 @@ cmd_dedup (DejaRun *run, int argc, char **argv)
     { "paragraphs", 'p', 0, G_OPTION_ARG_NONE, &paragraphs, "print the repeated paragraphs after the run", NULL },
     { "duplicates", 0, 0, G_OPTION_ARG_NONE, &duplicates, "compare later copies of a Message-ID too", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "format of --list and --paragraphs (default: tsv)", ROW_FORMAT_NAMES },
-    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "worker threads (default: one per processor)", "N" },
+    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "worker threads (default: one per CPU deja may use)", "N" },
     { NULL }
   };
   g_autoptr (GError) error = NULL;

@@ -1,5 +1,6 @@
 /* cmd-ingest.c — deja ingest --db DB PATH... */
 #include "deja.h"
+#include "cpus.h"
 #include "profile.h"
 #include "ingest.h"
 #include "progress.h"
@@ -90,7 +91,7 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
     { "force", 0, 0, G_OPTION_ARG_NONE, &force,
       "read a file that does not start with a 'From ' envelope (the text before the first"
       " separator becomes a message)", NULL },
-    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "decoding threads (default: one per CPU)", "N" },
+    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "decoding threads (default: one per CPU deja may use)", "N" },
     { "no-analysis", 0, 0, G_OPTION_ARG_NONE, &no_analysis,
       "leave language and prose signals for a later 'deja analyse' (they are NULL until then)", NULL },
     { "profile", 0, 0, G_OPTION_ARG_NONE, &profile,
@@ -181,6 +182,18 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
   }
   /* What will be read, before the work starts (a log file shows it too). */
   deja_note ("reading %u file%s into '%s'", items->len, items->len == 1 ? "" : "s", db);
+  if (deja_is_verbose ())
+    {
+      CpuCount cpus;
+      g_autofree char *described = NULL;
+
+      cpus_count (&cpus);
+      described = cpus_describe (&cpus);
+      if (threads)
+        deja_note ("decoding threads: %d (-j); deja may use %s", threads, described);
+      else
+        deja_note ("decoding threads: %u, one per CPU deja may use (%s)", cpus.available, described);
+    }
   if (no_languages)
     deja_note ("language and prose signals left NULL: this deja was built without %s",
                deja_feature_name (DEJA_FEATURE_CLD2));

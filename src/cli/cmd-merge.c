@@ -50,7 +50,7 @@ cmd_merge (DejaRun *run, int argc, char **argv)
   ProgressRun *progress = NULL;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "the database merged into (created if missing)", "OUT" },
-    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "analysis threads (default: one per CPU)", "N" },
+    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "analysis threads (default: one per CPU deja may use)", "N" },
     { "no-analysis", 0, 0, G_OPTION_ARG_NONE, &no_analysis,
       "leave language and prose signals that a shard lacks for a later 'deja analyse'", NULL },
     { "profile", 0, 0, G_OPTION_ARG_NONE, &profile,

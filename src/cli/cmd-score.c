@@ -84,7 +84,7 @@ cmd_score (DejaRun *run, int argc, char **argv)
       "reverse a weight after not/no/never/…/n't within three words (English)", NULL },
     { "duplicates", 0, 0, G_OPTION_ARG_NONE, &duplicates, "score later copies of a Message-ID too", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "output format (default: tsv)", ROW_FORMAT_NAMES },
-    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "worker threads (default: one per processor)", "N" },
+    { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "worker threads (default: one per CPU deja may use)", "N" },
     { NULL }
   };
   g_autoptr (GError) error = NULL;

@@ -224,7 +224,7 @@ cmd_terms (DejaRun *run, int argc, char **argv)
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &a.out, "where --export writes", "PATH" },
     { "duplicates", 0, 0, G_OPTION_ARG_NONE, &a.duplicates, "count later copies of a Message-ID too", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &a.format, "output format (default: tsv)", ROW_FORMAT_NAMES },
-    { "threads", 'j', 0, G_OPTION_ARG_INT, &a.threads, "worker threads (default: one per processor)", "N" },
+    { "threads", 'j', 0, G_OPTION_ARG_INT, &a.threads, "worker threads (default: one per CPU deja may use)", "N" },
     { NULL }
   };
   g_autoptr (GError) error = NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyse-stored.h"
+#include "cpus.h"
 #include "analyse.h"
 #include "progress.h"
 
@@ -74,7 +75,7 @@ analyse_stored_text (Store *store, gboolean force, guint threads, const volatile
     return FALSE;
   if (total == 0)
     return TRUE;
-  threads = CLAMP (threads ? threads : g_get_num_processors (), 1, 64);
+  threads = CLAMP (threads ? threads : cpus_available (), 1, 64);
   analysers = g_new0 (TextAnalyser *, threads);
   for (guint t = 0; t < threads; t++)
     analysers[t] = text_analyser_new ();

@@ -6,6 +6,7 @@
  * sequential and deterministic.  At most a few batches are in flight:
  * memory stays bounded whatever the selection. */
 #include "corpus.h"
+#include "cpus.h"
 #include "rows.h"
 #include "words.h"
 
@@ -166,7 +167,7 @@ corpus_map (Store *store, const StoreFilter *filter, guint threads, const Corpus
   Mapper m = { .funcs = funcs, .user_data = user_data };
   gboolean ok;
 
-  threads = threads ? threads : g_get_num_processors ();
+  threads = threads ? threads : cpus_available ();
   m.states = g_async_queue_new_full (funcs->state_free);
   g_mutex_init (&m.lock);
   g_cond_init (&m.cond);

@@ -14,6 +14,7 @@
  * the database keeps exactly what it had before the file.
  */
 #include "ingest.h"
+#include "cpus.h"
 #include "profile.h"
 #include "charset.h"
 #include "links.h"
@@ -137,10 +138,10 @@ ingest_session_new (Store *store, const IngestOptions *options)
 
   s->store = store;
   s->options = *options;
-  s->threads = options->threads ? options->threads : g_get_num_processors ();
+  s->threads = options->threads ? options->threads : cpus_available ();
   /* The full-text index on a thread of its own when the cores are more
    * than one: tokenising is the largest part of the writer's work */
-  store_index_beside (store, s->threads > 1 && g_get_num_processors () > 1);
+  store_index_beside (store, s->threads > 1 && cpus_available () > 1);
   if (options->analyse)
     s->analysers = g_async_queue_new_full ((GDestroyNotify) text_analyser_free);
   preload_dictionary (s);
