@@ -206,6 +206,7 @@ store_defer_indexes (Store *store, StoreDeferFlags flags, gboolean *deferred, GE
       *deferred = FALSE;
       return FALSE;
     }
+  store->indexes_deferred = *deferred;
   return TRUE;
 }
 
@@ -246,15 +247,20 @@ build (Store *store, gboolean wait, gboolean *built, GError **error)
   ok = _store_query_text (store, "SELECT value FROM deja_state WHERE key = '" STATE_KEY "'", NULL, 0,
                           &state, error);
   found = state != NULL;
+  /* Each CREATE INDEX reads the whole table once */
+  _store_scan_cache (store, TRUE);
   if (ok && found)
     ok = build_sql (store, state, sql, error) && exec (store, sql->str, error) &&
          exec (store, "DELETE FROM deja_state WHERE key = '" STATE_KEY "'", error);
   if (!ok || !exec (store, "COMMIT", error))
     {
       sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      _store_scan_cache (store, FALSE);
       return FALSE;
     }
+  _store_scan_cache (store, FALSE);
   *built = found;
+  store->indexes_deferred = FALSE;
   return TRUE;
 }
 

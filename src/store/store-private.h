@@ -43,6 +43,7 @@ _store_done (int rc)
 G_BEGIN_DECLS
 
 #define STORE_CACHE_KIB -65536   /* PRAGMA cache_size: 64 MiB */
+#define STORE_SCAN_CACHE_KIB -4096   /* for whole-table scans and sorts: 4 MiB (_store_scan_cache()) */
 /* How long a command waits for another deja's write lock (two ingests
  * into one database take turns, file by file); readers never wait. */
 #define STORE_BUSY_TIMEOUT_MS 120000
@@ -141,6 +142,8 @@ struct _Store {
   gboolean fts_copied;     /* an index made beside was copied here: messages_fts must
                               not be used on this connection from then on */
   gboolean write_once;     /* in a rollback journal for a copy (store_write_once_begin()) */
+  gboolean indexes_deferred; /* store_defer_indexes() dropped them here: a merge's rows go
+                                in as appends (store-merge.c) */
   int claim_fd;            /* holds store_claim_writing()'s lock; -1 when none */
   gboolean other_writer;   /* another deja had claimed it when it was opened */
 };
@@ -162,6 +165,7 @@ void _store_checkpointer_wait (StoreCheckpointer *checkpointer);
 void _store_checkpointer_free (StoreCheckpointer *checkpointer);
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
+void _store_scan_cache (Store *store, gboolean on);
 char *_store_file_uri (const char *path, const char *query);
 gboolean _store_has_journal (const char *path);
 gboolean _store_cannot_write_beside (const char *path);

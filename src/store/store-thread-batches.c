@@ -378,9 +378,8 @@ plan_on_disk (Store *store, guint max, guint *batches, GError **error)
 
   /* SQLite's sorts keep up to the main page cache in memory before they
    * spill: a small one, as for the scans below. */
-  sqlite3_exec (store->db, "PRAGMA cache_size = -4096; PRAGMA temp.cache_size = -16384", NULL, NULL,
-                NULL);
-  sqlite3_db_release_memory (store->db);
+  _store_scan_cache (store, TRUE);
+  sqlite3_exec (store->db, "PRAGMA temp.cache_size = -16384", NULL, NULL, NULL);
   ok = plan_exec (store, plan_tables_sql, NULL, error);
   do
     {
@@ -398,8 +397,9 @@ plan_on_disk (Store *store, guint max, guint *batches, GError **error)
                   " JOIN temp.plan_label l ON l.node = p.node"
                   " JOIN temp.plan_batch b ON b.label = l.label", NULL, error);
   sqlite3_exec (store->db, "DROP TABLE IF EXISTS temp.plan_node; DROP TABLE IF EXISTS temp.plan_edge;"
-                "DROP TABLE IF EXISTS temp.plan_label; DROP TABLE IF EXISTS temp.plan_batch;"
-                "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), NULL, NULL, NULL);
+                "DROP TABLE IF EXISTS temp.plan_label; DROP TABLE IF EXISTS temp.plan_batch;",
+                NULL, NULL, NULL);
+  _store_scan_cache (store, FALSE);
   return ok;
 }
 
@@ -436,11 +436,10 @@ store_plan_threads (Store *store, guint max, guint *batches, GError **error)
   msg_nodes = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
   ids_init (&ids);
   /* Two table scans: a large page cache would only fill with bodies. */
-  sqlite3_exec (store->db, "PRAGMA cache_size = -4096", NULL, NULL, NULL);
-  sqlite3_db_release_memory (store->db);
+  _store_scan_cache (store, TRUE);
   ok = read_messages (store, &ids, msg_ids, msg_nodes, error) &&
        read_refs (store, &ids, msg_ids, msg_nodes, error);
-  sqlite3_exec (store->db, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), NULL, NULL, NULL);
+  _store_scan_cache (store, FALSE);
   if (ok)
     *batches = pack (&ids, msg_nodes, max);
   ids_clear (&ids);

@@ -206,11 +206,10 @@ store_load_thread_data (Store *store, gboolean subjects, gint batch,
 
   /* A whole-table scan gains nothing from a large page cache, which would
    * only fill with message bodies: read through a small one. */
-  sqlite3_exec (store->db, "PRAGMA cache_size = -4096", NULL, NULL, NULL);
-  sqlite3_db_release_memory (store->db);
+  _store_scan_cache (store, TRUE);
   ok = load_messages (store, subjects, batch, reader, error) &&
        load_refs (store, batch, reader, error);
-  sqlite3_exec (store->db, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), NULL, NULL, NULL);
+  _store_scan_cache (store, FALSE);
   return ok;
 }
 

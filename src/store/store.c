@@ -116,6 +116,25 @@ _store_fail (Store *store, int rc, const char *what, GError **error)
   return FALSE;
 }
 
+/* Whole-table scans (threading's reads and its plan, CREATE INDEX) go
+ * through a small page cache (@on), then the writer's again.  A large
+ * one only fills with pages read once, each copied into a slot of 64 MiB
+ * gone cold in the CPU's caches: the 1 GiB merge's seven index builds
+ * took 4.0-4.4 s through it against 2.6-3.2 s through 2 to 16 MiB.
+ * SQLite's sorts keep as much of the cache's size in memory before they
+ * spill to temporary files. */
+void
+_store_scan_cache (Store *store, gboolean on)
+{
+  if (on)
+    {
+      sqlite3_exec (store->db, "PRAGMA cache_size = " G_STRINGIFY (STORE_SCAN_CACHE_KIB), NULL, NULL, NULL);
+      sqlite3_db_release_memory (store->db);
+    }
+  else
+    sqlite3_exec (store->db, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), NULL, NULL, NULL);
+}
+
 static gboolean
 exec (Store *store, const char *sql, GError **error)
 {
