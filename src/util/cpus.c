@@ -15,8 +15,7 @@
  *    or "max"), which `docker run --cpus`, systemd's CPUQuota= and
  *    Kubernetes limits set: QUOTA / PERIOD CPUs' worth of time, rounded
  *    up.  The least quota on the way from the process's cgroup up to the
- *    root counts, as the kernel applies each of them.
- *
+ *    root counts, as the kernel applies each of them;
  *  - its cgroup v1 CPU quota (`cpu.cfs_quota_us` over `cpu.cfs_period_us`,
  *    -1 for none), on machines that still mount v1 (RHEL 7 and 8, many
  *    clusters; this one's containers too).
