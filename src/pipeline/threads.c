@@ -251,38 +251,63 @@ thread_batch (Store *store, gboolean by_subject, gint batch, ThreadCounts *sum, 
   return compute_batch (store, by_subject, batch, &c, error) && save_computed (store, &c, sum, error);
 }
 
-/* threads_rebuild(); @ahead: (nullable): the whole database read and
- * threaded on another connection when the writer's PRAGMA data_version
- * was @version, written instead of reading again if nothing was committed
- * by another connection since and the database is one batch. */
+/* Whether @ahead, read as batch @ahead_batch on another connection, is
+ * this connection's: every message (-1) of a database of one batch, or
+ * the first of several with the same messages, and nothing committed by
+ * another connection since the writer's PRAGMA data_version was
+ * @version. */
 static gboolean
-rebuild (Store *store, gboolean by_subject, Computed *ahead, gint64 version, ThreadCounts *counts,
-         GError **error)
+ahead_holds (Store *store, const Computed *ahead, gint ahead_batch, guint batches, gint64 version,
+             gboolean *holds, GError **error)
+{
+  gint64 now = -1;
+
+  *holds = FALSE;
+  if (ahead_batch < 0 ? batches != 1 : batches < 2)
+    return TRUE;
+  if (ahead_batch >= 0 &&
+      !store_thread_batch_is (store, ahead_batch, (const gint64 *) ahead->data.ids->data,
+                              ahead->data.ids->len, holds, error))
+    return FALSE;
+  if (ahead_batch >= 0 && !*holds)
+    return TRUE;
+  if (!store_data_version (store, &now, error))
+    return FALSE;
+  *holds = now == version;
+  return TRUE;
+}
+
+/* threads_rebuild(); @ahead: (nullable): the whole database (@ahead_batch
+ * -1), or the first batch of several (0), read and threaded on another
+ * connection, written instead of reading it again where ahead_holds(). */
+static gboolean
+rebuild (Store *store, gboolean by_subject, Computed *ahead, gint ahead_batch, gint64 version,
+         ThreadCounts *counts, GError **error)
 {
   ThreadCounts sum = { 0 };
   guint batches = 1;
-  gint64 now = -1;
-  gboolean ok;
+  gboolean ok, holds = FALSE;
 
   ok = store_begin_threads (store, error) &&
        store_plan_threads (store, by_subject ? G_MAXUINT : store_thread_batch_messages (), &batches,
                            error);
   if (ok && ahead && ahead->done &&
-      !(batches == 1 && (ok = store_data_version (store, &now, error)) && now == version))
+      (ok = ahead_holds (store, ahead, ahead_batch, batches, version, &holds, error)) && !holds)
     {
-      g_debug ("threads read again: the database changed while they were read");
+      g_debug ("threads read again: the database, or its plan of batches, changed while they were read");
       computed_clear (ahead);
     }
   if (ok && ahead && ahead->done)
-    g_debug ("threads read beside the writer");
-  else if (ok)
+    g_debug ("threads read beside the writer: %s", ahead_batch < 0 ? "all" : "the first batch");
+  if (ok && !(ahead && ahead->done && ahead_batch < 0))
     g_debug ("threading in %u batch%s of whole connected components", batches,
              batches == 1 ? "" : "es");
   if (ok && batches == 1)
     ok = ahead && ahead->done ? save_computed (store, ahead, &sum, error)
                               : thread_batch (store, by_subject, -1, &sum, error);
   for (guint b = 0; ok && batches > 1 && b < batches; b++)
-    ok = thread_batch (store, by_subject, (gint) b, &sum, error);
+    ok = b == 0 && ahead && ahead->done ? save_computed (store, ahead, &sum, error)
+                                        : thread_batch (store, by_subject, (gint) b, &sum, error);
   if (ahead)
     computed_clear (ahead);
   if (!ok)
@@ -309,7 +334,7 @@ rebuild (Store *store, gboolean by_subject, Computed *ahead, gint64 version, Thr
 gboolean
 threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError **error)
 {
-  return rebuild (store, by_subject, NULL, 0, counts, error);
+  return rebuild (store, by_subject, NULL, -1, 0, counts, error);
 }
 
 /**
@@ -329,17 +354,23 @@ threads_rebuild_as_before (Store *store, ThreadCounts *counts, GError **error)
 }
 
 /* Threads read and computed on a connection of their own (a thread of
- * its own too), while the writer's connection does something else.  What
- * they hold (about 300 bytes a message) then adds to what the writer
- * holds instead of following it: at 298,252 messages (650 MB) the peak
- * went from 222 to 256 MiB.  So only databases of up to BESIDE_MAX
- * messages are read beside (30 MiB at most); larger ones after. */
-#define BESIDE_MAX MIN (100000u, store_thread_batch_messages ())
+ * its own too), while the writer's connection builds the indexes.  What
+ * they hold then adds to what the writer holds instead of following it:
+ * at 298,252 messages (650 MB) the peak went from 222 to 256 MiB, when
+ * the index builds had 64 MiB of page cache.  They have 4 MiB now
+ * (store.c: _store_scan_cache()), so one batch of threading's (300,000
+ * messages) is read beside: the whole database when it is one batch,
+ * else the first batch of the plan, made there too (the writer plans
+ * again, and takes the batch where its plan has the same messages).
+ * Threading by subject needs every message at once: beside up to
+ * SUBJECT_BESIDE_MAX messages. */
+#define SUBJECT_BESIDE_MAX MIN (100000u, store_thread_batch_messages ())
 
 typedef struct {
   const char *path;
   gboolean by_subject;
   Computed computed;
+  gint batch;              /* what computed holds: -1 every message, 0 the first batch */
 } Beside;
 
 static gpointer
@@ -349,9 +380,21 @@ read_beside (gpointer p)
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) reader = store_open_reader (b->path, &error);
   gint64 n = 0;
+  guint batches = 1;
 
-  if (reader && store_count_messages (reader, &n, &error) && n <= (gint64) BESIDE_MAX)
-    compute_batch (reader, b->by_subject, -1, &b->computed, &error);
+  b->batch = -1;
+  if (reader == NULL || !store_count_messages (reader, &n, &error))
+    ;
+  else if (b->by_subject)
+    {
+      if (n <= (gint64) SUBJECT_BESIDE_MAX)
+        compute_batch (reader, TRUE, -1, &b->computed, &error);
+    }
+  else if (store_plan_threads (reader, store_thread_batch_messages (), &batches, &error))
+    {
+      b->batch = batches == 1 ? -1 : 0;
+      compute_batch (reader, FALSE, b->batch, &b->computed, &error);
+    }
   if (error)
     g_debug ("threads not read beside the writer: %s", error->message);
   return NULL;
@@ -375,7 +418,7 @@ gboolean
 threads_rebuild_beside (Store *store, const char *path, gboolean (*meanwhile) (Store *store, gpointer data),
                         gpointer data, gboolean *meanwhile_ok, ThreadCounts *counts, GError **error)
 {
-  Beside b = { path, FALSE, { .done = FALSE } };
+  Beside b = { path, FALSE, { .done = FALSE }, -1 };
   gint64 version = 0;
   GThread *reader;
 
@@ -388,7 +431,7 @@ threads_rebuild_beside (Store *store, const char *path, gboolean (*meanwhile) (S
   reader = g_thread_new ("deja-threads", read_beside, &b);
   *meanwhile_ok = meanwhile (store, data);
   g_thread_join (reader);
-  return rebuild (store, b.by_subject, &b.computed, version, counts, error);
+  return rebuild (store, b.by_subject, &b.computed, b.batch, version, counts, error);
 }
 
 char *

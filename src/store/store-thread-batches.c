@@ -232,6 +232,39 @@ write_batches (Store *store, GArray *msg_ids, GArray *msg_batches, GError **erro
 }
 
 /**
+ * store_thread_batch_is:
+ * @ids: (array length=n): message ids in increasing order
+ * @same: (out): whether batch @batch of the plan store_plan_threads()
+ *   made on this connection holds exactly @ids
+ *
+ * For a batch read on another connection (pipeline/threads.c): its plan
+ * was made there, from what that connection read.
+ */
+gboolean
+store_thread_batch_is (Store *store, gint batch, const gint64 *ids, guint n, gboolean *same,
+                       GError **error)
+{
+  sqlite3_stmt *stmt;
+  guint i = 0;
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT id FROM temp.thread_batch WHERE batch = ?1 ORDER BY id",
+                               -1, &stmt, NULL);
+
+  *same = FALSE;
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot read the threading plan", error);
+  sqlite3_bind_int (stmt, 1, batch);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW && i < n && sqlite3_column_int64 (stmt, 0) == ids[i])
+    i++;
+  sqlite3_finalize (stmt);
+  if (rc == SQLITE_ROW)
+    return TRUE;
+  if (rc != SQLITE_DONE)
+    return _store_fail (store, rc, "cannot read the threading plan", error);
+  *same = i == n;
+  return TRUE;
+}
+
+/**
  * store_thread_batch_messages:
  *
  * How many messages' threading data deja holds at once: a batch of

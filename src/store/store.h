@@ -305,6 +305,8 @@ gboolean store_threads_stale (Store *store, gboolean *stale, GError **error);
 guint store_thread_batch_messages (void);
 gboolean store_count_messages (Store *store, gint64 *n, GError **error);
 gboolean store_plan_threads (Store *store, guint max, guint *batches, GError **error);
+gboolean store_thread_batch_is (Store *store, gint batch, const gint64 *ids, guint n, gboolean *same,
+                                GError **error);
 gboolean store_load_thread_data (Store *store, gboolean subjects, gint batch,
                                  const StoreThreadReader *reader, GError **error);
 gboolean store_begin_threads (Store *store, GError **error);
