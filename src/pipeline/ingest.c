@@ -135,13 +135,14 @@ IngestSession *
 ingest_session_new (Store *store, const IngestOptions *options)
 {
   IngestSession *s = g_new0 (IngestSession, 1);
+  guint cpus = cpus_available ();
 
   s->store = store;
   s->options = *options;
-  s->threads = options->threads ? options->threads : cpus_available ();
+  s->threads = options->threads ? options->threads : cpus;
   /* The full-text index on a thread of its own when the cores are more
    * than one: tokenising is the largest part of the writer's work */
-  store_index_beside (store, s->threads > 1 && cpus_available () > 1);
+  store_index_beside (store, s->threads > 1 && cpus > 1);
   if (options->analyse)
     s->analysers = g_async_queue_new_full ((GDestroyNotify) text_analyser_free);
   preload_dictionary (s);

@@ -383,11 +383,11 @@ read_beside (gpointer p)
   guint batches = 1;
 
   b->batch = -1;
-  if (reader == NULL || !store_count_messages (reader, &n, &error))
+  if (reader == NULL)
     ;
   else if (b->by_subject)
     {
-      if (n <= (gint64) SUBJECT_BESIDE_MAX)
+      if (store_count_messages (reader, &n, &error) && n <= (gint64) SUBJECT_BESIDE_MAX)
         compute_batch (reader, TRUE, -1, &b->computed, &error);
     }
   else if (store_plan_threads (reader, store_thread_batch_messages (), &batches, &error))
