@@ -473,6 +473,41 @@ def a_shard_left_without_its_indexes_gets_them_and_merges_the_same():
 
 
 @tap.test
+def rows_of_no_message_of_the_shard_stay_behind():
+    """A stranger's shard (or one a crash left half-deleted) can hold rows
+    that hang off no message of it: references, attachments, groups, Usenet
+    headers and links under an id it has no message for, and the parent or
+    copy of a message pointing there.  The merge takes what hangs off the
+    messages it copies, nothing else: here the ids are the next shard's
+    first messages, whose own rows they would join."""
+    dbs = shards_of(3, "strays", numbered=True)
+    stray = query(dbs[1], "SELECT min(id) FROM messages")[0][0]
+    with sqlite3.connect(dbs[0]) as c:
+        c.execute("PRAGMA foreign_keys = OFF")
+        for id in (stray, stray + 1):
+            c.execute("INSERT INTO message_refs (message_id, kind, position, ref)"
+                      " VALUES (?, 0, 0, 'stray@nowhere.example')", (id,))
+            c.execute("INSERT INTO attachments (message_id, position, content_type, size, encoding)"
+                      " VALUES (?, 0, 'image/gif', 1, 'mime')", (id,))
+            c.execute("INSERT INTO message_newsgroups (message_id, newsgroup_id)"
+                      " SELECT ?, min(id) FROM newsgroups", (id,))
+            c.execute("INSERT INTO usenet_headers (message_id, path) VALUES (?, 'stray!path')", (id,))
+            c.execute("INSERT INTO links (message_id, position, url, normalized)"
+                      " VALUES (?, 0, 'http://stray.example/', 'http://stray.example/')", (id,))
+        c.execute("UPDATE messages SET parent_id = ?, duplicate_of = ?"
+                  " WHERE id = (SELECT max(id) FROM messages)", (stray, stray + 1))
+    out = fresh_db("strays.db")
+    ok("merge", "--db", out, *dbs)
+    compare(EXPECTED, dump(out))
+    check_index(out)
+    for table, what in [("message_refs", "ref = 'stray@nowhere.example'"),
+                        ("attachments", "content_type = 'image/gif' AND size = 1"),
+                        ("usenet_headers", "path = 'stray!path'"),
+                        ("links", "url = 'http://stray.example/'")]:
+        assert query(out, "SELECT count(*) FROM %s WHERE %s" % (table, what)) == [(0,)], table
+
+
+@tap.test
 def a_path_with_other_content_in_a_later_shard_replaces_the_earlier():
     """As re-ingesting a changed file does."""
     path = tmp("changing.mbox")

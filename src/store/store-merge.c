@@ -33,8 +33,7 @@
  * provisional ones (as an ingest makes), grouped by
  * authors_update(). */
 #define COMES_ALONG(column) \
-  "CASE WHEN " column " IS NOT NULL AND EXISTS (SELECT 1 FROM shard.messages p" \
-  " JOIN temp.merge_files pf ON pf.shard_id = p.file_id WHERE p.id = " column ")" \
+  "CASE WHEN EXISTS (SELECT 1 FROM temp.merge_ids i WHERE i.id = " column ")" \
   " THEN " column " + :base END"
 static const struct {
   const char *column;
@@ -83,6 +82,15 @@ messages_sql (Store *store, char **sql, GError **error)
   return TRUE;
 }
 
+/* The ids of the shard's messages that come along (their file does),
+ * which the rows that hang off them are joined with (temp.merge_ids is
+ * made with temp.merge_files, by take_files()).  Read from the shard's
+ * index on file_id: joining each of those rows with the shard's messages
+ * instead read the table's pages again for each kind of row. */
+static const char ids_sql[] =
+  "INSERT INTO temp.merge_ids (id) SELECT m.id FROM shard.messages m"
+  " WHERE m.file_id IN (SELECT shard_id FROM temp.merge_files)";
+
 /* The rows that hang off the copied messages and files; :base is the
  * highest message id before the merge (a shard's message N is N + :base
  * here). */
@@ -91,7 +99,7 @@ messages_sql (Store *store, char **sql, GError **error)
 static const char *const authors_sql[] = {
   "INSERT INTO main.authors (id, name, address, messages)"
   " SELECT (SELECT coalesce(max(id), 0) FROM main.authors) + row_number () OVER (ORDER BY min(m.id)),"
-  " m.from_addr, m.from_addr, 0 FROM shard.messages m JOIN temp.merge_files f ON f.shard_id = m.file_id"
+  " m.from_addr, m.from_addr, 0 FROM shard.messages m CROSS JOIN temp.merge_ids i ON i.id = m.id"
   " WHERE m.from_addr IS NOT NULL"
   " AND NOT EXISTS (SELECT 1 FROM main.author_addresses a WHERE a.address = m.from_addr)"
   " GROUP BY m.from_addr",
@@ -103,30 +111,28 @@ static const char *const authors_sql[] = {
 static const char *const rows_sql[] = {
   "INSERT INTO main.message_refs (message_id, kind, position, ref)"
   " SELECT r.message_id + :base, r.kind, r.position, r.ref FROM shard.message_refs r"
-  " JOIN shard.messages m ON m.id = r.message_id JOIN temp.merge_files f ON f.shard_id = m.file_id",
+  " CROSS JOIN temp.merge_ids i ON i.id = r.message_id",
   "INSERT INTO main.attachments (message_id, position, content_type, filename, size, encoding)"
   " SELECT a.message_id + :base, a.position, a.content_type, a.filename, a.size, a.encoding"
-  " FROM shard.attachments a JOIN shard.messages m ON m.id = a.message_id"
-  " JOIN temp.merge_files f ON f.shard_id = m.file_id ORDER BY a.id",
+  " FROM shard.attachments a CROSS JOIN temp.merge_ids i ON i.id = a.message_id ORDER BY a.id",
   "INSERT OR IGNORE INTO main.newsgroups (name) SELECT name FROM shard.newsgroups ORDER BY id",
   /* A duplicate's groups were merged into its canonical copy (merged =
    * 1) by the shard's threading: threading here does it again. */
   "INSERT OR IGNORE INTO main.message_newsgroups (message_id, newsgroup_id, merged)"
   " SELECT mg.message_id + :base, g2.id, 0 FROM shard.message_newsgroups mg"
+  " CROSS JOIN temp.merge_ids i ON i.id = mg.message_id"
   " JOIN shard.newsgroups g ON g.id = mg.newsgroup_id JOIN main.newsgroups g2 ON g2.name = g.name"
-  " JOIN shard.messages m ON m.id = mg.message_id JOIN temp.merge_files f ON f.shard_id = m.file_id"
   " WHERE mg.merged = 0",
   "INSERT INTO main.separator_log (file_id, line_no, byte_offset, line_text, verdict, reason, shape)"
   " SELECT f.out_id, l.line_no, l.byte_offset, l.line_text, l.verdict, l.reason, l.shape"
   " FROM shard.separator_log l JOIN temp.merge_files f ON f.shard_id = l.file_id ORDER BY l.id",
   "INSERT INTO main.usenet_headers (message_id, path, control, cancels, supersedes, approved,"
   " followup_to) SELECT u.message_id + :base, u.path, u.control, u.cancels, u.supersedes,"
-  " u.approved, u.followup_to FROM shard.usenet_headers u JOIN shard.messages m ON m.id = u.message_id"
-  " JOIN temp.merge_files f ON f.shard_id = m.file_id",
+  " u.approved, u.followup_to FROM shard.usenet_headers u"
+  " CROSS JOIN temp.merge_ids i ON i.id = u.message_id",
   "INSERT INTO main.links (message_id, position, url, normalized, host, domain, wayback)"
   " SELECT l.message_id + :base, l.position, l.url, l.normalized, l.host, l.domain, l.wayback"
-  " FROM shard.links l JOIN shard.messages m ON m.id = l.message_id"
-  " JOIN temp.merge_files f ON f.shard_id = m.file_id ORDER BY l.id",
+  " FROM shard.links l CROSS JOIN temp.merge_ids i ON i.id = l.message_id ORDER BY l.id",
 };
 
 /* People's decisions: where both databases decided the same thing, the
@@ -221,7 +227,9 @@ take_files (Store *store, StoreMergeCounts *counts, GError **error)
 
   g_array_set_clear_func (files, (GDestroyNotify) shard_file_clear);
   rc = sqlite3_exec (store->db, "CREATE TEMP TABLE IF NOT EXISTS merge_files (shard_id INTEGER"
-                     " PRIMARY KEY, out_id INTEGER NOT NULL); DELETE FROM temp.merge_files",
+                     " PRIMARY KEY, out_id INTEGER NOT NULL); DELETE FROM temp.merge_files;"
+                     " CREATE TEMP TABLE IF NOT EXISTS merge_ids (id INTEGER PRIMARY KEY);"
+                     " DELETE FROM temp.merge_ids",
                      NULL, NULL, NULL);
   if (rc == SQLITE_OK)
     rc = _store_prepare_sql (store, "SELECT id, path, sha256 FROM shard.files ORDER BY id", &list);
@@ -485,6 +493,8 @@ merge_rows (Store *store, gboolean copy_index, StoreMergeCounts *counts, GError 
       return FALSE;
   if (counts->files == 0)
     return TRUE;
+  if (!run (store, ids_sql, 0, NULL, error))
+    return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (authors_sql); i++)
     if (!run (store, authors_sql[i], 0, NULL, error))
       return FALSE;
