@@ -191,8 +191,10 @@ def threading_in_batches_gives_the_same_rows():
     # generations of half a batch: with one message each, guesses miss and
     # threading sets the rows right.  A first ingest reads the first batch
     # of threading beside its index builds, on a connection of its own that
-    # plans the batches too (pipeline/threads.c), and the writer takes it
-    # where its own plan has the same messages.
+    # plans the batches too (pipeline/threads.c).  The writer takes that
+    # plan where it was made in memory, and plans again where it was made
+    # on disk (the memory that saves); it takes the batch where its plan
+    # has the same messages.
     for plan in ("0", "1"):
         other = os.path.join(TMP, "batches-ingest-%s.db" % plan)
         env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_THREAD_BATCH="2",
@@ -202,6 +204,8 @@ def threading_in_batches_gives_the_same_rows():
         assert t.returncode == 0, t.stderr
         assert "threads read beside the writer: the first batch" in t.stderr, t.stderr
         assert "threads read again" not in t.stderr, t.stderr
+        assert ("threading planned beside the writer" in t.stderr) == (plan == "0"), t.stderr
+        assert t.stderr.count("planned on disk") == 2 * (plan == "1"), t.stderr
         assert state(other) == reference, "first batch beside, plan on disk %s" % plan
 
 

@@ -436,16 +436,57 @@ plan_on_disk (Store *store, guint max, guint *batches, GError **error)
   return ok;
 }
 
+/* A plan made in memory, for another connection (store_take_thread_plan()) */
+struct _StoreThreadPlan {
+  GArray *ids;          /* of gint64: every message, in increasing order; NULL: one batch */
+  GArray *batches;      /* of guint32: the batch of each */
+  guint n;              /* how many batches */
+};
+
+void
+store_thread_plan_free (StoreThreadPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  g_clear_pointer (&plan->ids, g_array_unref);
+  g_clear_pointer (&plan->batches, g_array_unref);
+  g_free (plan);
+}
+
+static gboolean
+empty_plan (Store *store, GError **error)
+{
+  if (sqlite3_exec (store->db, "CREATE TEMP TABLE IF NOT EXISTS thread_batch"
+                    " (id INTEGER PRIMARY KEY, batch INTEGER NOT NULL);"
+                    "DELETE FROM temp.thread_batch;", NULL, NULL, NULL) != SQLITE_OK)
+    return _store_fail (store, sqlite3_errcode (store->db), "cannot plan threading", error);
+  return TRUE;
+}
+
+static StoreThreadPlan *
+plan_new (GArray *ids, GArray *batches, guint n)
+{
+  StoreThreadPlan *plan = g_new0 (StoreThreadPlan, 1);
+
+  plan->ids = ids ? g_array_ref (ids) : NULL;
+  plan->batches = batches ? g_array_ref (batches) : NULL;
+  plan->n = n;
+  return plan;
+}
+
 /**
  * store_plan_threads:
  * @max: messages a batch may hold
  * @batches: (out): how many batches; 1 means every message at once
+ * @plan: (out) (optional) (transfer full): the plan, for
+ *   store_take_thread_plan() on another connection to the same data;
+ *   %NULL where it was made on disk (its memory is what that avoids)
  *
  * Splits threading into batches of whole components (see above), which
  * store_load_thread_data() then loads one by one.
  */
 gboolean
-store_plan_threads (Store *store, guint max, guint *batches, GError **error)
+store_plan_threads (Store *store, guint max, guint *batches, StoreThreadPlan **plan, GError **error)
 {
   g_autoptr (GArray) msg_ids = NULL;
   g_autoptr (GArray) msg_nodes = NULL;
@@ -454,14 +495,18 @@ store_plan_threads (Store *store, guint max, guint *batches, GError **error)
   gboolean ok;
 
   *batches = 1;
+  if (plan)
+    *plan = NULL;
   if (n < 0)
     return _store_fail (store, sqlite3_errcode (store->db), "cannot count messages", error);
-  if (sqlite3_exec (store->db, "CREATE TEMP TABLE IF NOT EXISTS thread_batch"
-                    " (id INTEGER PRIMARY KEY, batch INTEGER NOT NULL);"
-                    "DELETE FROM temp.thread_batch;", NULL, NULL, NULL) != SQLITE_OK)
-    return _store_fail (store, sqlite3_errcode (store->db), "cannot plan threading", error);
+  if (!empty_plan (store, error))
+    return FALSE;
   if (n <= max)
-    return TRUE;
+    {
+      if (plan)
+        *plan = plan_new (NULL, NULL, 1);
+      return TRUE;
+    }
   if (n > plan_memory_max ())
     return plan_on_disk (store, max, batches, error) &&
            plan_exec (store, index_batches_sql, NULL, error);
@@ -476,6 +521,30 @@ store_plan_threads (Store *store, guint max, guint *batches, GError **error)
   if (ok)
     *batches = pack (&ids, msg_nodes, max);
   ids_clear (&ids);
-  return ok && write_batches (store, msg_ids, msg_nodes, error) &&
+  ok = ok && write_batches (store, msg_ids, msg_nodes, error) &&
+       plan_exec (store, index_batches_sql, NULL, error);
+  if (ok && plan)
+    *plan = plan_new (msg_ids, msg_nodes, *batches);
+  return ok;
+}
+
+/**
+ * store_take_thread_plan:
+ * @plan: made by store_plan_threads() on another connection, which read
+ *   what this one reads (nothing was committed in between)
+ * @batches: (out): how many batches
+ *
+ * What store_plan_threads() would do here, without reading every
+ * message and reference again (0.6 s for 470,404 messages).
+ */
+gboolean
+store_take_thread_plan (Store *store, const StoreThreadPlan *plan, guint *batches, GError **error)
+{
+  *batches = plan->n;
+  if (!empty_plan (store, error))
+    return FALSE;
+  if (plan->ids == NULL)
+    return TRUE;
+  return write_batches (store, plan->ids, plan->batches, error) &&
          plan_exec (store, index_batches_sql, NULL, error);
 }

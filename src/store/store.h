@@ -304,7 +304,12 @@ typedef struct {
 gboolean store_threads_stale (Store *store, gboolean *stale, GError **error);
 guint store_thread_batch_messages (void);
 gboolean store_count_messages (Store *store, gint64 *n, GError **error);
-gboolean store_plan_threads (Store *store, guint max, guint *batches, GError **error);
+typedef struct _StoreThreadPlan StoreThreadPlan;
+gboolean store_plan_threads (Store *store, guint max, guint *batches, StoreThreadPlan **plan,
+                             GError **error);
+gboolean store_take_thread_plan (Store *store, const StoreThreadPlan *plan, guint *batches,
+                                 GError **error);
+void store_thread_plan_free (StoreThreadPlan *plan);
 gboolean store_thread_batch_is (Store *store, gint batch, const gint64 *ids, guint n, gboolean *same,
                                 GError **error);
 gboolean store_load_thread_data (Store *store, gboolean subjects, gint batch,
