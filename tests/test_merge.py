@@ -12,11 +12,13 @@ zip of Usenet groups, and one file twice under two paths.  Run by meson
 (suite 'cli').
 """
 import os
+import re
 import shutil
 import sqlite3
+import subprocess
 
 import tap
-from cli_helpers import FIXTURES, TMP, deja, fresh_db, needs, tmp
+from cli_helpers import DEJA, FIXTURES, TMP, deja, fresh_db, needs, tmp
 from db_compare import compare, dump as dump_with
 
 ARCHIVES = [os.path.join(FIXTURES, *p) for p in [
@@ -505,6 +507,87 @@ def rows_of_no_message_of_the_shard_stay_behind():
                         ("usenet_headers", "path = 'stray!path'"),
                         ("links", "url = 'http://stray.example/'")]:
         assert query(out, "SELECT count(*) FROM %s WHERE %s" % (table, what)) == [(0,)], table
+
+
+MAIL = ("From {a}@example.org Mon Mar  3 10:0{n}:00 1997\nFrom: {a} <{a}@example.org>\n"
+        "Subject: {s}\nMessage-ID: <{mid}>\nDate: Mon, 3 Mar 1997 10:0{n}:00 GMT\n{refs}\n{body}\n\n")
+REFS = "References: <%s>\n"
+
+
+def verbose_merge(out, dbs):
+    r = subprocess.run([DEJA, "merge", "--verbose", "--db", out, *dbs], capture_output=True, text=True,
+                       env=dict(os.environ, DEJA_NO_PROGRESS="1"))
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+def kept(stderr):
+    """How many messages threading kept as their shards threaded them, or None: all threaded."""
+    m = re.search(r"threads kept as their shards made them: (\d+) messages", stderr)
+    return int(m.group(1)) if m else None
+
+
+@tap.test
+def threads_no_other_shard_touches_are_kept_and_the_rest_threaded_again():
+    """Into an empty database, a shard that comes whole with its threads keeps what
+    threading found in a component of the reference graph that is its own; a component
+    another shard touches is threaded again: by a reply, a copy, or a string that is a
+    sender's address there (threading drops a reference that is an address and no
+    Message-ID, which the first shard could not know).  The result is one ingest's."""
+    parts = []
+    for i, mails in enumerate([
+            # its own thread; a reply to a post of the next shard; a reference that is
+            # the next shard's sender; a post copied in the next shard
+            [("ann", 0, "own", "own1@x", "", "Its own thread."),
+             ("ann", 1, "Re: own", "own2@x", REFS % "own1@x", "A reply in it."),
+             ("ann", 2, "Re: later", "early@x", REFS % "later@x", "Before its parent."),
+             ("ann", 3, "Re: bob", "asks@x", REFS % "bob@example.org", "An address."),
+             ("ann", 4, "copied", "copy@x", "", "Posted twice.")],
+            [("bob", 5, "later", "later@x", "", "The parent, in the next shard."),
+             ("bob", 6, "copied", "copy@x", "", "Posted twice."),
+             ("bob", 7, "own", "bob1@x", "", "Its own thread too.")]]):
+        path = tmp("keep-%d.mbox" % i)
+        with open(path, "w") as f:
+            for a, n, s, mid, refs, body in mails:
+                f.write(MAIL.format(a=a, n=n, s=s, mid=mid, refs=refs, body=body))
+        parts.append(path)
+    one = fresh_db("keep-one.db")
+    ok("ingest", "-q", "--db", one, *parts)
+    dbs = []
+    for i, path in enumerate(parts):
+        db = fresh_db("keep-shard-%d.db" % i)
+        ok("ingest", "-q", "--shard", str(i + 1), "--db", db, path)
+        dbs.append(db)
+    # the first shard's view: the address is a Message-ID it lacks
+    assert query(dbs[0], "SELECT missing_parent FROM messages WHERE message_id = 'asks@x'") == \
+        [("bob@example.org",)]
+    out = fresh_db("keep-merged.db")
+    stderr = verbose_merge(out, dbs)
+    assert kept(stderr) == 2 + 1, stderr      # own1, own2; bob1
+    assert query(out, "SELECT missing_parent FROM messages WHERE message_id = 'asks@x'") == [(None,)]
+    compare(dump_with(one, ["thread", "own"], tmp("keep-one.csv")),
+            dump_with(out, ["thread", "own"], tmp("keep-out.csv")))
+    # the same summary as one ingest's threading
+    assert stderr.split("threaded ")[1].split(": ", 1)[1].splitlines()[0] == \
+        ok("thread", "--db", one).stderr.split("threaded ")[1].split(": ", 1)[1].splitlines()[0], stderr
+    # Rows never threaded (a shard from before threading, upgraded) are threaded again.
+    with sqlite3.connect(dbs[0]) as c:
+        c.execute("UPDATE messages SET thread_id = NULL, parent_id = NULL WHERE message_id = 'own2@x'")
+    out = fresh_db("keep-unthreaded.db")
+    stderr = verbose_merge(out, dbs)
+    assert kept(stderr) == 1, stderr          # bob1
+    compare(dump_with(one, ["thread"], tmp("keep-one.csv")), dump_with(out, ["thread"], tmp("keep-out.csv")))
+    # A shard whose threads an interrupted ingest left stale, a database that held
+    # messages, or a shard not whole: every message threaded, as before.
+    with sqlite3.connect(dbs[1]) as c:
+        c.execute("INSERT INTO deja_state (key, value) VALUES ('threads', 'stale')")
+    out = fresh_db("keep-stale.db")
+    stderr = verbose_merge(out, dbs)
+    assert kept(stderr) is None, stderr
+    compare(dump_with(one, ["thread"], tmp("keep-one.csv")), dump_with(out, ["thread"], tmp("keep-out.csv")))
+    out = fresh_db("keep-twice.db")
+    verbose_merge(out, dbs[:1])
+    assert kept(verbose_merge(out, dbs[1:])) is None
 
 
 @tap.test

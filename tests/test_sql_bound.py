@@ -38,6 +38,8 @@ ALLOWED_SQL_ARGS = {
     "merge_groups",     # store-thread.c: a static literal
     "messages_sql[batch >= 0]",  # store-thread.c: a static table of literals
     "refs_sql[batch >= 0]",      # store-thread.c: a static table of literals
+    "clear_sql[batches_only != FALSE]",  # store-thread.c: a static table of literals
+    "plan_messages_sql[k != NULL]",      # store-thread-batches.c: a static table of literals
     "sql->str",         # store-query.c store_export: SELECT list from the export_fields table only;
                         # store-indexes.c: CREATE INDEX statements of the embedded schema
     "tx_sql[*own][0]", "tx_sql[own][1]", "tx_sql[own][2]",  # store-authors.c: a static table of literals

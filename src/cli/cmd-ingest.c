@@ -291,7 +291,7 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
    * threads are read beside it. */
   g_clear_error (&error);
   if (deferred && rethread)
-    failures += deja_rethread_and_index (store, db) ? 0 : 1;
+    failures += deja_rethread_and_index (store, db, NULL) ? 0 : 1;
   else
     {
       if (deferred && !deja_build_deferred_indexes (store, db))

@@ -41,6 +41,26 @@ report (const char *shard, const StoreMergeCounts *c, double seconds)
   deja_note ("%s", s->str);
 }
 
+static gint
+by_first (gconstpointer a, gconstpointer b)
+{
+  const StoreIdRange *x = a, *y = b;
+
+  return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Sorts @ranges; whether none overlaps another (each shard's messages
+ * take ids after those before it: they never do). */
+static gboolean
+ranges_apart (GArray *ranges)
+{
+  g_array_sort (ranges, by_first);
+  for (guint i = 1; i < ranges->len; i++)
+    if (g_array_index (ranges, StoreIdRange, i).first <= g_array_index (ranges, StoreIdRange, i - 1).last)
+      return FALSE;
+  return TRUE;
+}
+
 int
 cmd_merge (DejaRun *run, int argc, char **argv)
 {
@@ -68,7 +88,8 @@ cmd_merge (DejaRun *run, int argc, char **argv)
   g_autoptr (GTimer) step = g_timer_new ();
   guint failures = 0, merged = 0;
   gint64 messages = 0, shard_bytes = 0;
-  gboolean stale = FALSE, deferred = FALSE, told = FALSE, write_once = FALSE;
+  gboolean stale = FALSE, deferred = FALSE, told = FALSE, write_once = FALSE, whole = TRUE;
+  g_autoptr (GArray) kept = g_array_new (FALSE, FALSE, sizeof (StoreIdRange));
   int last = 1;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -83,7 +104,8 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     "interrupt stops after the group's shard under way).  While they are copied, OUT is in\n"
     "a rollback journal, which writes their pages once (its write-ahead log writes them\n"
     "twice): programs reading OUT wait while a shard commits.  Threads and authors are\n"
-    "then computed over all of OUT.  Shards are read, never changed (an older shard is\n"
+    "then computed over all of OUT (into an empty OUT, a thread no other shard touches\n"
+    "keeps what its shard computed).  Shards are read, never changed (an older shard is\n"
     "upgraded first where it can be written).  'deja dedup' results are not merged: run it\n"
     "on OUT.\n"
     "A shard's full-text index is copied as it is when its messages keep their ids here:\n"
@@ -156,6 +178,12 @@ cmd_merge (DejaRun *run, int argc, char **argv)
           progress_run_next (progress, g_stat (argv[i], &st) == 0 ? (guint64) st.st_size : 0);
           if (r->error == NULL)
             {
+              /* Into an empty OUT, a shard copied whole keeps the
+               * threads it made where no other shard touches them */
+              if (r->counts.messages > 0 && r->counts.whole && r->counts.threaded)
+                g_array_append_val (kept, r->counts.ids);
+              else if (r->counts.messages > 0)
+                whole = FALSE;
               report (argv[i], &r->counts, r->seconds);
               merged += r->counts.files > 0;
               messages += r->counts.messages;
@@ -200,7 +228,8 @@ cmd_merge (DejaRun *run, int argc, char **argv)
   else if (stale)
     {
       g_timer_start (step);
-      if (!(deferred ? deja_rethread_and_index (store, db) : deja_rethread (store, db)))
+      if (!(deferred ? deja_rethread_and_index (store, db, whole && ranges_apart (kept) ? kept : NULL)
+                     : deja_rethread (store, db)))
         failures++;
       deferred = FALSE;
       deja_note ("threads in %.1f s", g_timer_elapsed (step, NULL));

@@ -110,11 +110,13 @@ deja_build_deferred_indexes (Store *store, const char *db)
   return build_indexes (store, (gpointer) db);
 }
 
-/* deja_rethread() after a first ingest: the indexes it left for its end
- * are built while the threads are read beside (pipeline/threads.c).
+/* deja_rethread() after a first ingest or a merge into an empty
+ * database: the indexes it left for its end are built while the threads
+ * are read beside (pipeline/threads.c).  @kept (nullable): the ranges of
+ * ids whose threads may be kept (deja merge: threads_rebuild_beside()).
  * Returns FALSE when either failed (each said so). */
 gboolean
-deja_rethread_and_index (Store *store, const char *db)
+deja_rethread_and_index (Store *store, const char *db, GArray *kept)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *summary = NULL;
@@ -128,7 +130,9 @@ deja_rethread_and_index (Store *store, const char *db)
   double indexes = profile_seconds (PROFILE_INDEXES);
 
   phase ("building the indexes and threading", db);
-  if (!threads_rebuild_beside (store, db, build_indexes, (gpointer) db, &indexed, &counts, &error))
+  if (!threads_rebuild_beside (store, db, build_indexes, (gpointer) db, &indexed,
+                              kept ? (const StoreIdRange *) kept->data : NULL, kept ? kept->len : 0,
+                              &counts, &error))
     {
       deja_error ("cannot thread '%s': %s", db, error->message);
       return FALSE;

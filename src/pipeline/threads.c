@@ -253,17 +253,17 @@ thread_batch (Store *store, gboolean by_subject, gint batch, ThreadCounts *sum, 
 
 /* Whether @ahead, read as batch @ahead_batch on another connection, is
  * this connection's: every message (-1) of a database of one batch, or
- * the first of several with the same messages, and nothing committed by
+ * the first batch with the same messages, and nothing committed by
  * another connection since the writer's PRAGMA data_version was
  * @version. */
 static gboolean
-ahead_holds (Store *store, const Computed *ahead, gint ahead_batch, guint batches, gint64 version,
-             gboolean *holds, GError **error)
+ahead_holds (Store *store, const Computed *ahead, gint ahead_batch, guint batches, gboolean partial,
+             gint64 version, gboolean *holds, GError **error)
 {
   gint64 now = -1;
 
   *holds = FALSE;
-  if (ahead_batch < 0 ? batches != 1 : batches < 2)
+  if (ahead_batch < 0 ? batches != 1 || partial : batches < 1)
     return TRUE;
   if (ahead_batch >= 0 &&
       !store_thread_batch_is (store, ahead_batch, (const gint64 *) ahead->data.ids->data,
@@ -279,10 +279,11 @@ ahead_holds (Store *store, const Computed *ahead, gint ahead_batch, guint batche
 
 /* The batches of threading on @store's connection: @handed, the plan the
  * connection beside made, where nothing was committed since the writer's
- * PRAGMA data_version was @version; otherwise planned here. */
+ * PRAGMA data_version was @version; otherwise planned here.  @keep: see
+ * store_plan_threads() (not by subject: that joins threads anywhere). */
 static gboolean
 plan (Store *store, gboolean by_subject, const StoreThreadPlan *handed, gint64 version,
-      guint *batches, GError **error)
+      StoreThreadKeep *keep, guint *batches, GError **error)
 {
   gint64 now = -1;
 
@@ -291,40 +292,59 @@ plan (Store *store, gboolean by_subject, const StoreThreadPlan *handed, gint64 v
   if (handed && now == version)
     {
       g_debug ("threading planned beside the writer");
-      return store_take_thread_plan (store, handed, batches, error);
+      return store_take_thread_plan (store, handed, keep, batches, error);
     }
-  return store_plan_threads (store, by_subject ? G_MAXUINT : store_thread_batch_messages (), batches,
-                             NULL, error);
+  return store_plan_threads (store, by_subject ? G_MAXUINT : store_thread_batch_messages (),
+                             by_subject ? NULL : keep, batches, NULL, error);
+}
+
+static void
+add_kept (ThreadCounts *sum, const StoreThreadKeptCounts *c)
+{
+  ThreadCounts kept = { c->threads, c->orphans, c->cycles, c->time_travel, c->duplicates,
+                        c->conflicts, 0 };
+
+  add_counts (sum, &kept);
 }
 
 /* threads_rebuild(); @ahead: (nullable): the whole database (@ahead_batch
  * -1), or the first batch of several (0), read and threaded on another
  * connection, written instead of reading it again where ahead_holds();
- * @handed: (nullable): the plan of batches made there. */
+ * @handed: (nullable): the plan of batches made there; @ranges: see
+ * threads_rebuild_beside(). */
 static gboolean
 rebuild (Store *store, gboolean by_subject, Computed *ahead, gint ahead_batch,
-         const StoreThreadPlan *handed, gint64 version, ThreadCounts *counts, GError **error)
+         const StoreThreadPlan *handed, gint64 version, const StoreIdRange *ranges, guint n_ranges,
+         ThreadCounts *counts, GError **error)
 {
   ThreadCounts sum = { 0 };
+  StoreThreadKeep keep = { .ranges = ranges, .n_ranges = n_ranges };
   guint batches = 1;
-  gboolean ok, holds = FALSE;
+  gboolean ok, holds = FALSE, all;
 
-  ok = store_begin_threads (store, error) && plan (store, by_subject, handed, version, &batches, error);
+  ok = store_begin_threads (store, error) &&
+       plan (store, by_subject, handed, version, &keep, &batches, error) &&
+       store_clear_thread_placeholders (store, keep.partial, error);
+  /* every message at once (batch -1), or the plan's batches */
+  all = batches == 1 && !keep.partial;
   if (ok && ahead && ahead->done &&
-      (ok = ahead_holds (store, ahead, ahead_batch, batches, version, &holds, error)) && !holds)
+      (ok = ahead_holds (store, ahead, ahead_batch, batches, keep.partial, version, &holds, error)) &&
+      !holds)
     {
       g_debug ("threads read again: the database, or its plan of batches, changed while they were read");
       computed_clear (ahead);
     }
+  if (ok && keep.partial)
+    g_debug ("threads kept as their shards made them: %" G_GINT64_FORMAT " messages", keep.kept);
   if (ok && ahead && ahead->done)
     g_debug ("threads read beside the writer: %s", ahead_batch < 0 ? "all" : "the first batch");
   if (ok && !(ahead && ahead->done && ahead_batch < 0))
     g_debug ("threading in %u batch%s of whole connected components", batches,
              batches == 1 ? "" : "es");
-  if (ok && batches == 1)
+  if (ok && all)
     ok = ahead && ahead->done ? save_computed (store, ahead, &sum, error)
                               : thread_batch (store, by_subject, -1, &sum, error);
-  for (guint b = 0; ok && batches > 1 && b < batches; b++)
+  for (guint b = 0; ok && !all && b < batches; b++)
     ok = b == 0 && ahead && ahead->done ? save_computed (store, ahead, &sum, error)
                                         : thread_batch (store, by_subject, (gint) b, &sum, error);
   if (ahead)
@@ -336,6 +356,7 @@ rebuild (Store *store, gboolean by_subject, Computed *ahead, gint ahead_batch,
     }
   if (!store_finish_threads (store, by_subject, error))
     return FALSE;
+  add_kept (&sum, &keep.counts);
   if (counts)
     *counts = sum;
   return TRUE;
@@ -353,7 +374,7 @@ rebuild (Store *store, gboolean by_subject, Computed *ahead, gint ahead_batch,
 gboolean
 threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError **error)
 {
-  return rebuild (store, by_subject, NULL, -1, NULL, 0, counts, error);
+  return rebuild (store, by_subject, NULL, -1, NULL, 0, NULL, 0, counts, error);
 }
 
 /**
@@ -393,6 +414,8 @@ typedef struct {
   Computed computed;
   gint batch;              /* what computed holds: -1 every message, 0 the first batch */
   StoreThreadPlan *plan;   /* (nullable): the batches, as planned beside */
+  const StoreIdRange *ranges;
+  guint n_ranges;
 } Beside;
 
 static gpointer
@@ -401,6 +424,7 @@ read_beside (gpointer p)
   Beside *b = p;
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) reader = store_open_reader (b->path, &error);
+  StoreThreadKeep keep = { .ranges = b->ranges, .n_ranges = b->n_ranges };
   gint64 n = 0;
   guint batches = 1;
 
@@ -412,9 +436,10 @@ read_beside (gpointer p)
       if (store_count_messages (reader, &n, &error) && n <= (gint64) SUBJECT_BESIDE_MAX)
         compute_batch (reader, TRUE, -1, &b->computed, &error);
     }
-  else if (store_plan_threads (reader, store_thread_batch_messages (), &batches, &b->plan, &error))
+  else if (store_plan_threads (reader, store_thread_batch_messages (), &keep, &batches, &b->plan,
+                               &error) && batches > 0)
     {
-      b->batch = batches == 1 ? -1 : 0;
+      b->batch = batches == 1 && !keep.partial ? -1 : 0;
       compute_batch (reader, FALSE, b->batch, &b->computed, &error);
     }
   if (error)
@@ -429,7 +454,13 @@ read_beside (gpointer p)
  *   a connection of their own (an ingest's first index build: both read
  *   the whole table, on two cores instead of one after the other); its
  *   result goes to @meanwhile_ok
- * @counts: (out) (optional): what threading found
+ * @ranges: (array length=n_ranges) (nullable): after deja merge into a
+ *   database that held no message, the ids of each shard it copied whole
+ *   with its threads, in increasing order: threading keeps what a shard
+ *   found in a component of the reference graph that is its own (no
+ *   message of another range or of none, no string another shard has as
+ *   a Message-ID, reference or sender), and threads the others
+ * @counts: (out) (optional): what threading found, kept threads included
  *
  * threads_rebuild_as_before(), with @meanwhile run first.  The threads
  * read beside are written only when no other connection committed since
@@ -438,9 +469,10 @@ read_beside (gpointer p)
  */
 gboolean
 threads_rebuild_beside (Store *store, const char *path, gboolean (*meanwhile) (Store *store, gpointer data),
-                        gpointer data, gboolean *meanwhile_ok, ThreadCounts *counts, GError **error)
+                        gpointer data, gboolean *meanwhile_ok, const StoreIdRange *ranges,
+                        guint n_ranges, ThreadCounts *counts, GError **error)
 {
-  Beside b = { path, FALSE, { .done = FALSE }, -1, NULL };
+  Beside b = { path, FALSE, { .done = FALSE }, -1, NULL, ranges, n_ranges };
   gint64 version = 0;
   GThread *reader;
   gboolean ok;
@@ -454,7 +486,8 @@ threads_rebuild_beside (Store *store, const char *path, gboolean (*meanwhile) (S
   reader = g_thread_new ("deja-threads", read_beside, &b);
   *meanwhile_ok = meanwhile (store, data);
   g_thread_join (reader);
-  ok = rebuild (store, b.by_subject, &b.computed, b.batch, b.plan, version, counts, error);
+  ok = rebuild (store, b.by_subject, &b.computed, b.batch, b.plan, version, ranges, n_ranges, counts,
+                error);
   store_thread_plan_free (b.plan);
   return ok;
 }

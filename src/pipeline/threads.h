@@ -10,7 +10,8 @@ gboolean threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *count
 gboolean threads_rebuild_as_before (Store *store, ThreadCounts *counts, GError **error);
 gboolean threads_rebuild_beside (Store *store, const char *path,
                                  gboolean (*meanwhile) (Store *store, gpointer data), gpointer data,
-                                 gboolean *meanwhile_ok, ThreadCounts *counts, GError **error);
+                                 gboolean *meanwhile_ok, const StoreIdRange *ranges, guint n_ranges,
+                                 ThreadCounts *counts, GError **error);
 char *threads_describe (const ThreadCounts *counts);
 
 G_END_DECLS

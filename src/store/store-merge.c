@@ -133,6 +133,12 @@ static const char *const rows_sql[] = {
   "INSERT INTO main.links (message_id, position, url, normalized, host, domain, wayback)"
   " SELECT l.message_id + :base, l.position, l.url, l.normalized, l.host, l.domain, l.wayback"
   " FROM shard.links l CROSS JOIN temp.merge_ids i ON i.id = l.message_id ORDER BY l.id",
+  /* Kept with the threads they hold together where threading keeps
+   * those (pipeline/threads.c); otherwise it replaces them all.  One
+   * that another shard has too is in a component threaded again. */
+  "INSERT OR IGNORE INTO main.thread_placeholders (message_id, thread_id, children)"
+  " SELECT p.message_id, p.thread_id + :base, p.children FROM shard.thread_placeholders p"
+  " CROSS JOIN temp.merge_ids i ON i.id = p.thread_id",
 };
 
 /* People's decisions: where both databases decided the same thing, the
@@ -407,6 +413,7 @@ attach_first (Store *writer, const char *shard, GError **error)
       detach (writer, 0);
       return FALSE;
     }
+  writer->shard_opened = !current;
   if (current)
     return TRUE;
   detach (writer, 0);
@@ -480,7 +487,7 @@ static gboolean
 merge_rows (Store *store, gboolean copy_index, StoreMergeCounts *counts, GError **error)
 {
   g_autofree char *messages = NULL;
-  gint64 base, after, first, shard_files, by_subject, started;
+  gint64 base, after, first, shard_files, by_subject, started, stale;
   gboolean subject = FALSE, whole;
 
   if (!_store_query_int (store, "SELECT count(*) FROM shard.files", &shard_files, NULL, error) ||
@@ -517,6 +524,22 @@ merge_rows (Store *store, gboolean copy_index, StoreMergeCounts *counts, GError 
     }
   if (!index_text (store, copy_index, whole, base, after, counts, error))
     return FALSE;
+  /* Where the shard came whole and had threaded its messages, threading
+   * may keep what it found in a component of them no other shard
+   * touches (StoreThreadKeep): the range of their ids here says which. */
+  counts->whole = whole;
+  if (!_store_query_int (store, "SELECT min(id) FROM temp.merge_ids", &counts->ids.first, NULL, error) ||
+      !_store_query_int (store, "SELECT max(id) FROM temp.merge_ids", &counts->ids.last, NULL, error) ||
+      !_store_query_int (store, "SELECT 1 FROM shard.deja_state WHERE key = 'threads'", &stale,
+                         &counts->threaded, error))
+    return FALSE;
+  counts->ids.first += base;
+  counts->ids.last += base;
+  /* Nor where it was upgraded: its threads may be an older deja's (one
+   * before thread columns, or before the least damaged copy was the
+   * canonical one); a shard in a read-only place is taken as one. */
+  counts->threaded = !counts->threaded &&
+                     !(store->shard_opened && strcmp (store->shard_schema, slot_schema[0]) == 0);
   /* Threads and authors are computed again over everything; a shard
    * threaded by subject ('deja thread --subject') makes this database so. */
   if (!_store_query_int (store, "SELECT 1 FROM shard.deja_state WHERE key = 'threading'"
@@ -526,6 +549,7 @@ merge_rows (Store *store, gboolean copy_index, StoreMergeCounts *counts, GError 
       !run (store, "INSERT OR REPLACE INTO main.deja_state (key, value)"
                    " VALUES ('threads', 'stale'), ('authors', 'stale')", 0, NULL, error))
     return FALSE;
+  counts->threaded = counts->threaded && !subject;
   return TRUE;
 }
 

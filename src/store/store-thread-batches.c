@@ -129,13 +129,158 @@ unite (Ids *ids, guint32 a, guint32 b)
   parent[MAX (a, b)] = MIN (a, b);
 }
 
+/* What the plan learns of each message when it may keep threads
+ * (StoreThreadKeep): the range it came from, and what its stored thread
+ * columns count for, in the marks below. */
+enum {
+  MARK_ROOT = 1 << 0,          /* not a copy, and its thread's first message */
+  MARK_DUPLICATE = 1 << 1,
+  MARK_CONFLICT = 1 << 2,
+  MARK_ORPHAN = 1 << 3,
+  MARK_CYCLE = 1 << 4,
+  MARK_TIME_TRAVEL = 1 << 5,
+  MARK_AGAIN = 1 << 6,         /* its component is threaded again, whatever else */
+};
+
+/* A sender's address seen under more than one range */
+#define SENDER_MIXED G_MAXINT32
+
+typedef struct {
+  const StoreThreadKeep *keep;
+  GArray *origin;              /* of gint32: each message's range, -1 none */
+  GArray *marks;               /* of guint8 */
+  GHashTable *senders;         /* hash of an address (gint64 *) → its range + 2, or SENDER_MIXED */
+} Keeping;
+
+static void
+keeping_init (Keeping *k, const StoreThreadKeep *keep, gint64 n)
+{
+  k->keep = keep;
+  k->origin = g_array_sized_new (FALSE, FALSE, sizeof (gint32), n);
+  k->marks = g_array_sized_new (FALSE, FALSE, sizeof (guint8), n);
+  k->senders = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+}
+
+static void
+keeping_clear (Keeping *k)
+{
+  g_clear_pointer (&k->origin, g_array_unref);
+  g_clear_pointer (&k->marks, g_array_unref);
+  g_clear_pointer (&k->senders, g_hash_table_unref);
+}
+
+static guint64
+key_of (const char *s)
+{
+  guint64 key = fnv_field (FNV_START, s, strlen (s));
+
+  return key + (key == 0);
+}
+
+/* The range @id is in, or -1 */
+static gint32
+origin_of (const StoreThreadKeep *keep, gint64 id)
+{
+  guint lo = 0, hi = keep->n_ranges;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (id < keep->ranges[mid].first)
+        hi = mid;
+      else if (id > keep->ranges[mid].last)
+        lo = mid + 1;
+      else
+        return (gint32) mid;
+    }
+  return -1;
+}
+
+/* The marks of thread_flags as parsers/thread.c writes them; a word it
+ * does not write (subject-joined: threading by subject is not kept) is
+ * MARK_AGAIN. */
+static guint8
+flag_marks (const char *flags)
+{
+  static const struct {
+    const char *name;
+    guint8 mark;
+  } names[] = {
+    { "orphan", MARK_ORPHAN }, { "cycle-broken", MARK_CYCLE }, { "time-travel", MARK_TIME_TRAVEL },
+    { "duplicate", 0 }, { "conflicting-duplicate", MARK_CONFLICT },
+  };
+  g_auto (GStrv) words = flags ? g_strsplit (flags, ",", -1) : NULL;
+  guint8 marks = 0;
+
+  for (guint w = 0; words && words[w]; w++)
+    {
+      guint i = 0;
+
+      while (i < G_N_ELEMENTS (names) && strcmp (words[w], names[i].name) != 0)
+        i++;
+      marks |= i < G_N_ELEMENTS (names) ? names[i].mark : MARK_AGAIN;
+    }
+  return marks;
+}
+
+/* Records the message of row @stmt (id, message_id, from_addr, thread_id,
+ * duplicate_of, thread_flags) in @k. */
+static void
+keeping_add (Keeping *k, sqlite3_stmt *stmt)
+{
+  gint64 id = sqlite3_column_int64 (stmt, 0);
+  const char *from = (const char *) sqlite3_column_text (stmt, 2);
+  gboolean copy = sqlite3_column_type (stmt, 4) != SQLITE_NULL;
+  gint32 origin = origin_of (k->keep, id);
+  guint8 marks = flag_marks ((const char *) sqlite3_column_text (stmt, 5));
+
+  if (copy)
+    marks = MARK_DUPLICATE | (marks & (MARK_CONFLICT | MARK_AGAIN));
+  else if (sqlite3_column_type (stmt, 3) != SQLITE_NULL && sqlite3_column_int64 (stmt, 3) == id)
+    marks |= MARK_ROOT;
+  /* a message of no range, or one never threaded */
+  if (origin < 0 || sqlite3_column_type (stmt, 3) == SQLITE_NULL)
+    marks |= MARK_AGAIN;
+  if (from != NULL)
+    {
+      guint64 key = key_of (from);
+      gpointer seen = g_hash_table_lookup (k->senders, &key);
+
+      if (seen == NULL)
+        g_hash_table_insert (k->senders, g_memdup2 (&key, sizeof key), GINT_TO_POINTER (origin + 2));
+      else if (GPOINTER_TO_INT (seen) != origin + 2)
+        g_hash_table_insert (k->senders, g_memdup2 (&key, sizeof key), GINT_TO_POINTER (SENDER_MIXED));
+    }
+  g_array_append_val (k->origin, origin);
+  g_array_append_val (k->marks, marks);
+}
+
+/* A reference of message @i: where it is a sender's address under
+ * another range, the shard's threading did not know it as one (threading
+ * drops a reference that is an address and no Message-ID,
+ * store-thread.c), so its component is threaded again. */
+static void
+keeping_ref (Keeping *k, gsize i, const char *ref)
+{
+  guint64 key = key_of (ref);
+  gpointer seen = g_hash_table_lookup (k->senders, &key);
+
+  if (seen != NULL && GPOINTER_TO_INT (seen) != g_array_index (k->origin, gint32, i) + 2)
+    g_array_index (k->marks, guint8, i) |= MARK_AGAIN;
+}
+
 /* Every message's node: its Message-ID's, or one of its own without. */
 static gboolean
-read_messages (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, GError **error)
+read_messages (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, Keeping *k, GError **error)
 {
+  /* [1]: what StoreThreadKeep needs too (Keeping: keeping_add()) */
+  static const char *const plan_messages_sql[2] = {
+    "SELECT id, message_id FROM messages ORDER BY id",
+    "SELECT id, message_id, from_addr, thread_id, duplicate_of, thread_flags FROM messages ORDER BY id",
+  };
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, "SELECT id, message_id FROM messages ORDER BY id",
-                               -1, &stmt, NULL);
+  int rc = sqlite3_prepare_v2 (store->db, plan_messages_sql[k != NULL], -1, &stmt, NULL);
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read messages", error);
@@ -147,6 +292,8 @@ read_messages (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, GErro
 
       g_array_append_val (msg_ids, id);
       g_array_append_val (msg_nodes, node);
+      if (k)
+        keeping_add (k, stmt);
     }
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read messages", error);
@@ -155,7 +302,7 @@ read_messages (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, GErro
 /* Joins each message with every Message-ID it cites (all of them: a
  * coarser partition than threading needs is still a correct one). */
 static gboolean
-read_refs (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, GError **error)
+read_refs (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, Keeping *k, GError **error)
 {
   sqlite3_stmt *stmt;
   gsize i = 0;
@@ -174,6 +321,8 @@ read_refs (Store *store, Ids *ids, GArray *msg_ids, GArray *msg_nodes, GError **
         continue;
       unite (ids, g_array_index (msg_nodes, guint32, i),
              node_of (ids, (const char *) sqlite3_column_text (stmt, 1)));
+      if (k)
+        keeping_ref (k, i, (const char *) sqlite3_column_text (stmt, 1));
     }
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read references", error);
@@ -438,9 +587,13 @@ plan_on_disk (Store *store, guint max, guint *batches, GError **error)
 
 /* A plan made in memory, for another connection (store_take_thread_plan()) */
 struct _StoreThreadPlan {
-  GArray *ids;          /* of gint64: every message, in increasing order; NULL: one batch */
+  GArray *ids;          /* of gint64: the messages of the batches, in increasing order;
+                           NULL: one batch of every message */
   GArray *batches;      /* of guint32: the batch of each */
   guint n;              /* how many batches */
+  gboolean partial;     /* the others are kept (StoreThreadKeep) */
+  gint64 kept;
+  StoreThreadKeptCounts counts;
 };
 
 void
@@ -464,20 +617,86 @@ empty_plan (Store *store, GError **error)
 }
 
 static StoreThreadPlan *
-plan_new (GArray *ids, GArray *batches, guint n)
+plan_new (GArray *ids, GArray *batches, guint n, const StoreThreadKeep *keep)
 {
   StoreThreadPlan *plan = g_new0 (StoreThreadPlan, 1);
 
   plan->ids = ids ? g_array_ref (ids) : NULL;
   plan->batches = batches ? g_array_ref (batches) : NULL;
   plan->n = n;
+  if (keep && keep->partial)
+    {
+      plan->partial = TRUE;
+      plan->kept = keep->kept;
+      plan->counts = keep->counts;
+    }
   return plan;
+}
+
+static void
+count_kept (StoreThreadKeptCounts *c, guint8 marks)
+{
+  if (marks & MARK_DUPLICATE)
+    {
+      c->duplicates++;
+      c->conflicts += (marks & MARK_CONFLICT) != 0;
+      return;
+    }
+  c->threads += (marks & MARK_ROOT) != 0;
+  c->orphans += (marks & MARK_ORPHAN) != 0;
+  c->cycles += (marks & MARK_CYCLE) != 0;
+  c->time_travel += (marks & MARK_TIME_TRAVEL) != 0;
+}
+
+/* Leaves in @msg_ids and @msg_nodes the messages whose component is
+ * threaded again: one that holds a message of no range, or of two, or
+ * one marked MARK_AGAIN.  The others are counted in @keep. */
+static void
+keep_components (Ids *ids, Keeping *k, GArray *msg_ids, GArray *msg_nodes, StoreThreadKeep *keep)
+{
+  gsize nodes = ids->parent->len, out = 0;
+  g_autofree gint32 *component = g_new (gint32, nodes);   /* -1 unseen, -2 again, else a range */
+  guint32 *node = (guint32 *) msg_nodes->data;
+  const gint32 *origin = (const gint32 *) k->origin->data;
+  const guint8 *marks = (const guint8 *) k->marks->data;
+
+  for (gsize r = 0; r < nodes; r++)
+    component[r] = -1;
+  for (guint i = 0; i < msg_ids->len; i++)
+    {
+      guint32 root = find (ids, node[i]);
+
+      if (marks[i] & MARK_AGAIN)
+        component[root] = -2;
+      else if (component[root] == -1)
+        component[root] = origin[i];
+      else if (component[root] != origin[i])
+        component[root] = -2;
+    }
+  for (guint i = 0; i < msg_ids->len; i++)
+    {
+      if (component[find (ids, node[i])] == -2)
+        {
+          g_array_index (msg_ids, gint64, out) = g_array_index (msg_ids, gint64, i);
+          node[out++] = node[i];
+          continue;
+        }
+      keep->kept++;
+      count_kept (&keep->counts, marks[i]);
+    }
+  g_array_set_size (msg_ids, out);
+  g_array_set_size (msg_nodes, out);
+  keep->partial = TRUE;
 }
 
 /**
  * store_plan_threads:
  * @max: messages a batch may hold
+ * @keep: (nullable) (inout): the ranges of messages whose threads may be
+ *   kept; says whether they were (the plan then holds only the others),
+ *   and what the kept hold.  Not where the plan is made on disk.
  * @batches: (out): how many batches; 1 means every message at once
+ *   (unless @keep is partial: then none may be left to thread)
  * @plan: (out) (optional) (transfer full): the plan, for
  *   store_take_thread_plan() on another connection to the same data;
  *   %NULL where it was made on disk (its memory is what that avoids)
@@ -486,25 +705,35 @@ plan_new (GArray *ids, GArray *batches, guint n)
  * store_load_thread_data() then loads one by one.
  */
 gboolean
-store_plan_threads (Store *store, guint max, guint *batches, StoreThreadPlan **plan, GError **error)
+store_plan_threads (Store *store, guint max, StoreThreadKeep *keep, guint *batches, StoreThreadPlan **plan,
+                    GError **error)
 {
   g_autoptr (GArray) msg_ids = NULL;
   g_autoptr (GArray) msg_nodes = NULL;
   gint64 n = count_messages (store);
+  Keeping k = { NULL };
+  gboolean keeping;
   Ids ids;
   gboolean ok;
 
   *batches = 1;
   if (plan)
     *plan = NULL;
+  if (keep)
+    {
+      keep->partial = FALSE;
+      keep->kept = 0;
+      memset (&keep->counts, 0, sizeof keep->counts);
+    }
   if (n < 0)
     return _store_fail (store, sqlite3_errcode (store->db), "cannot count messages", error);
   if (!empty_plan (store, error))
     return FALSE;
-  if (n <= max)
+  keeping = keep && keep->n_ranges > 0 && n <= plan_memory_max ();
+  if (n <= max && !keeping)
     {
       if (plan)
-        *plan = plan_new (NULL, NULL, 1);
+        *plan = plan_new (NULL, NULL, 1, NULL);
       return TRUE;
     }
   if (n > plan_memory_max ())
@@ -513,18 +742,23 @@ store_plan_threads (Store *store, guint max, guint *batches, StoreThreadPlan **p
   msg_ids = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n);
   msg_nodes = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
   ids_init (&ids);
+  if (keeping)
+    keeping_init (&k, keep, n);
   /* Two table scans: a large page cache would only fill with bodies. */
   _store_scan_cache (store, TRUE);
-  ok = read_messages (store, &ids, msg_ids, msg_nodes, error) &&
-       read_refs (store, &ids, msg_ids, msg_nodes, error);
+  ok = read_messages (store, &ids, msg_ids, msg_nodes, keeping ? &k : NULL, error) &&
+       read_refs (store, &ids, msg_ids, msg_nodes, keeping ? &k : NULL, error);
   _store_scan_cache (store, FALSE);
+  if (ok && keeping)
+    keep_components (&ids, &k, msg_ids, msg_nodes, keep);
   if (ok)
     *batches = pack (&ids, msg_nodes, max);
   ids_clear (&ids);
+  keeping_clear (&k);
   ok = ok && write_batches (store, msg_ids, msg_nodes, error) &&
        plan_exec (store, index_batches_sql, NULL, error);
   if (ok && plan)
-    *plan = plan_new (msg_ids, msg_nodes, *batches);
+    *plan = plan_new (msg_ids, msg_nodes, *batches, keep);
   return ok;
 }
 
@@ -532,15 +766,23 @@ store_plan_threads (Store *store, guint max, guint *batches, StoreThreadPlan **p
  * store_take_thread_plan:
  * @plan: made by store_plan_threads() on another connection, which read
  *   what this one reads (nothing was committed in between)
+ * @keep: (nullable) (out): as store_plan_threads() sets it
  * @batches: (out): how many batches
  *
  * What store_plan_threads() would do here, without reading every
  * message and reference again (0.6 s for 470,404 messages).
  */
 gboolean
-store_take_thread_plan (Store *store, const StoreThreadPlan *plan, guint *batches, GError **error)
+store_take_thread_plan (Store *store, const StoreThreadPlan *plan, StoreThreadKeep *keep,
+                        guint *batches, GError **error)
 {
   *batches = plan->n;
+  if (keep)
+    {
+      keep->partial = plan->partial;
+      keep->kept = plan->kept;
+      keep->counts = plan->counts;
+    }
   if (!empty_plan (store, error))
     return FALSE;
   if (plan->ids == NULL)

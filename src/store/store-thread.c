@@ -334,15 +334,36 @@ exec_foreign_keys_on (Store *store, GError **error)
 gboolean
 store_begin_threads (Store *store, GError **error)
 {
-  int rc = sqlite3_exec (store->db,
-                         "PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE; DELETE FROM thread_placeholders;",
-                         NULL, NULL, NULL);
+  int rc = sqlite3_exec (store->db, "PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE;", NULL, NULL, NULL);
 
   if (rc == SQLITE_OK)
     return TRUE;
   _store_fail (store, rc, "cannot record threads", error);
   store_abort_threads (store);
   return FALSE;
+}
+
+/**
+ * store_clear_thread_placeholders:
+ * @batches_only: only those of the threads of the messages in the plan's
+ *   batches (a partial plan: StoreThreadKeep), not every one
+ *
+ * After store_begin_threads() and the plan, before the placeholders
+ * threading finds are saved.  A placeholder's thread is its first
+ * message's, which is in the same component: a plan that keeps a
+ * component as it is keeps its placeholders, and the others go.
+ */
+gboolean
+store_clear_thread_placeholders (Store *store, gboolean batches_only, GError **error)
+{
+  static const char *const clear_sql[2] = {
+    "DELETE FROM thread_placeholders",
+    "DELETE FROM thread_placeholders WHERE thread_id IN"
+    " (SELECT m.thread_id FROM temp.thread_batch b JOIN messages m ON m.id = b.id)",
+  };
+  int rc = sqlite3_exec (store->db, clear_sql[batches_only != FALSE], NULL, NULL, NULL);
+
+  return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot record placeholders", error);
 }
 
 /**

@@ -304,11 +304,36 @@ typedef struct {
 gboolean store_threads_stale (Store *store, gboolean *stale, GError **error);
 guint store_thread_batch_messages (void);
 gboolean store_count_messages (Store *store, gint64 *n, GError **error);
+/* Message ids a merge copied from one shard, whole, whose threads the
+ * shard had computed (store_merge_shards()): first to last. */
+typedef struct {
+  gint64 first, last;
+} StoreIdRange;
+
+/* What the messages threading keeps as they are hold, counted from their
+ * columns as parsers/thread.c counts what it finds. */
+typedef struct {
+  guint64 threads, orphans, cycles, time_travel, duplicates, conflicts;
+} StoreThreadKeptCounts;
+
+/* Threading after a merge (store_plan_threads()): a connected component
+ * of the reference graph whose messages all come from one of @ranges,
+ * and whose strings no other shard has (as a Message-ID, a reference or
+ * a sender's address), is threaded as its shard threaded it. */
+typedef struct {
+  const StoreIdRange *ranges;   /* in increasing order, not overlapping */
+  guint n_ranges;
+  gboolean partial;             /* (out): the plan's batches hold only the rest */
+  gint64 kept;                  /* (out): messages kept as they are */
+  StoreThreadKeptCounts counts; /* (out): what those hold */
+} StoreThreadKeep;
+
 typedef struct _StoreThreadPlan StoreThreadPlan;
-gboolean store_plan_threads (Store *store, guint max, guint *batches, StoreThreadPlan **plan,
-                             GError **error);
-gboolean store_take_thread_plan (Store *store, const StoreThreadPlan *plan, guint *batches,
-                                 GError **error);
+gboolean store_plan_threads (Store *store, guint max, StoreThreadKeep *keep, guint *batches,
+                             StoreThreadPlan **plan, GError **error);
+gboolean store_take_thread_plan (Store *store, const StoreThreadPlan *plan, StoreThreadKeep *keep,
+                                 guint *batches, GError **error);
+gboolean store_clear_thread_placeholders (Store *store, gboolean batches_only, GError **error);
 void store_thread_plan_free (StoreThreadPlan *plan);
 gboolean store_thread_batch_is (Store *store, gint batch, const gint64 *ids, guint n, gboolean *same,
                                 GError **error);
@@ -688,6 +713,9 @@ typedef struct {
   gint64 messages;       /* messages copied */
   gint64 decisions;      /* separator and author decisions taken over */
   const char *fts_rebuilt; /* why its full-text index was made again, not copied; NULL: copied */
+  gboolean whole;        /* every file of the shard came, none replaced anything */
+  gboolean threaded;     /* its threads were current (and not joined by subject) */
+  StoreIdRange ids;      /* the ids its messages have here */
 } StoreMergeCounts;
 
 /* deja ingest --shard N: shard N's message ids start after N × 2^32
