@@ -396,6 +396,31 @@ join_by_subject (const ThreadInput *in, gsize n, ThreadResult *r)
     }
 }
 
+/**
+ * thread_counts_add:
+ * @copy: the message is a later copy of a Message-ID
+ * @root: it is its thread's first message
+ *
+ * Counts one message's result in @counts: how threading sums up what it
+ * found, and what a merge counts of the threads it keeps as they were
+ * stored (store-thread-batches.c).
+ */
+void
+thread_counts_add (ThreadCounts *c, gboolean copy, gboolean root, ThreadFlags flags)
+{
+  if (copy)
+    {
+      c->duplicates++;
+      c->conflicts += (flags & THREAD_FLAG_CONFLICT) != 0;
+      return;
+    }
+  c->threads += root != FALSE;
+  c->orphans += (flags & THREAD_FLAG_ORPHAN) != 0;
+  c->cycles += (flags & THREAD_FLAG_CYCLE) != 0;
+  c->time_travel += (flags & THREAD_FLAG_TIME_TRAVEL) != 0;
+  c->subject_joins += (flags & THREAD_FLAG_SUBJECT) != 0;
+}
+
 static void
 count (gsize n, ThreadResult *r)
 {
@@ -404,17 +429,8 @@ count (gsize n, ThreadResult *r)
       ThreadOutput *o = &r->out[i];
 
       if (o->duplicate_of >= 0)
-        {
-          o->thread = r->out[o->duplicate_of].thread;
-          r->counts.duplicates++;
-          r->counts.conflicts += (o->flags & THREAD_FLAG_CONFLICT) != 0;
-          continue;
-        }
-      r->counts.threads += o->thread == (ThreadIndex) i;
-      r->counts.orphans += (o->flags & THREAD_FLAG_ORPHAN) != 0;
-      r->counts.cycles += (o->flags & THREAD_FLAG_CYCLE) != 0;
-      r->counts.time_travel += (o->flags & THREAD_FLAG_TIME_TRAVEL) != 0;
-      r->counts.subject_joins += (o->flags & THREAD_FLAG_SUBJECT) != 0;
+        o->thread = r->out[o->duplicate_of].thread;
+      thread_counts_add (&r->counts, o->duplicate_of >= 0, o->thread == (ThreadIndex) i, o->flags);
     }
 }
 
@@ -463,6 +479,14 @@ char *
 thread_flags_to_string (ThreadFlags flags)
 {
   return flags_to_string (flags, flag_names, G_N_ELEMENTS (flag_names));
+}
+
+/* The flags thread_flags_to_string() wrote; @unknown: (out): whether
+ * @s holds a name it does not write. */
+ThreadFlags
+thread_flags_from_string (const char *s, gboolean *unknown)
+{
+  return (ThreadFlags) flags_from_string (s, flag_names, G_N_ELEMENTS (flag_names), unknown);
 }
 
 /* Returns: (transfer none): the name of one flag ("orphan"); NULL for

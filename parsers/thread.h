@@ -62,6 +62,8 @@ typedef struct {
 void thread_compute (const ThreadInput *in, gsize n, gboolean by_subject, ThreadResult *result);
 void thread_result_clear (ThreadResult *result);
 char *thread_flags_to_string (ThreadFlags flags);
+ThreadFlags thread_flags_from_string (const char *s, gboolean *unknown);
+void thread_counts_add (ThreadCounts *counts, gboolean copy, gboolean root, ThreadFlags flags);
 const char *thread_flag_name (ThreadFlags flag);
 char *thread_subject_key (const char *subject);
 const char *thread_parent_reference (const ThreadInput *message);

@@ -184,6 +184,29 @@ test_long_chains (void)
   thread_result_clear (&r);
 }
 
+/* The stored flags read back (a merge counts kept threads from them) */
+static void
+test_flags_read_back (void)
+{
+  gboolean unknown = TRUE;
+
+  for (guint f = 0; f < 1u << 6; f++)
+    {
+      g_autofree char *s = thread_flags_to_string ((ThreadFlags) f);
+
+      g_assert_cmpuint (thread_flags_from_string (s, &unknown), ==, f);
+      g_assert_false (unknown);
+    }
+  /* "duplicate" is not a prefix of "conflicting-duplicate", nor the reverse */
+  g_assert_cmpuint (thread_flags_from_string ("conflicting-duplicate", &unknown), ==, THREAD_FLAG_CONFLICT);
+  g_assert_cmpuint (thread_flags_from_string ("orphan,joined-by-moon", &unknown), ==, THREAD_FLAG_ORPHAN);
+  g_assert_true (unknown);
+  g_assert_cmpuint (thread_flags_from_string ("orph", &unknown), ==, 0);
+  g_assert_true (unknown);
+  g_assert_cmpuint (thread_flags_from_string ("", &unknown), ==, 0);
+  g_assert_false (unknown);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -195,5 +218,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/thread/subject-key", test_subject_key);
   g_test_add_func ("/thread/long-chains", test_long_chains);
+  g_test_add_func ("/thread/flags-read-back", test_flags_read_back);
   return g_test_run ();
 }

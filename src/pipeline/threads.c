@@ -298,15 +298,6 @@ plan (Store *store, gboolean by_subject, const StoreThreadPlan *handed, gint64 v
                              by_subject ? NULL : keep, batches, NULL, error);
 }
 
-static void
-add_kept (ThreadCounts *sum, const StoreThreadKeptCounts *c)
-{
-  ThreadCounts kept = { c->threads, c->orphans, c->cycles, c->time_travel, c->duplicates,
-                        c->conflicts, 0 };
-
-  add_counts (sum, &kept);
-}
-
 /* threads_rebuild(); @ahead: (nullable): the whole database (@ahead_batch
  * -1), or the first batch of several (0), read and threaded on another
  * connection, written instead of reading it again where ahead_holds();
@@ -356,7 +347,9 @@ rebuild (Store *store, gboolean by_subject, Computed *ahead, gint ahead_batch,
     }
   if (!store_finish_threads (store, by_subject, error))
     return FALSE;
-  add_kept (&sum, &keep.counts);
+  add_counts (&sum, &(ThreadCounts) { keep.counts.threads, keep.counts.orphans, keep.counts.cycles,
+                                      keep.counts.time_travel, keep.counts.duplicates,
+                                      keep.counts.conflicts, 0 });
   if (counts)
     *counts = sum;
   return TRUE;

@@ -26,6 +26,7 @@
  */
 #include "store-private.h"
 #include "fnv.h"
+#include "thread.h"
 
 #include <string.h>
 
@@ -92,14 +93,22 @@ grow (Ids *ids)
   g_free (old.nodes);
 }
 
+/* The key of a string: its FNV-1a hash, never 0 (an empty slot). */
+static guint64
+key_of (const char *s)
+{
+  guint64 key = fnv_field (FNV_START, s, strlen (s));
+
+  return key + (key == 0);
+}
+
 /* The node of a Message-ID, made on first sight. */
 static guint32
 node_of (Ids *ids, const char *message_id)
 {
-  guint64 key = fnv_field (FNV_START, message_id, strlen (message_id));
+  guint64 key = key_of (message_id);
   gsize i;
 
-  key += key == 0;
   if (2 * (ids->used + 1) > ids->size)
     grow (ids);
   i = slot_of (ids, key);
@@ -136,16 +145,13 @@ unite (Ids *ids, guint32 a, guint32 b)
 }
 
 /* What the plan learns of each message when it may keep threads
- * (StoreThreadKeep): the range it came from, and what its stored thread
- * columns count for, in the marks below. */
+ * (StoreThreadKeep): the range it came from, and its stored thread
+ * columns, as its ThreadFlags and the marks above them. */
 enum {
-  MARK_ROOT = 1 << 0,          /* not a copy, and its thread's first message */
-  MARK_DUPLICATE = 1 << 1,
-  MARK_CONFLICT = 1 << 2,
-  MARK_ORPHAN = 1 << 3,
-  MARK_CYCLE = 1 << 4,
-  MARK_TIME_TRAVEL = 1 << 5,
-  MARK_AGAIN = 1 << 6,         /* its component is threaded again, whatever else */
+  MARK_ROOT = 1 << 8,          /* its thread's first message */
+  MARK_COPY = 1 << 9,          /* a later copy of a Message-ID */
+  MARK_AGAIN = 1 << 10,        /* its component is threaded again, whatever else */
+  MARK_FLAGS = MARK_ROOT - 1,
 };
 
 /* A sender's address seen under more than one range */
@@ -154,7 +160,7 @@ enum {
 typedef struct {
   const StoreThreadKeep *keep;
   GArray *origin;              /* of gint32: each message's range, -1 none */
-  GArray *marks;               /* of guint8 */
+  GArray *marks;               /* of guint16 */
   GHashTable *senders;         /* hash of an address (gint64 *) → its range + 2, or SENDER_MIXED */
 } Keeping;
 
@@ -163,7 +169,7 @@ keeping_init (Keeping *k, const StoreThreadKeep *keep, gint64 n)
 {
   k->keep = keep;
   k->origin = g_array_sized_new (FALSE, FALSE, sizeof (gint32), n);
-  k->marks = g_array_sized_new (FALSE, FALSE, sizeof (guint8), n);
+  k->marks = g_array_sized_new (FALSE, FALSE, sizeof (guint16), n);
   k->senders = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 }
 
@@ -173,14 +179,6 @@ keeping_clear (Keeping *k)
   g_clear_pointer (&k->origin, g_array_unref);
   g_clear_pointer (&k->marks, g_array_unref);
   g_clear_pointer (&k->senders, g_hash_table_unref);
-}
-
-static guint64
-key_of (const char *s)
-{
-  guint64 key = fnv_field (FNV_START, s, strlen (s));
-
-  return key + (key == 0);
 }
 
 /* The range @id is in, or -1 */
@@ -203,33 +201,6 @@ origin_of (const StoreThreadKeep *keep, gint64 id)
   return -1;
 }
 
-/* The marks of thread_flags as parsers/thread.c writes them; a word it
- * does not write (subject-joined: threading by subject is not kept) is
- * MARK_AGAIN. */
-static guint8
-flag_marks (const char *flags)
-{
-  static const struct {
-    const char *name;
-    guint8 mark;
-  } names[] = {
-    { "orphan", MARK_ORPHAN }, { "cycle-broken", MARK_CYCLE }, { "time-travel", MARK_TIME_TRAVEL },
-    { "duplicate", 0 }, { "conflicting-duplicate", MARK_CONFLICT },
-  };
-  g_auto (GStrv) words = flags ? g_strsplit (flags, ",", -1) : NULL;
-  guint8 marks = 0;
-
-  for (guint w = 0; words && words[w]; w++)
-    {
-      guint i = 0;
-
-      while (i < G_N_ELEMENTS (names) && strcmp (words[w], names[i].name) != 0)
-        i++;
-      marks |= i < G_N_ELEMENTS (names) ? names[i].mark : MARK_AGAIN;
-    }
-  return marks;
-}
-
 /* Records the message of row @stmt (id, message_id, from_addr, thread_id,
  * duplicate_of, thread_flags) in @k. */
 static void
@@ -237,16 +208,18 @@ keeping_add (Keeping *k, sqlite3_stmt *stmt)
 {
   gint64 id = sqlite3_column_int64 (stmt, 0);
   const char *from = (const char *) sqlite3_column_text (stmt, 2);
-  gboolean copy = sqlite3_column_type (stmt, 4) != SQLITE_NULL;
   gint32 origin = origin_of (k->keep, id);
-  guint8 marks = flag_marks ((const char *) sqlite3_column_text (stmt, 5));
+  gboolean unknown = FALSE;
+  guint16 marks = thread_flags_from_string ((const char *) sqlite3_column_text (stmt, 5), &unknown);
 
-  if (copy)
-    marks = MARK_DUPLICATE | (marks & (MARK_CONFLICT | MARK_AGAIN));
+  if (sqlite3_column_type (stmt, 4) != SQLITE_NULL)
+    marks |= MARK_COPY;
   else if (sqlite3_column_type (stmt, 3) != SQLITE_NULL && sqlite3_column_int64 (stmt, 3) == id)
     marks |= MARK_ROOT;
-  /* a message of no range, or one never threaded */
-  if (origin < 0 || sqlite3_column_type (stmt, 3) == SQLITE_NULL)
+  /* a message of no range, never threaded, joined by subject, or with a
+   * flag this deja does not write */
+  if (origin < 0 || sqlite3_column_type (stmt, 3) == SQLITE_NULL || unknown ||
+      (marks & THREAD_FLAG_SUBJECT))
     marks |= MARK_AGAIN;
   if (from != NULL)
     {
@@ -255,7 +228,7 @@ keeping_add (Keeping *k, sqlite3_stmt *stmt)
 
       if (seen == NULL)
         g_hash_table_insert (k->senders, g_memdup2 (&key, sizeof key), GINT_TO_POINTER (origin + 2));
-      else if (GPOINTER_TO_INT (seen) != origin + 2)
+      else if (GPOINTER_TO_INT (seen) != origin + 2 && GPOINTER_TO_INT (seen) != SENDER_MIXED)
         g_hash_table_insert (k->senders, g_memdup2 (&key, sizeof key), GINT_TO_POINTER (SENDER_MIXED));
     }
   g_array_append_val (k->origin, origin);
@@ -273,7 +246,7 @@ keeping_ref (Keeping *k, gsize i, const char *ref)
   gpointer seen = g_hash_table_lookup (k->senders, &key);
 
   if (seen != NULL && GPOINTER_TO_INT (seen) != g_array_index (k->origin, gint32, i) + 2)
-    g_array_index (k->marks, guint8, i) |= MARK_AGAIN;
+    g_array_index (k->marks, guint16, i) |= MARK_AGAIN;
 }
 
 /* Every message's node: its Message-ID's, or one of its own without. */
@@ -639,21 +612,6 @@ plan_new (GArray *ids, GArray *batches, guint n, const StoreThreadKeep *keep)
   return plan;
 }
 
-static void
-count_kept (StoreThreadKeptCounts *c, guint8 marks)
-{
-  if (marks & MARK_DUPLICATE)
-    {
-      c->duplicates++;
-      c->conflicts += (marks & MARK_CONFLICT) != 0;
-      return;
-    }
-  c->threads += (marks & MARK_ROOT) != 0;
-  c->orphans += (marks & MARK_ORPHAN) != 0;
-  c->cycles += (marks & MARK_CYCLE) != 0;
-  c->time_travel += (marks & MARK_TIME_TRAVEL) != 0;
-}
-
 /* Leaves in @msg_ids and @msg_nodes the messages whose component is
  * threaded again: one that holds a message of no range, or of two, or
  * one marked MARK_AGAIN.  The others are counted in @keep. */
@@ -661,10 +619,11 @@ static void
 keep_components (Ids *ids, Keeping *k, GArray *msg_ids, GArray *msg_nodes, StoreThreadKeep *keep)
 {
   gsize nodes = ids->parent->len, out = 0;
+  ThreadCounts counts = { 0 };
   g_autofree gint32 *component = g_new (gint32, nodes);   /* -1 unseen, -2 again, else a range */
   guint32 *node = (guint32 *) msg_nodes->data;
   const gint32 *origin = (const gint32 *) k->origin->data;
-  const guint8 *marks = (const guint8 *) k->marks->data;
+  const guint16 *marks = (const guint16 *) k->marks->data;
 
   for (gsize r = 0; r < nodes; r++)
     component[r] = -1;
@@ -688,8 +647,11 @@ keep_components (Ids *ids, Keeping *k, GArray *msg_ids, GArray *msg_nodes, Store
           continue;
         }
       keep->kept++;
-      count_kept (&keep->counts, marks[i]);
+      thread_counts_add (&counts, (marks[i] & MARK_COPY) != 0, (marks[i] & MARK_ROOT) != 0,
+                         (ThreadFlags) (marks[i] & MARK_FLAGS));
     }
+  keep->counts = (StoreThreadKeptCounts) { counts.threads, counts.orphans, counts.cycles,
+                                           counts.time_travel, counts.duplicates, counts.conflicts };
   g_array_set_size (msg_ids, out);
   g_array_set_size (msg_nodes, out);
   keep->partial = TRUE;

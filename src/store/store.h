@@ -311,7 +311,8 @@ typedef struct {
 } StoreIdRange;
 
 /* What the messages threading keeps as they are hold, counted from their
- * columns as parsers/thread.c counts what it finds. */
+ * columns by parsers/thread.c's rule (thread_counts_add()); the fields of
+ * its ThreadCounts, which this header does not name. */
 typedef struct {
   guint64 threads, orphans, cycles, time_travel, duplicates, conflicts;
 } StoreThreadKeptCounts;
