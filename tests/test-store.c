@@ -474,6 +474,75 @@ test_fts_structure_add (void)
   _store_fts_structure_clear (&there);
 }
 
+/* Another connection changes the schema (the CI run of a9a7500: one of
+ * two ingests creating the same database dropped its deferred indexes,
+ * then built them, while the other prepared its statements).  FTS5's
+ * constructor reads the table's records first (PRAGMA data_version, then
+ * a blob); SQLite does not reload a schema inside a constructor, so those
+ * reads fail with SQLITE_SCHEMA, and sqlite3_prepare() tries once more
+ * only: two changes in that window failed it with "vtable constructor
+ * failed: messages_fts".  The authorizer runs here where the constructor
+ * reads data_version, and has the other connection change the schema
+ * each of the first @left times. */
+typedef struct {
+  sqlite3 *other;
+  int changes;
+  int left;
+} SchemaChanger;
+
+static int
+change_schema_in_constructor (void *data, int action, const char *a, const char *b, const char *c,
+                              const char *d)
+{
+  SchemaChanger *ch = data;
+
+  (void) b, (void) c, (void) d;
+  if (action == SQLITE_PRAGMA && g_strcmp0 (a, "data_version") == 0 && ch->left > 0)
+    {
+      ch->left--;
+      g_assert_cmpint (sqlite3_exec (ch->other, ch->changes++ % 2 ? "DROP INDEX probe"
+                                                                  : "CREATE INDEX probe ON files (path)",
+                                     NULL, NULL, NULL), ==, SQLITE_OK);
+    }
+  return SQLITE_OK;
+}
+
+static void
+test_statements_outlast_schema_changes (Fixture *f, gconstpointer data)
+{
+  SchemaChanger ch = { 0 };
+  sqlite3 *db;
+  sqlite3_stmt *stmt = NULL;
+
+  g_assert_cmpint (sqlite3_open (f->path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_open (f->path, &ch.other), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "SELECT 1 FROM messages", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_set_authorizer (db, change_schema_in_constructor, &ch);
+
+  /* prepared while the schema changes three times */
+  ch.left = 3;
+  g_assert_cmpint (sqlite3_prepare_v3 (db, "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'x'",
+                                       -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (ch.changes, ==, 3);
+
+  /* prepared again by its step, when the schema changed since */
+  g_assert_cmpint (sqlite3_exec (ch.other, "DROP INDEX probe", NULL, NULL, NULL), ==, SQLITE_OK);
+  ch.changes = 0, ch.left = 3;
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+  g_assert_cmpint (ch.changes, ==, 3);
+  sqlite3_finalize (stmt);
+
+  /* the same, through sqlite3_exec() */
+  g_assert_cmpint (sqlite3_exec (ch.other, "DROP INDEX probe", NULL, NULL, NULL), ==, SQLITE_OK);
+  ch.changes = 0, ch.left = 3;
+  g_assert_cmpint (sqlite3_exec (db, "SELECT count(*) FROM messages_fts; SELECT 1", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  g_assert_cmpint (ch.changes, ==, 3);
+
+  sqlite3_close (ch.other);
+  sqlite3_close (db);
+}
+
 /* A second connection (deja merge's per-shard writer) is to the same
  * file or to none: a file put in the database's place since it was
  * opened is not written through it.  It prepares a statement when first
@@ -579,6 +648,7 @@ main (int argc, char **argv)
   ADD ("failure-is-not-none", test_failure_is_not_none);
   ADD ("a-second-connection-is-to-the-same-file", test_a_second_connection_is_to_the_same_file);
   ADD ("an-attached-database-is-identified", test_an_attached_database_is_identified);
+  ADD ("statements-outlast-schema-changes", test_statements_outlast_schema_changes);
 #undef ADD
   g_test_add_func ("/store/foreign-database-is-refused", test_foreign_database_is_refused);
   g_test_add_func ("/store/fts-structure-round-trip", test_fts_structure_round_trip);
