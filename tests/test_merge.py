@@ -16,6 +16,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import sys
 
 import tap
 from cli_helpers import DEJA, FIXTURES, TMP, deja, fresh_db, needs, tmp
@@ -588,6 +589,68 @@ def threads_no_other_shard_touches_are_kept_and_the_rest_threaded_again():
     out = fresh_db("keep-twice.db")
     verbose_merge(out, dbs[:1])
     assert kept(verbose_merge(out, dbs[1:])) is None
+
+
+@tap.test
+def shards_in_a_read_only_place_are_merged_as_they_lie():
+    """A cluster's shards on a share nobody may write to: each is read as it lies
+    (immutable), nothing is written beside it, the result is one ingest's, and their
+    threads are kept as from shards anywhere else.  A shard beside which an ingest left
+    its write-ahead log is refused with that reason (an immutable reader would miss what
+    the log holds), and the others go in."""
+    d = tmp("ro-shards")
+    if os.path.isdir(d):
+        os.chmod(d, 0o755)
+        shutil.rmtree(d)
+    os.makedirs(d)
+    # the zip holds copies of the sample and plain-words: in the same shard, each
+    # shard comes whole
+    parts = [ARCHIVES[0:2] + ARCHIVES[7:9], ARCHIVES[2:7] + ARCHIVES[9:10]]
+    one = tmp("ro-one.db")
+    ingest(one, parts[0] + parts[1])
+    dbs = [os.path.join(d, "s%d.db" % i) for i in range(len(parts))]
+    for i, (db, part) in enumerate(zip(dbs, parts)):
+        ok("ingest", "-q", "--shard", str(i + 1), "--db", db, *part)
+        os.chmod(db, 0o644)
+    writable = verbose_merge(fresh_db("ro-writable.db"), dbs)
+    assert kept(writable) is not None and kept(writable) > 0, writable
+    user = 65534 if os.geteuid() == 0 else None
+    os.chmod(d, 0o555)
+    try:
+        out = fresh_db("ro-merged.db")
+        r = deja("merge", "--verbose", "--db", out, *dbs, user=user)
+        assert r.returncode == 0, r.stderr
+        assert kept(r.stderr) == kept(writable), r.stderr
+        compare(dump(one), dump(out))
+        check_index(out)
+        assert sorted(os.listdir(d)) == ["s0.db", "s1.db"], os.listdir(d)
+        # A log an ingest that did not finish left beside the second shard: read
+        # with its index (-shm), as the commands that read do; without one, the
+        # shard is refused, naming the log, and the others go in.
+        os.chmod(d, 0o755)
+        changed = query(dbs[1], "SELECT count(*) FROM messages")
+        subprocess.run([sys.executable, "-c", "\n".join([
+            "import os, sqlite3", "c = sqlite3.connect(%r, isolation_level=None)" % dbs[1],
+            "c.execute('PRAGMA wal_autocheckpoint = 0')",
+            "c.execute(\"UPDATE messages SET subject = 'changed'\")", "os._exit(0)"])], check=True)
+        assert os.path.getsize(dbs[1] + "-wal") > 0 and os.path.exists(dbs[1] + "-shm")
+        os.chmod(d, 0o555)
+        out = fresh_db("ro-log.db")
+        r = deja("merge", "--db", out, *dbs, user=user)
+        assert r.returncode == 0, r.stderr
+        assert query(out, "SELECT count(*) FROM messages WHERE subject = 'changed'") == changed
+        assert os.path.getsize(dbs[1] + "-wal") > 0, "the merge changed nothing beside its shards"
+        os.chmod(d, 0o755)
+        os.unlink(dbs[1] + "-shm")
+        os.chmod(d, 0o555)
+        out = fresh_db("ro-log-alone.db")
+        r = deja("merge", "--db", out, *dbs, user=user)
+        assert r.returncode == 1, r.stderr
+        assert "cannot merge '%s': its write-ahead log '%s-wal' may hold changes" % (dbs[1], dbs[1]) \
+            in r.stderr, r.stderr
+        assert query(out, "SELECT count(*) FROM messages") == query(dbs[0], "SELECT count(*) FROM messages")
+    finally:
+        os.chmod(d, 0o755)
 
 
 @tap.test

@@ -351,6 +351,26 @@ static const char *const slot_schema[STORE_MERGE_GROUP] = {
   "shard", "shard1", "shard2", "shard3", "shard4", "shard5", "shard6", "shard7",
 };
 
+/* The URI @shard is attached by: as it is; in a read-only place,
+ * immutable, unless an ingest that did not finish left a log beside it,
+ * which that would not read (its committed pages missed in silence).
+ * Then it is read with the log, through the log's index, where
+ * store_open_to_read() can read it so, and refused where it cannot (its
+ * error names the log). */
+static char *
+shard_uri (const char *shard, GError **error)
+{
+  g_autoptr (Store) other = NULL;
+
+  if (!_store_cannot_write_beside (shard))
+    return _store_file_uri (shard, NULL);
+  if (!_store_left_a_log (shard, NULL))
+    return _store_file_uri (shard, "immutable=1");
+  if ((other = store_open_to_read (shard, error)) == NULL)
+    return NULL;
+  return _store_file_uri (shard, "mode=ro");
+}
+
 /* Attaches @shard to @writer in @slot, as it lies: nothing is written to
  * it (but for SQLite's own recovery: a transaction a killed merge into it
  * left in a rollback journal is rolled back), and as the last connection
@@ -358,10 +378,12 @@ static const char *const slot_schema[STORE_MERGE_GROUP] = {
 static gboolean
 attach (Store *writer, const char *shard, guint slot, GError **error)
 {
-  g_autofree char *uri = _store_file_uri (shard, _store_cannot_write_beside (shard) ? "immutable=1" : NULL);
+  g_autofree char *uri = shard_uri (shard, error);
   sqlite3_stmt *stmt;
   int rc;
 
+  if (uri == NULL)
+    return FALSE;
   if ((rc = sqlite3_prepare_v2 (writer->db, "ATTACH DATABASE ?1 AS ?2", -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (writer, rc, "cannot open the shard", error);
   sqlite3_bind_text (stmt, 1, uri, -1, SQLITE_STATIC);
@@ -387,15 +409,12 @@ detach (Store *writer, guint slot)
 
 /* Whether the shard in @slot is a deja database of this schema with
  * nothing left to build.  Its identity is read where it is attached,
- * before any of its tables is.  In a read-only place it is not current:
- * store_open_to_read() also looks there for a log an unfinished ingest
- * left, which an immutable shard would not show. */
+ * before any of its tables is, in a read-only place too. */
 static gboolean
-slot_is_current (Store *writer, const char *shard, guint slot, gboolean *current, GError **error)
+slot_is_current (Store *writer, guint slot, gboolean *current, GError **error)
 {
-  *current = FALSE;
   writer->shard_schema = slot_schema[slot];
-  return _store_cannot_write_beside (shard) || _store_attached_is_current (writer, current, error);
+  return _store_attached_is_current (writer, current, error);
 }
 
 /* Attaches @shard in slot 0 once it is current (an older one is upgraded
@@ -408,7 +427,7 @@ attach_first (Store *writer, const char *shard, GError **error)
 
   if (!attach (writer, shard, 0, error))
     return FALSE;
-  if (!slot_is_current (writer, shard, 0, &current, error))
+  if (!slot_is_current (writer, 0, &current, error))
     {
       detach (writer, 0);
       return FALSE;
@@ -445,7 +464,7 @@ attach_others (Store *writer, const char *const *shards, guint n)
         continue;
       if (!check_other_file (writer, shards[k], NULL) || !attach (writer, shards[k], k, NULL))
         break;
-      if (!slot_is_current (writer, shards[k], k, &current, NULL) || !current)
+      if (!slot_is_current (writer, k, &current, NULL) || !current)
         {
           detach (writer, k);
           break;
@@ -537,7 +556,8 @@ merge_rows (Store *store, gboolean copy_index, StoreMergeCounts *counts, GError 
   counts->ids.last += base;
   /* Nor where it was upgraded: its threads may be an older deja's (one
    * before thread columns, or before the least damaged copy was the
-   * canonical one); a shard in a read-only place is taken as one. */
+   * canonical one); nor an older one in a read-only place, read as it
+   * lies. */
   counts->threaded = !counts->threaded &&
                      !(store->shard_opened && strcmp (store->shard_schema, slot_schema[0]) == 0);
   /* Threads and authors are computed again over everything; a shard

@@ -1027,9 +1027,7 @@ Store *
 store_open_to_read (const char *path, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autofree char *log = g_strconcat (path, "-wal", NULL);
   Store *store = store_open (path, &local);
-  GStatBuf st;
 
   if (store != NULL)
     return store;
@@ -1038,12 +1036,34 @@ store_open_to_read (const char *path, GError **error)
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
+  if (_store_left_a_log (path, error))
+    return NULL;
+  return open_immutable (path, error);
+}
+
+/**
+ * _store_left_a_log:
+ * @path: a database in a read-only place
+ *
+ * Whether a writer that did not finish left a write-ahead log or a
+ * rollback journal beside @path, which a connection that opens it
+ * immutable would not read (committed pages in the log, a transaction to
+ * undo in the journal).
+ *
+ * Returns: %TRUE with @error set saying which and what to do
+ */
+gboolean
+_store_left_a_log (const char *path, GError **error)
+{
+  g_autofree char *log = g_strconcat (path, "-wal", NULL);
+  GStatBuf st;
+
   if (g_stat (log, &st) == 0 && st.st_size > 0)
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
                    "its write-ahead log '%s' may hold changes, which cannot be applied in a"
                    " read-only place (open the database once where it can be written)", log);
-      return NULL;
+      return TRUE;
     }
   if (_store_has_journal (path))
     {
@@ -1051,9 +1071,9 @@ store_open_to_read (const char *path, GError **error)
                    "its rollback journal '%s-journal' may hold a transaction to undo, which cannot be"
                    " undone in a read-only place (open the database once where it can be"
                    " written)", path);
-      return NULL;
+      return TRUE;
     }
-  return open_immutable (path, error);
+  return FALSE;
 }
 
 /**
