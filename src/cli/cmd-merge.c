@@ -100,7 +100,7 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     "across shards, authors, decisions, separator log, full-text index and text analysis.\n"
     "A file already in OUT is not copied again, so merging a new shard into an earlier\n"
     "result copies only that shard.  A shard that fails leaves OUT as it was before it, and\n"
-    "the others still go in (small shards share one transaction, up to 8 and 16 MiB; an\n"
+    "the others still go in (small shards share one transaction, up to 8 and 32 MiB; an\n"
     "interrupt stops after the group's shard under way).  While they are copied, OUT is in\n"
     "a rollback journal, which writes their pages once (its write-ahead log writes them\n"
     "twice): programs reading OUT wait while a shard commits.  Threads and authors are\n"
