@@ -654,6 +654,28 @@ def shards_in_a_read_only_place_are_merged_as_they_lie():
 
 
 @tap.test
+def a_shard_another_deja_is_writing_is_refused_until_it_ends():
+    """Merging a shard while an ingest is still at work on it would take its files so
+    far and leave the rest out of the result without a word: it is refused, naming why,
+    and the other shards go in.  Merged once the writer is gone, the result is theirs
+    merged in that order.  (The writer's claim is the flock(2) deja ingest holds on its database.)"""
+    import fcntl
+    dbs = shards_of(3, "claimed", numbered=True)
+    out = fresh_db("claimed.db")
+    with open(dbs[1], "rb") as claim:
+        fcntl.flock(claim, fcntl.LOCK_EX)
+        r = deja("merge", "--db", out, *dbs)
+    assert r.returncode == 1, r.stderr
+    assert "cannot merge '%s': another deja is writing it" % dbs[1] in r.stderr, r.stderr
+    assert "merged '%s'" % dbs[0] in r.stderr and "merged '%s'" % dbs[2] in r.stderr, r.stderr
+    ok("merge", "--db", out, dbs[1])
+    # the same shards in the order they went in
+    single = fresh_db("claimed-single.db")
+    ok("merge", "--db", single, dbs[0], dbs[2], dbs[1])
+    compare(dump(single), dump(out))
+
+
+@tap.test
 def a_path_with_other_content_in_a_later_shard_replaces_the_earlier():
     """As re-ingesting a changed file does."""
     path = tmp("changing.mbox")

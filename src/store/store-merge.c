@@ -356,12 +356,20 @@ static const char *const slot_schema[STORE_MERGE_GROUP] = {
  * which that would not read (its committed pages missed in silence).
  * Then it is read with the log, through the log's index, where
  * store_open_to_read() can read it so, and refused where it cannot (its
- * error names the log). */
+ * error names the log).  A shard another deja is writing is refused: its
+ * files so far would go in, and the rest be missing from the result
+ * without a word. */
 static char *
 shard_uri (const char *shard, GError **error)
 {
   g_autoptr (Store) other = NULL;
 
+  if (_store_claimed_by_another (shard))
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "another deja is writing it (an ingest or a"
+                   " merge under way): merge it when that has ended");
+      return NULL;
+    }
   if (!_store_cannot_write_beside (shard))
     return _store_file_uri (shard, NULL);
   if (!_store_left_a_log (shard, NULL))

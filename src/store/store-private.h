@@ -172,6 +172,7 @@ char *_store_file_uri (const char *path, const char *query);
 gboolean _store_has_journal (const char *path);
 gboolean _store_cannot_write_beside (const char *path);
 gboolean _store_left_a_log (const char *path, GError **error);
+gboolean _store_claimed_by_another (const char *path);
 /* deja_state's key for the indexes a first ingest or merge builds at its
  * end (store-indexes.c) */
 #define STORE_DEFERRED_INDEXES_KEY "deferred_indexes"

@@ -714,8 +714,8 @@ identify_read_only (Store *store, const char *path, GError **error)
 /* Whether another deja has claimed @path for writing
  * (store_claim_writing()).  Readers probe with a shared lock, so that two
  * of them never see each other as a writer. */
-static gboolean
-claimed_by_another (const char *path)
+gboolean
+_store_claimed_by_another (const char *path)
 {
   gboolean busy = FALSE;
   int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
@@ -781,7 +781,7 @@ store_open_sized (const char *path, gint64 archive_bytes, GError **error)
    * merge copies in a rollback journal, and a reader building its
    * indexes between two shards would have the rest copied with every
    * index kept in step. */
-  store->other_writer = claimed_by_another (path);
+  store->other_writer = _store_claimed_by_another (path);
   /* New databases only (before WAL mode is set: a WAL database keeps its
    * page size). */
   if (!exec (store, page_size_sql (archive_bytes), error) ||
