@@ -595,9 +595,10 @@ def threads_no_other_shard_touches_are_kept_and_the_rest_threaded_again():
 def shards_in_a_read_only_place_are_merged_as_they_lie():
     """A cluster's shards on a share nobody may write to: each is read as it lies
     (immutable), nothing is written beside it, the result is one ingest's, and their
-    threads are kept as from shards anywhere else.  A shard beside which an ingest left
-    its write-ahead log is refused with that reason (an immutable reader would miss what
-    the log holds), and the others go in."""
+    threads are kept as from shards anywhere else.  Beside a shard an ingest that did not
+    finish left its write-ahead log: read with it where its index is there too (an
+    immutable reader missed the log's rows), refused with that reason where it is not, as
+    is a shard with a rollback journal to undo; the others go in."""
     d = tmp("ro-shards")
     if os.path.isdir(d):
         os.chmod(d, 0o755)
@@ -612,6 +613,14 @@ def shards_in_a_read_only_place_are_merged_as_they_lie():
     for i, (db, part) in enumerate(zip(dbs, parts)):
         ok("ingest", "-q", "--shard", str(i + 1), "--db", db, *part)
         os.chmod(db, 0o644)
+    d2 = tmp("ro-shards-journal")
+    if os.path.isdir(d2):
+        os.chmod(d2, 0o755)
+        shutil.rmtree(d2)
+    os.makedirs(d2)
+    journaled = os.path.join(d2, "s1.db")
+    shutil.copyfile(dbs[1], journaled)
+    os.chmod(journaled, 0o644)
     writable = verbose_merge(fresh_db("ro-writable.db"), dbs)
     assert kept(writable) is not None and kept(writable) > 0, writable
     user = 65534 if os.geteuid() == 0 else None
@@ -649,8 +658,28 @@ def shards_in_a_read_only_place_are_merged_as_they_lie():
         assert "cannot merge '%s': its write-ahead log '%s-wal' may hold changes" % (dbs[1], dbs[1]) \
             in r.stderr, r.stderr
         assert query(out, "SELECT count(*) FROM messages") == query(dbs[0], "SELECT count(*) FROM messages")
+        # A rollback journal left by a writer killed in a transaction holds what to
+        # undo, which nothing can undo there: refused, naming the journal.
+        subprocess.run([sys.executable, "-c", "\n".join([
+            "import os, sqlite3", "c = sqlite3.connect(%r, isolation_level=None)" % journaled,
+            "c.execute('PRAGMA journal_mode = DELETE')",
+            "c.execute('PRAGMA cache_size = 1')",   # spills: the journal is hot
+            "c.execute('BEGIN')", "c.execute(\"UPDATE messages SET subject = 'undone'\")",
+            "c.execute('CREATE TABLE filler (x)')",
+            "c.executemany('INSERT INTO filler VALUES (?)', [(os.urandom(2000),) for i in range(2000)])",
+            "os._exit(0)"])], check=True)
+        assert os.path.getsize(journaled + "-journal") > 0
+        os.chmod(d2, 0o555)
+        out = fresh_db("ro-journal.db")
+        r = deja("merge", "--db", out, dbs[0], journaled, user=user)
+        assert r.returncode == 1, r.stderr
+        assert "cannot merge '%s': its rollback journal '%s-journal' may hold a transaction" \
+            % (journaled, journaled) in r.stderr, r.stderr
+        assert "merged '%s'" % dbs[0] in r.stderr, r.stderr
+        assert query(out, "SELECT count(*) FROM messages WHERE subject = 'undone'") == [(0,)]
     finally:
         os.chmod(d, 0o755)
+        os.chmod(d2, 0o755)
 
 
 @tap.test
@@ -658,7 +687,8 @@ def a_shard_another_deja_is_writing_is_refused_until_it_ends():
     """Merging a shard while an ingest is still at work on it would take its files so
     far and leave the rest out of the result without a word: it is refused, naming why,
     and the other shards go in.  Merged once the writer is gone, the result is theirs
-    merged in that order.  (The writer's claim is the flock(2) deja ingest holds on its database.)"""
+    merged in that order.  (The writer's claim is the flock(2) deja ingest holds on its
+    database.)"""
     import fcntl
     dbs = shards_of(3, "claimed", numbered=True)
     out = fresh_db("claimed.db")
