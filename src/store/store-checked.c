@@ -16,6 +16,7 @@
  * (tests/test_faults.py walks N over every call of an ingest and of the
  * commands that read, and checks that each failure is reported, never a
  * crash or a silent NULL).  Unset, it costs one comparison a call.
+ * DEJA_STORE_COUNT=1 says at exit how many statements were compiled.
  *
  * Schema changes: another connection may change the schema while this
  * one prepares a statement on messages_fts (one of two ingests creating
@@ -31,6 +32,7 @@
 #include "store-private.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The undecorated SQLite functions (store-private.h defines macros of
  * these names for the rest of the store). */
@@ -126,11 +128,37 @@ step_on_new_schema (sqlite3_stmt *stmt)
   return rc;
 }
 
+/* DEJA_STORE_COUNT=1: how many statements the store compiled, said at
+ * exit (tests/test_habits.py holds an ingest to none a file). */
+static gint prepared[2];
+
+static void
+say_prepared (void)
+{
+  fprintf (stderr, "deja: [test] %d statements prepared, %d by the full-text index's thread\n",
+           g_atomic_int_get (&prepared[0]), g_atomic_int_get (&prepared[1]));
+}
+
+static gpointer
+count_prepared (gpointer unused)
+{
+  (void) unused;
+  if (g_getenv ("DEJA_STORE_COUNT") == NULL)
+    return GINT_TO_POINTER (FALSE);
+  atexit (say_prepared);
+  return GINT_TO_POINTER (TRUE);
+}
+
 static int
 prepare_on_new_schema (sqlite3 *db, const char *sql, int len, unsigned int flags, sqlite3_stmt **stmt,
                        const char **tail)
 {
-  int rc = sqlite3_prepare_v3 (db, sql, len, flags, stmt, tail);
+  static GOnce once = G_ONCE_INIT;
+  int rc;
+
+  if (g_once (&once, count_prepared, NULL))
+    g_atomic_int_inc (&prepared[on_side ? 1 : 0]);
+  rc = sqlite3_prepare_v3 (db, sql, len, flags, stmt, tail);
 
   for (int tries = 1; rc == SQLITE_SCHEMA && tries < SCHEMA_TRIES; tries++)
     rc = sqlite3_prepare_v3 (db, sql, len, flags, stmt, tail);

@@ -108,6 +108,7 @@ struct _Store {
   char *path;
   sqlite3_stmt *stmts[N_STMTS];
   int params[N_STMTS][N_PARAMS];   /* each statement's index of each named parameter */
+  GHashTable *cached;      /* SQL -> sqlite3_stmt *, kept prepared (_store_cached()) */
   gint64 file_id;          /* of the file being ingested, or 0 */
   GHashTable *group_ids;   /* name -> id, for this transaction's groups too */
   gint64 next_id;          /* messages.id of the next new message */
@@ -179,6 +180,8 @@ gboolean _store_claimed_by_another (const char *path);
 gboolean _store_attached_is_current (Store *store, gboolean *current, GError **error);
 Store *_store_open_second (Store *first, GError **error);
 int _store_prepare_sql (Store *store, const char *sql, sqlite3_stmt **stmt);
+int _store_cached (Store *store, const char *sql, sqlite3_stmt **stmt);
+void _store_release (Store *store, sqlite3_stmt *stmt);
 sqlite3_stmt *_store_stmt (Store *store, int i, GError **error);
 
 /* The filter's conditions on messages m (store-filter.c): parameters
