@@ -120,8 +120,9 @@ def zsh_completes_commands_options_and_values():
 
 
 
-STAGES = ["waiting for decoders", "making rows", "messages rows", "full-text index", "other rows",
-          "commits", "secondary indexes", "threads", "authors", "analysis after"]
+STAGES = ["waiting for decoders", "making rows", "files begun, finished", "messages rows",
+          "full-text index", "other rows", "commits", "secondary indexes", "threads", "authors",
+          "analysis after"]
 
 
 def profile_of(stderr):
@@ -169,6 +170,10 @@ def ingest_and_merge_profile_says_where_the_time_went():
     assert shares["messages rows"] > 0 and shares["full-text index"] > 0, r.stderr
     assert 0 < found["busy (all but waiting)"] <= float(wall.group(1)) + 0.01, r.stderr
     assert wall.group(3) is not None and float(wall.group(3)) >= float(wall.group(2)), r.stderr
+    # the threads beside the writer: their CPU time (the full-text index's line is there
+    # whether or not a thread of its own made it)
+    assert found["decoding"] > 0 and found["language and signals"] > 0, r.stderr
+    assert re.search(r"^  beside +full-text index +[0-9.]+ s CPU$", r.stderr, re.M), r.stderr
     # without --profile, nothing of it
     assert "where the time went" not in deja("ingest", "--db", fresh_db("plain.db"), SAMPLE).stderr
     out = fresh_db("merged-profiled.db")

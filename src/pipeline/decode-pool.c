@@ -426,7 +426,7 @@ decode_worker (gpointer data, gpointer user_data)
   gint64 started;
 
   yield_to_writer ();
-  started = profile_start ();
+  started = profile_cpu_start ();
   for (guint i = 0; i < batch->items->len; i++)
     {
       DecodeItem *item = &g_array_index (batch->items, DecodeItem, i);
@@ -439,12 +439,12 @@ decode_worker (gpointer data, gpointer user_data)
         item->envelope = charset_to_utf8 (batch->buf + item->span.offset,
                                           item->span.envelope_length, NULL, NULL);
     }
-  profile_stop (PROFILE_DECODE, started);
+  profile_cpu_stop (PROFILE_DECODE, started);
   if (pool->analysers)
     {
-      started = profile_start ();
+      started = profile_cpu_start ();
       analyse_batch (pool, batch);
-      profile_stop (PROFILE_SIGNALS, started);
+      profile_cpu_stop (PROFILE_SIGNALS, started);
     }
   g_mutex_lock (&pool->lock);
   batch->done = TRUE;

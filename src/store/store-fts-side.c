@@ -38,6 +38,7 @@
  * 2^64, which is what FTS5 reads back.
  */
 #include "store-private.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -159,6 +160,7 @@ side_thread (gpointer data)
   for (;;)
     {
       Op *op = g_async_queue_pop (side->ops);
+      gint64 cpu = profile_cpu_start ();
 
       switch (op->kind)
         {
@@ -191,6 +193,7 @@ side_thread (gpointer data)
           op_free (op);
           return NULL;
         }
+      profile_cpu_stop (PROFILE_FTS_BESIDE, cpu);
       op_free (op);
     }
 }

@@ -1804,8 +1804,20 @@ delete_path (Store *store, const char *path, gboolean *replaced, GError **error)
   return TRUE;
 }
 
+static gboolean begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError **error);
+
 gboolean
 store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError **error)
+{
+  gint64 started = profile_start ();
+  gboolean ok = begin_file (store, meta, replaced, error);
+
+  profile_stop (PROFILE_FILES, started);
+  return ok;
+}
+
+static gboolean
+begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError **error)
 {
   sqlite3_stmt *stmt = NULL;
   g_autofree char *known = NULL;   /* @meta's path, when it has rows here */
@@ -2451,6 +2463,7 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
   int rc;
 
   g_return_val_if_fail (store->file_id > 0, FALSE);
+  started = profile_start ();
   rc = _store_cached (store, "UPDATE files SET sha256 = ?1, messages = ?2, lines = ?3 WHERE id = ?4",
                       &stmt);
   if (rc == SQLITE_OK)
@@ -2472,6 +2485,7 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
       rc = sqlite3_step (stmt);
       _store_release (store, stmt);
     }
+  profile_stop (PROFILE_FILES, started);
   started = profile_start ();
   if (rc == SQLITE_DONE && store->savepoint && (rc = exec_kept (store, "RELEASE deja_file")) == SQLITE_OK)
     rc = SQLITE_DONE;

@@ -1,12 +1,15 @@
 /* profile.c — summed stage times for deja ingest --profile. */
 #include "profile.h"
 
+#include <time.h>
+
 static gboolean enabled;
 static gint64 spent[PROFILE_N_STAGES];   /* microseconds, added atomically */
 
 static const char *const names[PROFILE_N_STAGES] = {
   [PROFILE_WAIT] = "waiting for decoders",
   [PROFILE_ROW] = "making rows",
+  [PROFILE_FILES] = "files begun, finished",
   [PROFILE_MESSAGES] = "messages rows",
   [PROFILE_FTS] = "full-text index",
   [PROFILE_OTHER_ROWS] = "other rows",
@@ -17,6 +20,7 @@ static const char *const names[PROFILE_N_STAGES] = {
   [PROFILE_ANALYSIS] = "analysis after",
   [PROFILE_DECODE] = "decoding",
   [PROFILE_SIGNALS] = "language and signals",
+  [PROFILE_FTS_BESIDE] = "full-text index",
 };
 
 void
@@ -36,6 +40,28 @@ gint64
 profile_start (void)
 {
   return enabled ? g_get_monotonic_time () : 0;
+}
+
+/* The CPU time of the calling thread, or 0 when profiling is off. */
+gint64
+profile_cpu_start (void)
+{
+  struct timespec now;
+
+  if (!enabled || clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now) != 0)
+    return 0;
+  return (gint64) now.tv_sec * G_USEC_PER_SEC + now.tv_nsec / 1000;
+}
+
+/* Adds the calling thread's CPU time since @started (profile_cpu_start())
+ * to @stage. */
+void
+profile_cpu_stop (ProfileStage stage, gint64 started)
+{
+  gint64 now = profile_cpu_start ();
+
+  if (enabled && started > 0 && now > started)
+    __atomic_fetch_add (&spent[stage], now - started, __ATOMIC_RELAXED);
 }
 
 /* Adds the time since @started (profile_start()) to @stage. */
@@ -72,7 +98,8 @@ profile_describe (double wall_seconds, guint64 bytes)
   g_string_append_printf (s, "  writer  %-22s %8.2f s  %5.1f %%\n", "busy (all but waiting)", writer,
                           wall_seconds > 0 ? 100 * writer / wall_seconds : 0);
   for (int i = PROFILE_DECODE; i < PROFILE_N_STAGES; i++)
-    g_string_append_printf (s, "  workers %-22s %8.2f s CPU\n", names[i], profile_seconds ((ProfileStage) i));
+    g_string_append_printf (s, "  %-7s %-22s %8.2f s CPU\n", i == PROFILE_FTS_BESIDE ? "beside" : "workers",
+                            names[i], profile_seconds ((ProfileStage) i));
   g_string_append_printf (s, "  wall %.2f s", wall_seconds);
   /* The writer cannot go faster than its own work allows, whatever the
    * cores: the ceiling more decoders approach. */
