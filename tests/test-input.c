@@ -1,5 +1,5 @@
-/* test-input.c — util/input.c: archive member names, and a file that is
- * truncated while it is mapped. */
+/* test-input.c — util/input.c: archive member names, a file that is
+ * truncated while it is mapped, a small file read whole. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -59,6 +59,7 @@ test_truncated_while_mapped (void)
   close (fd);
   input = input_open (path, &error);
   g_assert_no_error (error);
+  g_assert_nonnull (input->map);   /* a large file is mapped */
   g_assert_true (input_check_unchanged (input, &error));
   g_assert_no_error (error);
   g_assert_cmpint (truncate (path, 4096), ==, 0);
@@ -70,11 +71,41 @@ test_truncated_while_mapped (void)
   g_unlink (path);
 }
 
+/* A small file (a Maildir's, a news spool's message) is read into memory,
+ * not mapped: the text is the file's, and a file that shrank after it was
+ * read is refused as a mapped one is. */
+static void
+test_small_file_read (void)
+{
+  static const char text[] = "From: a@example.org\nSubject: s\n\nBody.\n";
+  g_autofree char *path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Input) input = NULL;
+  int fd = g_file_open_tmp ("deja-input-XXXXXX", &path, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (write (fd, text, sizeof text - 1), ==, (gssize) sizeof text - 1);
+  close (fd);
+  input = input_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_null (input->map);
+  g_assert_nonnull (input->copy);
+  g_assert_cmpuint (input->len, ==, sizeof text - 1);
+  g_assert_cmpmem (input->data, input->len, text, sizeof text - 1);
+  g_assert_true (input_check_unchanged (input, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (truncate (path, 10), ==, 0);
+  g_assert_false (input_check_unchanged (input, &error));
+  g_assert_error (error, INPUT_ERROR, INPUT_ERROR_CHANGED);
+  g_unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/input/member-names", test_member_names);
   g_test_add_func ("/input/truncated-while-mapped", test_truncated_while_mapped);
+  g_test_add_func ("/input/small-file-read", test_small_file_read);
   return g_test_run ();
 }

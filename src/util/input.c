@@ -690,7 +690,7 @@ input_check_unchanged (const Input *input, GError **error)
                    G_GSIZE_FORMAT "): nothing of it was kept", (goffset) st.st_size, input->len);
       return FALSE;
     }
-  if (input->bus_faults != bus_faults)
+  if (input->bus_faults != bus_faults || input->short_read)
     {
       g_set_error (error, INPUT_ERROR, INPUT_ERROR_CHANGED,
                    "part of the file went missing while it was read: nothing of it was kept");
@@ -699,7 +699,41 @@ input_check_unchanged (const Input *input, GError **error)
   return TRUE;
 }
 
-/* Maps @len bytes of @fd from @base: input->data. */
+/* Files up to this size are read into memory rather than mapped: a
+ * Maildir or a news spool is a file for each message, and each mapping
+ * undone interrupted every core the process ran on (munmap()'s TLB
+ * shootdown: 10 % of the writer's thread on a Maildir of 30,442). */
+#define READ_MAX (256 * 1024)
+
+/* Reads @len bytes of @fd from @base into input->copy. */
+static gboolean
+read_range (Input *input, int fd, goffset base, gsize len, GError **error)
+{
+  gsize done = 0;
+
+  input->copy = g_malloc (len + 1);
+  while (done < len)
+    {
+      ssize_t n = pread (fd, input->copy + done, len - done, base + (goffset) done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return set_errno_error (error, INPUT_ERROR_READ, "cannot read", errno);
+      if (n == 0)
+        break;
+      done += (gsize) n;
+    }
+  /* shorter than it was: input_check_unchanged() says so, as for a
+   * mapping that lost its end */
+  memset (input->copy + done, 0, len + 1 - done);
+  input->short_read = done < len;
+  input->bus_faults = bus_faults;   /* none of this one's: it maps nothing */
+  input->data = input->copy;
+  return TRUE;
+}
+
+/* Maps (or reads) @len bytes of @fd from @base: input->data. */
 static gboolean
 map_range (Input *input, int fd, goffset base, gsize len, GError **error)
 {
@@ -713,6 +747,8 @@ map_range (Input *input, int fd, goffset base, gsize len, GError **error)
       input->data = "";
       return TRUE;
     }
+  if (len <= READ_MAX)
+    return read_range (input, fd, base, len, error);
   input->map_len = len + (base - start);
   input->map = mmap (NULL, input->map_len, PROT_READ, MAP_PRIVATE, fd, start);
   if (input->map == MAP_FAILED)
@@ -1021,6 +1057,7 @@ input_free (Input *input)
       unguard (input->map);
       munmap (input->map, input->map_len);
     }
+  g_free (input->copy);
   if (input->fd >= 0)
     close (input->fd);
   if (input->starts)

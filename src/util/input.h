@@ -37,6 +37,8 @@ typedef struct {
   /* private */
   void *map;
   gsize map_len;
+  char *copy;              /* a small file's text, read instead of mapped */
+  gboolean short_read;     /* and it was shorter than its size said */
   goffset base;            /* of data in fd */
   int bus_faults;          /* input_check_unchanged() */
   int fd;
