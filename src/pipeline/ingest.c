@@ -737,6 +737,17 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
       store_abort_file (store);
       return FALSE;
     }
+  /* Content stored already under another path (a news spool's cross-post,
+   * hard-linked in each group's directory) is not stored again.  A file
+   * hashed ahead is known to be one before any of its rows is written;
+   * the others are found after, and rolled back (below). */
+  if (ahead != NULL && sha256 != NULL)
+    {
+      if (!store_path_with_sha256 (store, sha256, &result->duplicate_of, error))
+        return FALSE;
+      if (result->duplicate_of != NULL)
+        return TRUE;
+    }
   if (!store_begin_file (store, &meta, &replaced, error))
     return FALSE;
   if (replaced)
