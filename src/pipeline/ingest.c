@@ -795,7 +795,9 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
       g_set_error (error, INPUT_ERROR, INPUT_ERROR_READ, "read error while hashing");
       ok = FALSE;
     }
-  if (ok)
+  /* (a file hashed ahead was looked up before its rows: nothing else
+   * was written since) */
+  if (ok && ahead == NULL)
     ok = store_path_with_sha256 (store, sha256, &result->duplicate_of, error);
   if (ok && result->duplicate_of != NULL)
     {
