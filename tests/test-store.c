@@ -633,6 +633,76 @@ test_an_attached_database_is_identified (Fixture *f, gconstpointer data)
     }
 }
 
+/* A statement journal kept in memory, and one that outgrows its bound
+ * and goes on in a file: a savepoint rolled back through either gives
+ * the pages back as they were (store-subjournal.c). */
+static sqlite3_int64
+sum_of_lengths (sqlite3 *db)
+{
+  sqlite3_stmt *stmt;
+  sqlite3_int64 sum;
+
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT total(length(b)) + total(n) FROM t", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  sum = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  return sum;
+}
+
+static void
+rolled_back_through_the_journal (const char *path, sqlite3_int64 bound, int rows)
+{
+  g_autofree char *change = g_strdup_printf ("UPDATE t SET b = randomblob(1000), n = -n WHERE n <= %d", rows);
+  sqlite3 *db;
+  sqlite3_int64 before;
+  int in_memory, on_disk, in_memory_after, on_disk_after;
+
+  _store_subjournal_bound (bound);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "PRAGMA page_size = 65536; PRAGMA journal_mode = WAL;"
+                                 " CREATE TABLE t (n INTEGER, b BLOB);"
+                                 " WITH RECURSIVE k (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 4000)"
+                                 " INSERT INTO t SELECT i, randomblob(900 + i % 200) FROM k", NULL, NULL, NULL), ==, SQLITE_OK);
+  before = sum_of_lengths (db);
+  _store_subjournal_counts (&in_memory, &on_disk);
+  /* A savepoint after the first changes (as each file after the first of
+   * an ingest's transaction), whose rows change pages that were there */
+  g_assert_cmpint (sqlite3_exec (db, "BEGIN; UPDATE t SET n = n + 1 WHERE n = 1; SAVEPOINT f", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, change, NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "ROLLBACK TO f; RELEASE f; COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sum_of_lengths (db), ==, before + 1);
+  /* and one released: its changes stay */
+  g_assert_cmpint (sqlite3_exec (db, "BEGIN; UPDATE t SET n = n + 1 WHERE n = 2; SAVEPOINT f;"
+                                 " UPDATE t SET b = zeroblob(10) WHERE n <= 100; RELEASE f; COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sum_of_lengths (db), <, before);
+  {
+    sqlite3_stmt *stmt;
+
+    g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA integrity_check", -1, &stmt, NULL), ==, SQLITE_OK);
+    g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+    g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "ok");
+    sqlite3_finalize (stmt);
+  }
+  g_assert_cmpint (sqlite3_close (db), ==, SQLITE_OK);
+  _store_subjournal_counts (&in_memory_after, &on_disk_after);
+  g_assert_cmpint (in_memory_after, >, in_memory);
+  g_assert_cmpint (on_disk_after - on_disk, ==, bound < rows * 1000 ? 1 : 0);
+  _store_subjournal_bound (8 * 1024 * 1024);
+}
+
+static void
+test_statement_journal_in_memory (Fixture *f, gconstpointer data)
+{
+  g_autofree char *a = g_build_filename (f->dir, "journal-a.db", NULL);
+  g_autofree char *b = g_build_filename (f->dir, "journal-b.db", NULL);
+  g_autofree char *c = g_build_filename (f->dir, "journal-c.db", NULL);
+
+  (void) data;
+  rolled_back_through_the_journal (a, 64 * 1024 * 1024, 4000);   /* in memory */
+  rolled_back_through_the_journal (b, 1024 * 1024, 4000);        /* goes to a file early */
+  rolled_back_through_the_journal (c, 2 * 1024 * 1024, 3000);    /* and later */
+}
+
 int
 main (int argc, char **argv)
 {
@@ -645,6 +715,7 @@ main (int argc, char **argv)
   ADD ("a-large-file-is-indexed-as-it-goes", test_a_large_file_is_indexed_as_it_goes);
   ADD ("a-reader-beside-the-writer", test_a_reader_beside_the_writer);
   ADD ("decisions", test_decisions);
+  ADD ("statement-journal-in-memory", test_statement_journal_in_memory);
   ADD ("failure-is-not-none", test_failure_is_not_none);
   ADD ("a-second-connection-is-to-the-same-file", test_a_second_connection_is_to_the_same_file);
   ADD ("an-attached-database-is-identified", test_an_attached_database_is_identified);

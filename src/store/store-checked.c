@@ -129,14 +129,20 @@ step_on_new_schema (sqlite3_stmt *stmt)
 }
 
 /* DEJA_STORE_COUNT=1: how many statements the store compiled, said at
- * exit (tests/test_habits.py holds an ingest to none a file). */
+ * exit (tests/test_habits.py holds an ingest to none a file), and how
+ * many statement journals it kept in memory (store-subjournal.c). */
 static gint prepared[2];
 
 static void
 say_prepared (void)
 {
+  int in_memory, on_disk;
+
   fprintf (stderr, "deja: [test] %d statements prepared, %d by the full-text index's thread\n",
            g_atomic_int_get (&prepared[0]), g_atomic_int_get (&prepared[1]));
+  _store_subjournal_counts (&in_memory, &on_disk);
+  fprintf (stderr, "deja: [test] %d statement journals kept in memory, %d of them went to a file\n",
+           in_memory, on_disk);
 }
 
 static gpointer

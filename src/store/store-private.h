@@ -19,6 +19,11 @@ void _store_forget_refusal (sqlite3_stmt *stmt);
 int _store_injected (void);
 void _store_checked_on_side (void);
 
+/* Statement journals in memory (store-subjournal.c) */
+int _store_subjournal_register (void);
+void _store_subjournal_counts (int *in_memory, int *on_disk);
+void _store_subjournal_bound (sqlite3_int64 bytes);
+
 /* A step that wrote: SQLITE_OK when it is done, else its failure (not
  * the connection's last error code, which a failure made outside SQLite
  * does not set). */

@@ -644,12 +644,15 @@ store_new (const char *path)
 
 /* Once, before SQLite starts: without the counts of memory in use that
  * nothing here reads, an allocation takes no global mutex (a tenth of
- * the writer's time went to malloc, free and that mutex). */
+ * the writer's time went to malloc, free and that mutex); and statement
+ * journals in memory (store-subjournal.c). */
 static gpointer
 configure_sqlite (gpointer unused)
 {
   (void) unused;
   sqlite3_config (SQLITE_CONFIG_MEMSTATUS, 0);
+  if (g_strcmp0 (g_getenv ("DEJA_SUBJOURNAL_FILE"), "1") != 0 && _store_subjournal_register () != SQLITE_OK)
+    g_warning ("statement journals stay in files: SQLite's default VFS could not be wrapped");
   return NULL;
 }
 
