@@ -325,9 +325,11 @@ def an_ingest_compiles_no_statement_for_each_file():
     # What an ingest reads and writes for each file (is the path here already, its row, the
     # savepoint) is compiled once: compiled again for each, a DELETE with every cascade of
     # the foreign keys among them, it took a Maildir of 8,000 messages 14 s instead of 1.6.
-    few, _ = statements_prepared(one_message_files("spool-20", 20))
+    few, few_side = statements_prepared(one_message_files("spool-20", 20))
     many, side = statements_prepared(one_message_files("spool-80", 80))
     assert 0 < few and many - few <= 5, (few, many)
+    # the full-text index's thread follows each file's savepoint with statements kept too
+    assert 0 < side == few_side, (few_side, side)
     # A copy of content stored already (a spool's cross-post, hard-linked in each group's
     # directory) is known before any of its rows is written: nothing is begun for it, not
     # even the savepoint the full-text index's thread follows (two statements a file)

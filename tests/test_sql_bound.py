@@ -63,7 +63,7 @@ ALLOWED_SQL_ARGS = {
     "in_slot",
     "checks[i].sql", "totals[k]",  # store-fts-copy.c: static tables of literals
     "count_sql[force != FALSE]",   # store.c: a static table of literals
-    "follow_sql[op->statement]",   # store-fts-side.c: a static table of literals
+    "follow_sql[statement]", "follow_sql[k]",   # store-fts-side.c: a static table of literals
     "side_table_sql",              # store-fts-side.c: one static literal (deja's declaration)
 }
 

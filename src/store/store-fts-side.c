@@ -87,6 +87,7 @@ struct _StoreFtsSide {
   sqlite3 *db;               /* the batch's database; NULL between batches */
   char *path;
   sqlite3_stmt *insert, *delete;
+  sqlite3_stmt *kept[STORE_FTS_SIDE_ROLLBACK + 1];   /* each file's SAVEPOINT and RELEASE */
   char *error;               /* the batch's first failure: the rest of it is skipped */
   gboolean attached;         /* to the writer's connection, as "fts_side" */
 };
@@ -149,6 +150,22 @@ index_rows (StoreFtsSide *side, sqlite3_stmt *stmt, GArray *rows)
     }
 }
 
+/* @statement on the side: each file's SAVEPOINT and RELEASE kept
+ * prepared (two statements compiled for each file of a Maildir
+ * otherwise), the others run as they come. */
+static int
+follow (StoreFtsSide *side, StoreFtsSideStatement statement)
+{
+  sqlite3_stmt *stmt = side->kept[statement];
+  int rc;
+
+  if (stmt == NULL)
+    return sqlite3_exec (side->db, follow_sql[statement], NULL, NULL, NULL);
+  rc = sqlite3_step (stmt);
+  sqlite3_reset (stmt);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 static gpointer
 side_thread (gpointer data)
 {
@@ -168,7 +185,7 @@ side_thread (gpointer data)
           /* A rollback runs whatever failed before it, in a transaction */
           if ((op->statement >= STORE_FTS_SIDE_ROLLBACK_TO ? !sqlite3_get_autocommit (side->db)
                                                           : side->error == NULL) &&
-              (rc = sqlite3_exec (side->db, follow_sql[op->statement], NULL, NULL, NULL)) != SQLITE_OK)
+              (rc = follow (side, op->statement)) != SQLITE_OK)
             fail (side, "cannot follow the writer's transaction", rc);
           break;
         case OP_DELETE:
@@ -331,6 +348,8 @@ close_batch (StoreFtsSide *side)
   sqlite3_finalize (side->insert);
   sqlite3_finalize (side->delete);
   side->insert = side->delete = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (side->kept); i++)
+    g_clear_pointer (&side->kept[i], sqlite3_finalize);
   sqlite3_close (side->db);
   side->db = NULL;
   if (side->path)
@@ -375,6 +394,8 @@ _store_fts_side_begin (StoreFtsSide *side, Store *store, GError **error)
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
                              " VALUES ('delete', ?1, ?2, ?3)", -1, &side->delete, NULL);
+  for (StoreFtsSideStatement k = STORE_FTS_SIDE_SAVEPOINT; rc == SQLITE_OK && k <= STORE_FTS_SIDE_RELEASE; k++)
+    rc = sqlite3_prepare_v2 (side->db, follow_sql[k], -1, &side->kept[k], NULL);
   if (rc != SQLITE_OK)
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot make the full-text index beside the writer: %s",
