@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "output.h"
 
 /* A member's path is always inside its archive, whatever the archive
  * says (a zip member "../b.mbox" replaced the rows of the real b.mbox). */
@@ -100,6 +101,35 @@ test_small_file_read (void)
   g_unlink (path);
 }
 
+/* What a terminal is shown of a stranger's text: printable text as it is,
+ * control characters as ^X, C1 controls and invalid bytes replaced. */
+static void
+test_terminal_text (void)
+{
+  static const struct {
+    const char *in, *lines, *one_line;
+  } cases[] = {
+    { "", "", "" },
+    { "plain ascii, all of it ~", "plain ascii, all of it ~", "plain ascii, all of it ~" },
+    { "a\tb\nc", "a\tb\nc", "a b c" },
+    { "Eve\x1b]0;PWNED\x07 <e@x>", "Eve^[]0;PWNED^G <e@x>", "Eve^[]0;PWNED^G <e@x>" },
+    { "\x7f" "del\r", "^?del^M", "^?del^M" },
+    { "caf\xc3\xa9 \xc2\x9b" "31m", "caf\xc3\xa9 \xef\xbf\xbd" "31m", "caf\xc3\xa9 \xef\xbf\xbd" "31m" },
+    { "bad \xff byte", "bad \xef\xbf\xbd byte", "bad \xef\xbf\xbd byte" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GString) lines = g_string_new ("> ");
+      g_autoptr (GString) one_line = g_string_new (NULL);
+
+      output_terminal_text (lines, cases[i].in, TRUE);
+      output_terminal_text (one_line, cases[i].in, FALSE);
+      g_assert_cmpstr (lines->str + 2, ==, cases[i].lines);
+      g_assert_cmpstr (one_line->str, ==, cases[i].one_line);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -107,5 +137,6 @@ main (int argc, char **argv)
   g_test_add_func ("/input/member-names", test_member_names);
   g_test_add_func ("/input/truncated-while-mapped", test_truncated_while_mapped);
   g_test_add_func ("/input/small-file-read", test_small_file_read);
+  g_test_add_func ("/output/terminal-text", test_terminal_text);
   return g_test_run ();
 }

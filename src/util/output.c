@@ -99,7 +99,18 @@ output_terminal_text (GString *out, const char *text, gboolean lines)
 
   for (const char *p = valid ? valid : text ? text : ""; *p; p = g_utf8_next_char (p))
     {
-      gunichar c = g_utf8_get_char (p);
+      const char *run = p;
+      gunichar c;
+
+      /* printable ASCII as it is, a run at a time (a line for each file
+       * of a Maildir or a news spool went through here a byte at a time) */
+      while ((guchar) *p >= 0x20 && (guchar) *p < 0x7f)
+        p++;
+      if (p > run)
+        g_string_append_len (out, run, p - run);
+      if (*p == '\0')
+        break;
+      c = g_utf8_get_char (p);
 
       if ((c == '\n' || c == '\t') && lines)
         g_string_append_c (out, (char) c);
