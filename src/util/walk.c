@@ -34,6 +34,7 @@ add_one (GPtrArray *items, const char *path, gboolean from_directory)
 
   item->path = g_strdup (path);
   item->from_directory = from_directory;
+  item->size = -1;
   g_ptr_array_add (items, item);
   return item;
 }
@@ -43,14 +44,14 @@ add_one (GPtrArray *items, const char *path, gboolean from_directory)
  * README) are skipped with a note.  An archive with no member, or one
  * that cannot be read, is an error. */
 static void
-add_item (GPtrArray *items, const char *path, gboolean from_directory)
+add_item (GPtrArray *items, const char *path, gboolean from_directory, gint64 size)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) members = NULL;
 
   if (!input_is_zip (path))
     {
-      add_one (items, path, from_directory);
+      add_one (items, path, from_directory)->size = size;
       return;
     }
   if ((members = input_zip_members (path, &error)) == NULL || members->len == 0)
@@ -148,7 +149,7 @@ walk_directory_seen (GPtrArray *items, const char *dir, GHashTable *seen)
             walk_directory_seen (items, path, seen);
         }
       else if (S_ISREG (st.st_mode))
-        add_item (items, path, TRUE);
+        add_item (items, path, TRUE, st.st_size);
     }
 }
 
@@ -177,7 +178,7 @@ walk_paths (char **paths)
             walk_directory (items, *p);
         }
       else
-        add_item (items, *p, FALSE);   /* errors are reported when opened */
+        add_item (items, *p, FALSE, -1);   /* errors are reported when opened */
     }
   return items;
 }
