@@ -306,6 +306,19 @@ def statements_prepared(archive):
     return int(m.group(1)), int(m.group(2))
 
 
+def handed_over(archive):
+    """How many times an ingest of @archive handed work to the full-text index's thread"""
+    r = subprocess.run([DEJA, "ingest", "--db", tmp("handed.db"), archive], capture_output=True,
+                       text=True, env=dict(os.environ, DEJA_STORE_COUNT="1", DEJA_NO_PROGRESS="1"))
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(tmp("handed.db") + suffix):
+            os.remove(tmp("handed.db") + suffix)
+    assert r.returncode == 0, r.stderr
+    m = re.search(r"\[test\] (\d+) hand-overs to the full-text index's thread", r.stderr)
+    assert m, r.stderr
+    return int(m.group(1))
+
+
 def statement_journals(archive, **env):
     """How many statement journals an ingest of @archive kept in memory, and how many of
     them went to a file (store-subjournal.c)"""
@@ -330,6 +343,9 @@ def an_ingest_compiles_no_statement_for_each_file():
     assert 0 < few and many - few <= 5, (few, many)
     # the full-text index's thread follows each file's savepoint with statements kept too
     assert 0 < side == few_side, (few_side, side)
+    # and is handed each file's savepoint, rows and release in batches, not one by one
+    # (each hand-over wakes it: three for each file before)
+    assert handed_over(one_message_files("spool-80", 80)) <= 80 * 3 // 64 + 6
     # A copy of content stored already (a spool's cross-post, hard-linked in each group's
     # directory) is known before any of its rows is written: nothing is begun for it, not
     # even the savepoint the full-text index's thread follows (two statements a file)

@@ -143,6 +143,8 @@ say_prepared (void)
   _store_subjournal_counts (&in_memory, &on_disk);
   fprintf (stderr, "deja: [test] %d statement journals kept in memory, %d of them went to a file\n",
            in_memory, on_disk);
+  fprintf (stderr, "deja: [test] %d hand-overs to the full-text index's thread\n",
+           _store_fts_side_handed_over ());
 }
 
 static gpointer

@@ -72,13 +72,22 @@ typedef enum {
   OP_DELETE,    /* rows to take out of the index, with their indexed values */
   OP_FINISH,    /* commit the side's transaction and answer */
   OP_QUIT,
+  OP_BATCH,     /* ops the writer held, in their order */
 } OpKind;
 
 typedef struct {
   OpKind kind;
   StoreFtsSideStatement statement;   /* OP_SQL */
   GArray *rows;              /* of StoreFtsRow */
+  GPtrArray *batch;          /* OP_BATCH: of Op */
 } Op;
+
+/* The writer holds the ops of its files (each file's SAVEPOINT, rows and
+ * RELEASE) and hands them over this many at a time: one at a time, each
+ * woke the side's thread, three wake-ups for each file of a Maildir
+ * (futex, 7 % of its writer's time).  The others (BEGIN, a rollback,
+ * FINISH) go at once, after what is held. */
+#define HELD_OPS 64
 
 struct _StoreFtsSide {
   GThread *thread;
@@ -88,6 +97,7 @@ struct _StoreFtsSide {
   char *path;
   sqlite3_stmt *insert, *delete;
   sqlite3_stmt *kept[STORE_FTS_SIDE_ROLLBACK + 1];   /* each file's SAVEPOINT and RELEASE */
+  GPtrArray *held;           /* of Op, the writer's, not handed over yet */
   char *error;               /* the batch's first failure: the rest of it is skipped */
   gboolean attached;         /* to the writer's connection, as "fts_side" */
 };
@@ -116,6 +126,8 @@ op_free (Op *op)
 {
   if (op->rows)
     g_array_unref (op->rows);
+  if (op->batch)
+    g_ptr_array_unref (op->batch);
   g_free (op);
 }
 
@@ -166,11 +178,53 @@ follow (StoreFtsSide *side, StoreFtsSideStatement statement)
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* Runs @op on the side.  Returns: FALSE for OP_QUIT */
+static gboolean
+run_op (StoreFtsSide *side, Op *op)
+{
+  int rc;
+
+  switch (op->kind)
+    {
+    case OP_SQL:
+      /* A rollback runs whatever failed before it, in a transaction */
+      if ((op->statement >= STORE_FTS_SIDE_ROLLBACK_TO ? !sqlite3_get_autocommit (side->db)
+                                                      : side->error == NULL) &&
+          (rc = follow (side, op->statement)) != SQLITE_OK)
+        fail (side, "cannot follow the writer's transaction", rc);
+      break;
+    case OP_DELETE:
+      /* No more merging: the markers must reach messages_fts (above) */
+      if (side->error == NULL &&
+          (rc = sqlite3_exec (side->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);"
+                              "INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 1999)",
+                              NULL, NULL, NULL)) != SQLITE_OK)
+        fail (side, "cannot take messages out of the index", rc);
+      G_GNUC_FALLTHROUGH;
+    case OP_INSERT:
+      if (side->error == NULL)
+        index_rows (side, op->kind == OP_INSERT ? side->insert : side->delete, op->rows);
+      break;
+    case OP_FINISH:
+      if (side->error == NULL && !sqlite3_get_autocommit (side->db) &&
+          (rc = sqlite3_exec (side->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+        fail (side, "cannot write the full-text index", rc);
+      g_async_queue_push (side->answers, side->error ? g_strdup (side->error) : (gpointer) side);
+      break;
+    case OP_BATCH:
+      for (guint i = 0; i < op->batch->len; i++)
+        run_op (side, g_ptr_array_index (op->batch, i));   /* (no OP_QUIT is held) */
+      break;
+    case OP_QUIT:
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gpointer
 side_thread (gpointer data)
 {
   StoreFtsSide *side = data;
-  int rc;
 
   /* DEJA_STORE_FAULT_SIDE counts this thread's calls (store-checked.c) */
   _store_checked_on_side ();
@@ -178,41 +232,36 @@ side_thread (gpointer data)
     {
       Op *op = g_async_queue_pop (side->ops);
       gint64 cpu = profile_cpu_start ();
+      gboolean go_on = run_op (side, op);
 
-      switch (op->kind)
-        {
-        case OP_SQL:
-          /* A rollback runs whatever failed before it, in a transaction */
-          if ((op->statement >= STORE_FTS_SIDE_ROLLBACK_TO ? !sqlite3_get_autocommit (side->db)
-                                                          : side->error == NULL) &&
-              (rc = follow (side, op->statement)) != SQLITE_OK)
-            fail (side, "cannot follow the writer's transaction", rc);
-          break;
-        case OP_DELETE:
-          /* No more merging: the markers must reach messages_fts (above) */
-          if (side->error == NULL &&
-              (rc = sqlite3_exec (side->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);"
-                                  "INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 1999)",
-                                  NULL, NULL, NULL)) != SQLITE_OK)
-            fail (side, "cannot take messages out of the index", rc);
-          G_GNUC_FALLTHROUGH;
-        case OP_INSERT:
-          if (side->error == NULL)
-            index_rows (side, op->kind == OP_INSERT ? side->insert : side->delete, op->rows);
-          break;
-        case OP_FINISH:
-          if (side->error == NULL && !sqlite3_get_autocommit (side->db) &&
-              (rc = sqlite3_exec (side->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
-            fail (side, "cannot write the full-text index", rc);
-          g_async_queue_push (side->answers, side->error ? g_strdup (side->error) : (gpointer) side);
-          break;
-        case OP_QUIT:
-          op_free (op);
-          return NULL;
-        }
       profile_cpu_stop (PROFILE_FTS_BESIDE, cpu);
       op_free (op);
+      if (!go_on)
+        return NULL;
     }
+}
+
+static gint handed_over;   /* ops pushed to a side's queue (DEJA_STORE_COUNT=1) */
+
+int
+_store_fts_side_handed_over (void)
+{
+  return g_atomic_int_get (&handed_over);
+}
+
+/* What the writer held, handed over as one op */
+static void
+hand_over (StoreFtsSide *side)
+{
+  Op *op;
+
+  if (side->held == NULL || side->held->len == 0)
+    return;
+  op = g_new0 (Op, 1);
+  op->kind = OP_BATCH;
+  op->batch = g_steal_pointer (&side->held);
+  g_atomic_int_inc (&handed_over);
+  g_async_queue_push (side->ops, op);
 }
 
 static void
@@ -223,6 +272,18 @@ push (StoreFtsSide *side, OpKind kind, StoreFtsSideStatement statement, GArray *
   op->kind = kind;
   op->statement = statement;
   op->rows = rows;
+  if (kind == OP_INSERT || kind == OP_DELETE ||
+      (kind == OP_SQL && (statement == STORE_FTS_SIDE_SAVEPOINT || statement == STORE_FTS_SIDE_RELEASE)))
+    {
+      if (side->held == NULL)
+        side->held = g_ptr_array_new_with_free_func ((GDestroyNotify) op_free);
+      g_ptr_array_add (side->held, op);
+      if (side->held->len >= HELD_OPS)
+        hand_over (side);
+      return;
+    }
+  hand_over (side);
+  g_atomic_int_inc (&handed_over);
   g_async_queue_push (side->ops, op);
 }
 
@@ -495,6 +556,7 @@ _store_fts_side_free (StoreFtsSide *side, Store *store)
   _store_fts_side_end (side, store);
   push (side, OP_QUIT, 0, NULL);
   g_thread_join (side->thread);
+  g_clear_pointer (&side->held, g_ptr_array_unref);
   g_async_queue_unref (side->ops);
   g_async_queue_unref (side->answers);
   g_free (side);

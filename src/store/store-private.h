@@ -23,6 +23,7 @@ void _store_checked_on_side (void);
 int _store_subjournal_register (void);
 void _store_subjournal_counts (int *in_memory, int *on_disk);
 void _store_subjournal_bound (sqlite3_int64 bytes);
+int _store_fts_side_handed_over (void);
 
 /* A step that wrote: SQLITE_OK when it is done, else its failure (not
  * the connection's last error code, which a failure made outside SQLite
