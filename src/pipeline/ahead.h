@@ -32,6 +32,7 @@ Ahead *ahead_start (DecodePool *pool, guint threads, MboxSplitFlags flags,
 AheadFile *ahead_take (Ahead *ahead, const char *path);
 void ahead_file_free (AheadFile *file, DecodePool *pool);
 void ahead_free (Ahead *ahead);
+guint ahead_resumed (Ahead *ahead, gboolean *waiting);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Ahead, ahead_free)
 
