@@ -2480,10 +2480,14 @@ store_finish_file (Store *store, const char *sha256, gint64 messages, gint64 lin
     }
   /* Threads and authors are recomputed after the commit: until then they
    * are stale (threads_rebuild() and authors_update() delete the
-   * rows). */
+   * rows).  Written only where they are not already: a row replaced by
+   * the same values changed its page, which each file's savepoint then
+   * copied to its journal. */
   if (rc == SQLITE_DONE &&
-      (rc = _store_cached (store, "INSERT OR REPLACE INTO deja_state (key, value)"
-                           " VALUES ('threads', 'stale'), ('authors', 'stale')", &stmt)) == SQLITE_OK)
+      (rc = _store_cached (store, "INSERT INTO deja_state (key, value)"
+                           " VALUES ('threads', 'stale'), ('authors', 'stale')"
+                           " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+                           " WHERE value IS NOT excluded.value", &stmt)) == SQLITE_OK)
     {
       rc = sqlite3_step (stmt);
       _store_release (store, stmt);
