@@ -346,6 +346,16 @@ def an_ingest_compiles_no_statement_for_each_file():
     # and is handed each file's savepoint, rows and release in batches, not one by one
     # (each hand-over wakes it: three for each file before)
     assert handed_over(one_message_files("spool-80", 80)) <= 80 * 3 // 64 + 6
+    # but the rows of one large mbox as they come, 256 at a time: held with the small ops,
+    # they waited for 64 of them (16,384 rows), the thread idle and the writer's memory up
+    mbox = tmp("4000.mbox")
+    with open(mbox, "w") as f:
+        for i in range(4000):
+            f.write("From p%d@example.org Tue Mar  4 10:00:00 1997\nFrom: P <p%d@example.org>\n"
+                    "Subject: post %d\nMessage-ID: <post%d@example.org>\n"
+                    "Date: Tue, 4 Mar 1997 10:00:00 GMT\n\nWhy is the reactor not running, %d?\n\n"
+                    % (i % 7, i % 7, i, i, i))
+    assert handed_over(mbox) >= 4000 // 256, handed_over(mbox)
     # A copy of content stored already (a spool's cross-post, hard-linked in each group's
     # directory) is known before any of its rows is written: nothing is begun for it, not
     # even the savepoint the full-text index's thread follows (two statements a file)

@@ -83,11 +83,14 @@ typedef struct {
 } Op;
 
 /* The writer holds the ops of its files (each file's SAVEPOINT, rows and
- * RELEASE) and hands them over this many at a time: one at a time, each
- * woke the side's thread, three wake-ups for each file of a Maildir
- * (futex, 7 % of its writer's time).  The others (BEGIN, a rollback,
- * FINISH) go at once, after what is held. */
+ * RELEASE) and hands them over this many at a time, or as soon as they
+ * hold HELD_ROWS rows: one at a time, each woke the side's thread, three
+ * wake-ups for each file of a Maildir (futex, 7 % of its writer's time);
+ * held by the op, the rows of a large mbox (256 an op) waited for 64
+ * ops, the side idle meanwhile.  The others (BEGIN, a rollback, FINISH)
+ * go at once, after what is held. */
 #define HELD_OPS 64
+#define HELD_ROWS 256
 
 struct _StoreFtsSide {
   GThread *thread;
@@ -98,6 +101,7 @@ struct _StoreFtsSide {
   sqlite3_stmt *insert, *delete;
   sqlite3_stmt *kept[STORE_FTS_SIDE_ROLLBACK + 1];   /* each file's SAVEPOINT and RELEASE */
   GPtrArray *held;           /* of Op, the writer's, not handed over yet */
+  guint held_rows;           /* the rows of those */
   char *error;               /* the batch's first failure: the rest of it is skipped */
   gboolean attached;         /* to the writer's connection, as "fts_side" */
 };
@@ -260,6 +264,7 @@ hand_over (StoreFtsSide *side)
   op = g_new0 (Op, 1);
   op->kind = OP_BATCH;
   op->batch = g_steal_pointer (&side->held);
+  side->held_rows = 0;
   g_atomic_int_inc (&handed_over);
   g_async_queue_push (side->ops, op);
 }
@@ -278,7 +283,8 @@ push (StoreFtsSide *side, OpKind kind, StoreFtsSideStatement statement, GArray *
       if (side->held == NULL)
         side->held = g_ptr_array_new_with_free_func ((GDestroyNotify) op_free);
       g_ptr_array_add (side->held, op);
-      if (side->held->len >= HELD_OPS)
+      side->held_rows += rows ? rows->len : 0;
+      if (side->held->len >= HELD_OPS || side->held_rows >= HELD_ROWS)
         hand_over (side);
       return;
     }
