@@ -294,43 +294,42 @@ def one_message_files(name, n):
     return top
 
 
-def statements_prepared(archive):
-    r = subprocess.run([DEJA, "ingest", "--db", tmp("counted.db"), archive], capture_output=True,
-                       text=True, env=dict(os.environ, DEJA_STORE_COUNT="1", DEJA_NO_PROGRESS="1"))
+STORE_COUNTS = {
+    "prepared": r"\[test\] (\d+) statements prepared, (\d+) by the full-text index's thread",
+    "journals": r"\[test\] (\d+) statement journals kept in memory, (\d+) of them went to a file",
+    "handed": r"\[test\] (\d+) hand-overs to the full-text index's thread",
+}
+
+
+def store_count(what, archive, **env):
+    """What an ingest of @archive says of its store at exit with DEJA_STORE_COUNT=1
+    (store-checked.c): @what is a key of STORE_COUNTS; its numbers, a tuple"""
+    db = tmp("counted.db")
+    r = subprocess.run([DEJA, "ingest", "--db", db, archive], capture_output=True, text=True,
+                       env=dict(os.environ, DEJA_STORE_COUNT="1", DEJA_NO_PROGRESS="1", **env))
     for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(tmp("counted.db") + suffix):
-            os.remove(tmp("counted.db") + suffix)
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
     assert r.returncode == 0, r.stderr
-    m = re.search(r"\[test\] (\d+) statements prepared, (\d+) by the full-text index's thread", r.stderr)
+    m = re.search(STORE_COUNTS[what], r.stderr)
     assert m, r.stderr
-    return int(m.group(1)), int(m.group(2))
+    return tuple(int(g) for g in m.groups())
+
+
+def statements_prepared(archive):
+    """Statements compiled by the writer's thread and by the full-text index's"""
+    return store_count("prepared", archive)
 
 
 def handed_over(archive):
     """How many times an ingest of @archive handed work to the full-text index's thread"""
-    r = subprocess.run([DEJA, "ingest", "--db", tmp("handed.db"), archive], capture_output=True,
-                       text=True, env=dict(os.environ, DEJA_STORE_COUNT="1", DEJA_NO_PROGRESS="1"))
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(tmp("handed.db") + suffix):
-            os.remove(tmp("handed.db") + suffix)
-    assert r.returncode == 0, r.stderr
-    m = re.search(r"\[test\] (\d+) hand-overs to the full-text index's thread", r.stderr)
-    assert m, r.stderr
-    return int(m.group(1))
+    return store_count("handed", archive)[0]
 
 
 def statement_journals(archive, **env):
     """How many statement journals an ingest of @archive kept in memory, and how many of
     them went to a file (store-subjournal.c)"""
-    r = subprocess.run([DEJA, "ingest", "--db", tmp("journals.db"), archive], capture_output=True,
-                       text=True, env=dict(os.environ, DEJA_STORE_COUNT="1", DEJA_NO_PROGRESS="1", **env))
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(tmp("journals.db") + suffix):
-            os.remove(tmp("journals.db") + suffix)
-    assert r.returncode == 0, r.stderr
-    m = re.search(r"\[test\] (\d+) statement journals kept in memory, (\d+) of them went to a file", r.stderr)
-    assert m, r.stderr
-    return int(m.group(1)), int(m.group(2))
+    return store_count("journals", archive, **env)
 
 
 @tap.test
