@@ -70,6 +70,27 @@ def file_larger_than_4_gib():
         os.unlink(path)
 
 
+@tap.test
+def many_small_files_keep_the_small_pages():
+    # 33 MB of archives, but as a file for each message (a Maildir, a news spool): each file
+    # is stored in a savepoint that copies every page it changes first, and 16 KiB pages made
+    # that cheaper (store.c, page_size_sql()).  One mbox of the same size gets 64 KiB pages
+    # (fifty_megabyte_single_line, above).
+    top = tmp("big-maildir")
+    os.makedirs(os.path.join(top, "new"), exist_ok=True)
+    line = "Why is the reactor not running? It stops when the last deferred fires.\n"
+    body = line * (60 * 1024 // len(line))          # a file of about 60 KiB
+    for i in range(560):
+        with open(os.path.join(top, "new", "%d.M%dP1.host" % (1000000000 + i, i)), "w") as f:
+            f.write("From: p%d@example.org\nSubject: post %d\nMessage-ID: <big%d@example.org>\n"
+                    "Date: Tue, 4 Mar 1997 10:00:00 GMT\n\n%s" % (i % 9, i, i, body))
+    db = fresh_db("big-maildir.db")
+    r = deja("ingest", "--db", db, top)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT count(*) FROM messages").fetchone()[0] == 560
+        assert c.execute("PRAGMA page_size").fetchone()[0] == 16384
+
 
 if __name__ == "__main__":
     tap.main(TMP)

@@ -54,7 +54,7 @@ ALLOWED_SQL_ARGS = {
     "plan_tables_sql", "plan_propagate_sql", "plan_jump_sql", "plan_components_sql",
     "index_batches_sql",
     "deferrable[i].drop",  # store-indexes.c: a static table of literals
-    "page_size_sql (archive_bytes)",  # store.c: one of two literals
+    "page_size_sql (archive_bytes",  # store.c: one of two literals (page_size_sql (archive_bytes, files))
     # store.c: identity_sql, a static table of literals (main and the attached shard)
     "sql[ID_APP]", "sql[ID_VERSION]", "sql[ID_TABLES]", "sql[ID_OBJECTS]",
     "identity_sql[SCHEMA_SHARD][ID_DEFERRED]",

@@ -80,6 +80,16 @@ archive_bytes (GPtrArray *items)
   return total;
 }
 
+static guint
+readable_items (GPtrArray *items)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < items->len; i++)
+    n += ((WalkItem *) g_ptr_array_index (items, i))->error == NULL;
+  return n;
+}
+
 int
 cmd_ingest (DejaRun *run, int argc, char **argv)
 {
@@ -147,7 +157,7 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
   deja_catch_interrupt ("deja: stopping: the file being read is rolled back, the files before it stay\n");
   items = walk_paths (paths);
   total = archive_bytes (items);
-  store = store_open_sized (db, total, &error);
+  store = store_open_sized (db, total, readable_items (items), &error);
   if (store == NULL)
     {
       deja_error ("cannot open database '%s': %s", db, error->message);

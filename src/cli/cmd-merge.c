@@ -135,7 +135,7 @@ cmd_merge (DejaRun *run, int argc, char **argv)
       if (g_stat (argv[i], &st) == 0)
         shard_bytes += st.st_size;
     }
-  if ((store = store_open_sized (db, shard_bytes, &error)) == NULL)
+  if ((store = store_open_sized (db, shard_bytes, 0, &error)) == NULL)
     {
       deja_error ("cannot open database '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;

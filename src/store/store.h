@@ -9,8 +9,10 @@
 G_BEGIN_DECLS
 
 /* Archives of this size or more get a new database with 64 KiB pages
- * (store_open_sized()). */
+ * (store_open_sized()), unless their files average less than
+ * STORE_SMALL_FILES: a file of one message each (a Maildir, a news spool). */
 #define STORE_LARGE_ARCHIVE ((gint64) 32 * 1024 * 1024)
+#define STORE_SMALL_FILES ((gint64) 64 * 1024)
 
 #define STORE_ERROR (store_error_quark ())
 GQuark store_error_quark (void);
@@ -184,7 +186,7 @@ typedef RowValue StoreValue;
 typedef gboolean (*StoreRowFunc) (const StoreValue *values, guint n, gpointer user_data);
 
 Store *store_open (const char *path, GError **error);
-Store *store_open_sized (const char *path, gint64 archive_bytes, GError **error);
+Store *store_open_sized (const char *path, gint64 archive_bytes, guint files, GError **error);
 Store *store_open_to_read (const char *path, GError **error);
 Store *store_open_reader (const char *path, GError **error);
 gboolean store_data_version (Store *store, gint64 *version, GError **error);
