@@ -93,11 +93,48 @@ test_small_file_read (void)
   g_assert_nonnull (input->copy);
   g_assert_cmpuint (input->len, ==, sizeof text - 1);
   g_assert_cmpmem (input->data, input->len, text, sizeof text - 1);
+  /* hashed from the bytes read, as the file's own */
+  {
+    g_autofree char *expected = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text,
+                                                             sizeof text - 1);
+    g_autofree char *got = input_sha256 (input);
+
+    g_assert_cmpstr (got, ==, expected);
+    input->short_read = TRUE;           /* it came up short: no hash, a read error */
+    g_assert_null (input_sha256 (input));
+    input->short_read = FALSE;
+  }
   g_assert_true (input_check_unchanged (input, &error));
   g_assert_no_error (error);
   g_assert_cmpint (truncate (path, 10), ==, 0);
   g_assert_false (input_check_unchanged (input, &error));
   g_assert_error (error, INPUT_ERROR, INPUT_ERROR_CHANGED);
+  g_unlink (path);
+}
+
+/* A file too large to be read whole is mapped, and hashed from the file:
+ * the same SHA-256 as the bytes. */
+static void
+test_large_file_hash (void)
+{
+  g_autofree char *path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Input) input = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  g_autofree char *expected = NULL, *got = NULL;
+  int fd = g_file_open_tmp ("deja-input-XXXXXX", &path, &error);
+
+  g_assert_no_error (error);
+  while (text->len <= 300 * 1024)
+    g_string_append (text, "From a@b Mon Jan  1 00:00:00 2001\nFrom: a@b\n\nA line of a body.\n\n");
+  g_assert_cmpint (write (fd, text->str, text->len), ==, (gssize) text->len);
+  close (fd);
+  input = input_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_null (input->copy);
+  expected = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text->str, text->len);
+  got = input_sha256 (input);
+  g_assert_cmpstr (got, ==, expected);
   g_unlink (path);
 }
 
@@ -137,6 +174,7 @@ main (int argc, char **argv)
   g_test_add_func ("/input/member-names", test_member_names);
   g_test_add_func ("/input/truncated-while-mapped", test_truncated_while_mapped);
   g_test_add_func ("/input/small-file-read", test_small_file_read);
+  g_test_add_func ("/input/large-file-hash", test_large_file_hash);
   g_test_add_func ("/output/terminal-text", test_terminal_text);
   return g_test_run ();
 }

@@ -1012,9 +1012,20 @@ char *
 input_sha256 (const Input *input)
 {
   struct sha256_ctx sum;
-  g_autofree guchar *buf = g_malloc (CHUNK);
+  g_autofree guchar *buf = NULL;
 
   sha256_init (&sum);
+  /* A small file was read whole already (read_range()): its bytes, not
+   * the file's again through a buffer of CHUNK; one that came up short
+   * is a read error, as pread() says of it below. */
+  if (input->copy != NULL)
+    {
+      if (input->short_read)
+        return NULL;
+      sha256_update (&sum, input->len, (const uint8_t *) input->copy);
+      return digest_hex (&sum);
+    }
+  buf = g_malloc (CHUNK);
   return hash_range (input, &sum, 0, input->len, buf) ? digest_hex (&sum) : NULL;
 }
 
