@@ -80,14 +80,17 @@ archive_bytes (GPtrArray *items)
   return total;
 }
 
-static guint
-readable_items (GPtrArray *items)
+/* The paths of @items that the walk could read (the others are
+ * reported when their turn comes) */
+static GPtrArray *
+readable_paths (GPtrArray *items)
 {
-  guint n = 0;
+  GPtrArray *readable = g_ptr_array_new ();
 
   for (guint i = 0; i < items->len; i++)
-    n += ((WalkItem *) g_ptr_array_index (items, i))->error == NULL;
-  return n;
+    if (((WalkItem *) g_ptr_array_index (items, i))->error == NULL)
+      g_ptr_array_add (readable, ((WalkItem *) g_ptr_array_index (items, i))->path);
+  return readable;
 }
 
 int
@@ -121,6 +124,7 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (Store) store = NULL;
   g_autoptr (GPtrArray) items = NULL;
+  g_autoptr (GPtrArray) readable = NULL;   /* of the paths in items */
   g_autoptr (IngestSession) session = NULL;
   IngestOptions options = { 0 };
   guint failures = 0, stored = 0;
@@ -157,7 +161,8 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
   deja_catch_interrupt ("deja: stopping: the file being read is rolled back, the files before it stay\n");
   items = walk_paths (paths);
   total = archive_bytes (items);
-  store = store_open_sized (db, total, readable_items (items), &error);
+  readable = readable_paths (items);
+  store = store_open_sized (db, total, readable->len, &error);
   if (store == NULL)
     {
       deja_error ("cannot open database '%s': %s", db, error->message);
@@ -188,14 +193,7 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
   session = ingest_session_new (store, &options);
   timer = g_timer_new ();
   /* The files after the first are split and decoded while it is written. */
-  {
-    g_autoptr (GPtrArray) readable = g_ptr_array_new ();
-
-    for (guint i = 0; i < items->len; i++)
-      if (((WalkItem *) g_ptr_array_index (items, i))->error == NULL)
-        g_ptr_array_add (readable, ((WalkItem *) g_ptr_array_index (items, i))->path);
-    ingest_session_expect (session, readable);
-  }
+  ingest_session_expect (session, readable);
   /* What will be read, before the work starts (a log file shows it too). */
   deja_note ("reading %u file%s into '%s'", items->len, items->len == 1 ? "" : "s", db);
   if (deja_is_verbose ())
