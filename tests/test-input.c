@@ -99,7 +99,13 @@ test_small_file_read (void)
                                                              sizeof text - 1);
     g_autofree char *got = input_sha256 (input);
 
+    g_autofree char *start_expected = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text, 5);
+    g_autofree char *whole = NULL;
+    g_autofree char *start = input_sha256_prefix (input, 5, &whole);
+
     g_assert_cmpstr (got, ==, expected);
+    g_assert_cmpstr (start, ==, start_expected);   /* a file that grew: its start, and all of it */
+    g_assert_cmpstr (whole, ==, expected);
     input->short_read = TRUE;           /* it came up short: no hash, a read error */
     g_assert_null (input_sha256 (input));
     input->short_read = FALSE;

@@ -990,19 +990,33 @@ digest_hex (struct sha256_ctx *sum)
   return hex;
 }
 
-/* Adds bytes [from, to) of the mbox text to @sum; FALSE on a read error. */
+/* Adds bytes [from, to) of the mbox text to @sum; FALSE on a read error.
+ * A small file read whole (read_range()) is hashed from the bytes held,
+ * not read again (one that came up short is a read error, as pread()
+ * makes it); any other from the file, through *@buf (CHUNK bytes,
+ * allocated at its first use). */
 static gboolean
-hash_range (const Input *input, struct sha256_ctx *sum, goffset from, goffset to, guchar *buf)
+hash_range (const Input *input, struct sha256_ctx *sum, goffset from, goffset to, guchar **buf)
 {
+  if (input->copy != NULL)
+    {
+      if (input->short_read)
+        return FALSE;
+      sha256_update (sum, to - from, (const uint8_t *) input->copy + from);
+      return TRUE;
+    }
   for (goffset off = from; off < to;)
     {
-      ssize_t n = pread (input->fd, buf, MIN ((goffset) CHUNK, to - off), input->base + off);
+      ssize_t n;
 
+      if (*buf == NULL)
+        *buf = g_malloc (CHUNK);
+      n = pread (input->fd, *buf, MIN ((goffset) CHUNK, to - off), input->base + off);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         return FALSE;
-      sha256_update (sum, n, buf);
+      sha256_update (sum, n, *buf);
       off += n;
     }
   return TRUE;
@@ -1015,18 +1029,7 @@ input_sha256 (const Input *input)
   g_autofree guchar *buf = NULL;
 
   sha256_init (&sum);
-  /* A small file was read whole already (read_range()): its bytes, not
-   * the file's again through a buffer of CHUNK; one that came up short
-   * is a read error, as pread() says of it below. */
-  if (input->copy != NULL)
-    {
-      if (input->short_read)
-        return NULL;
-      sha256_update (&sum, input->len, (const uint8_t *) input->copy);
-      return digest_hex (&sum);
-    }
-  buf = g_malloc (CHUNK);
-  return hash_range (input, &sum, 0, input->len, buf) ? digest_hex (&sum) : NULL;
+  return hash_range (input, &sum, 0, input->len, &buf) ? digest_hex (&sum) : NULL;
 }
 
 /**
@@ -1044,15 +1047,15 @@ char *
 input_sha256_prefix (const Input *input, gsize len, char **whole)
 {
   struct sha256_ctx sum, start;
-  g_autofree guchar *buf = g_malloc (CHUNK);
+  g_autofree guchar *buf = NULL;
 
   *whole = NULL;
   len = MIN (len, input->len);
   sha256_init (&sum);
-  if (!hash_range (input, &sum, 0, (goffset) len, buf))
+  if (!hash_range (input, &sum, 0, (goffset) len, &buf))
     return NULL;
   start = sum;
-  if (!hash_range (input, &sum, (goffset) len, (goffset) input->len, buf))
+  if (!hash_range (input, &sum, (goffset) len, (goffset) input->len, &buf))
     return NULL;
   *whole = digest_hex (&sum);
   return digest_hex (&start);
