@@ -406,8 +406,18 @@ TEXT_COLUMNS = ("lang", "lang_reliable", "words", "sentences", "code_lines", "no
                 "digit_share", "upper_share", "oov_share")
 
 
+def undo_own_text_nested(c):
+    """Takes a database back to schema 16 (before 017-own-text-nested.sql): own_text as 014
+    wrote it."""
+    c.execute("ALTER TABLE messages DROP COLUMN own_text")
+    c.execute("ALTER TABLE messages ADD COLUMN own_text TEXT GENERATED ALWAYS AS (%s) VIRTUAL"
+              % schema_expression("014-own-text-case.sql"))
+    c.execute("PRAGMA user_version = 16")
+
+
 def undo_shared_addresses(c):
     """Takes a database back to schema 15 (before 016-shared-addresses.sql)."""
+    undo_own_text_nested(c)
     c.execute("ALTER TABLE authors DROP COLUMN shared_address")
     c.execute("PRAGMA user_version = 15")
 
@@ -512,40 +522,69 @@ def schema_expression(version_file):
     return text[text.index("GENERATED ALWAYS AS (") + len("GENERATED ALWAYS AS ("):text.rindex(") VIRTUAL;")]
 
 
+OWN_TEXT_VERSIONS = ("011-own-spans.sql", "014-own-text-case.sql", "017-own-text-nested.sql")
+
+
+def nasty_spans():
+    """own_spans values deja writes and values only a hand-made database holds."""
+    pairs = lambda n, width=1: [j for i in range(n) for j in (i, width)]
+    values = [None, "[]", "[0]", "[0,5]", "[0,5,9]", "[0,5,10,3]", "[2,1,0,4,6,2]",
+              json.dumps(pairs(16)), json.dumps(pairs(17)), json.dumps(pairs(16) + [40]),
+              json.dumps(pairs(15, 2) + [3]), "[0,null]", "[null,3]", "[0,2,null,1]",
+              '[0,2,"4",1]', "[0,2,4]", '{"a":1}', "5", '"[0,2]"', "[0,-1]", "[-3,2]",
+              "[0,2,0,99999]", "[[1],2]", "[0,2,true,1]"]
+    # every length from 1 to 34, each pair one byte on from the last
+    values += [json.dumps([(i // 2) * 3 if i % 2 == 0 else 2 for i in range(n)]) for n in range(1, 35)]
+    return values
+
+
 @tap.test
 def own_text_reads_as_schema_11_wrote_it():
-    """014-own-text-case.sql reads the spans' length once; for every value
-    of own_spans, own_text is what 011-own-spans.sql's expression gave,
-    and a database of version 13 is upgraded without a row rewritten."""
+    """014-own-text-case.sql read the spans' length once; 017-own-text-nested.sql nests the
+    pieces, in a sixth of the text.  For every value of own_spans, own_text is what
+    011-own-spans.sql's expression gave, and databases of versions 13 and 16 are upgraded
+    without a row rewritten."""
     db = fresh_db("reading-own-text-case.db")
     assert deja("ingest", "--db", db, SAMPLE).returncode == 0
-    old = schema_expression("011-own-spans.sql")
-    values = [None, "[]", "[0]", "[0,5]", "[0,5,9]", "[0,5,10,3]", "[2,1,0,4,6,2]",
-              json.dumps([j for i in range(16) for j in (i, 1)]),          # 16 pairs
-              json.dumps([j for i in range(17) for j in (i, 1)]),          # 17: the first 16
-              json.dumps([j for i in range(16) for j in (i, 1)] + [40]),   # 33 numbers
-              json.dumps([j for i in range(15) for j in (i, 2)] + [3])]    # 31 numbers
+    exprs = [schema_expression(f) for f in OWN_TEXT_VERSIONS]
+    assert len(exprs[2]) < len(exprs[1]) / 5, (len(exprs[2]), len(exprs[1]))
+    compared = 0
     with sqlite3.connect(db) as c:
         mid, body = c.execute("SELECT id, body FROM messages WHERE length(body) > 60 LIMIT 1").fetchone()
-        for v in values:
+        for v in nasty_spans():
             c.execute("UPDATE messages SET own_spans = ?, own_text_stored = 'stored' WHERE id = ?", (v, mid))
-            new_text, old_text = c.execute("SELECT own_text, %s FROM messages WHERE id = ?" % old,
-                                           (mid,)).fetchone()
-            assert new_text == old_text, (v, new_text, old_text)
+            got = c.execute("SELECT own_text, %s FROM messages WHERE id = ?" % ", ".join(exprs),
+                            (mid,)).fetchone()
+            assert got[1:] == (got[1],) * 3 and got[0] == got[1], (v, got)
+            compared += got[0] is not None
+        assert compared >= 25, compared       # most values give a text, not only NULL
+        try:   # malformed JSON fails, as with 011's and 014's (SQLite's own json_extract)
+            c.execute("UPDATE messages SET own_spans = '[0,' WHERE id = ?", (mid,))
+            c.execute("SELECT own_text FROM messages WHERE id = ?", (mid,)).fetchone()
+            failed = False
+        except sqlite3.OperationalError as e:
+            failed = "malformed JSON" in str(e)
+        assert failed
         c.execute("UPDATE messages SET own_spans = '[0,5]', own_text_stored = NULL WHERE id = ?", (mid,))
         before = c.execute("SELECT id, own_text FROM messages ORDER BY id").fetchall()
-        # back to version 13: the old expression
-        undo_usenet_links(c)
-        c.execute("ALTER TABLE messages DROP COLUMN own_text")
-        c.execute("ALTER TABLE messages ADD COLUMN own_text TEXT GENERATED ALWAYS AS (%s) VIRTUAL" % old)
-        c.execute("PRAGMA user_version = 13")
-    assert deja("stats", "--db", db).returncode == 0
-    with sqlite3.connect(db) as c:
-        assert c.execute("PRAGMA user_version").fetchone()[0] >= 14
-        sql = c.execute("SELECT sql FROM sqlite_schema WHERE name = 'messages'").fetchone()[0]
-        assert "CASE json_array_length(own_spans)" in sql
-        assert c.execute("SELECT id, own_text FROM messages ORDER BY id").fetchall() == before
-        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    for version, undo in ((16, undo_own_text_nested), (13, None)):
+        with sqlite3.connect(db) as c:
+            if undo:
+                undo(c)
+            else:   # back to version 13: 011's expression
+                undo_usenet_links(c)
+                c.execute("ALTER TABLE messages DROP COLUMN own_text")
+                c.execute("ALTER TABLE messages ADD COLUMN own_text TEXT GENERATED ALWAYS AS (%s)"
+                          " VIRTUAL" % exprs[0])
+                c.execute("PRAGMA user_version = 13")
+            assert c.execute("PRAGMA user_version").fetchone()[0] == version
+        assert deja("stats", "--db", db).returncode == 0
+        with sqlite3.connect(db) as c:
+            assert c.execute("PRAGMA user_version").fetchone()[0] >= 17
+            sql = c.execute("SELECT sql FROM sqlite_schema WHERE name = 'messages'").fetchone()[0]
+            assert exprs[2] in sql and "CASE json_array_length(own_spans)" not in sql
+            assert c.execute("SELECT id, own_text FROM messages ORDER BY id").fetchall() == before
+            assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 def spans_text(body, spans):

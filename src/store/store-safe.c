@@ -10,7 +10,7 @@
  * are not deja's own, and deja never executes SQL text read from a
  * database (store-indexes.c keeps index names, not statements).
  *
- * messages.own_text, a generated column (schema/014-own-text-case.sql),
+ * messages.own_text, a generated column (schema/017-own-text-nested.sql),
  * reads the offsets in own_spans with json_array_length() and
  * json_extract(), which SQLite 3.40 does not mark innocuous, so that with
  * trusted_schema off the column could not be computed.  Each connection
