@@ -41,7 +41,8 @@ ALLOWED_SQL_ARGS = {
     "clear_sql[batches_only != FALSE]",  # store-thread.c: a static table of literals
     "plan_messages_sql[k != NULL]",      # store-thread-batches.c: a static table of literals
     "sql->str",         # store-query.c store_export: SELECT list from the export_fields table only;
-                        # store-indexes.c: CREATE INDEX statements of the embedded schema
+                        # store-indexes.c: CREATE INDEX statements of the embedded schema;
+                        # store-merge.c: EXISTS over the table names of its static ShardRows
     "tx_sql[*own][0]", "tx_sql[own][1]", "tx_sql[own][2]",  # store-authors.c: a static table of literals
     "deja_schema[v]",   # store.c migrate: the embedded schema files
     "pragmas",          # store.c migrate: two integer constants
@@ -73,6 +74,8 @@ ALLOWED_FORMATS = {
     '%s%s AS \\"%s\\"',                                       # export field list, from a fixed table
     # store-merge.c: the column names of deja's own messages table (PRAGMA table_info), quoted
     'INSERT INTO main.messages (%s) SELECT %s FROM shard.messages m',
+    # store-merge.c shard_tables_with_rows: the table names of its own static ShardRows tables
+    '%sEXISTS (SELECT 1 FROM shard.%s)',
 }
 
 CALL = re.compile(r"\b(sqlite3_prepare_v[23]|sqlite3_exec|exec|plan_exec|query_int|query_text|"
