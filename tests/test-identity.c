@@ -106,6 +106,55 @@ test_resolve (void)
   }
 }
 
+/* A shard's authors (deja ingest --shard N) are keyed: the same address
+ * gives the same id in every shard, from 2^52 up to below 2^53; a new
+ * author among keyed ones is keyed by its first address, past every id
+ * in use or held before. */
+static void
+test_keyed (void)
+{
+  gint64 ann = identity_keyed_id ("ann@example.org", 0), bob = identity_keyed_id ("bob@example.org", 0);
+  IdentityAddress a[] = {
+    { "ann@example.org", "Ann", 3, 1, ann },
+    { "bob@example.org", "Bob", 1, 2, bob },
+    { "carl@example.org", "Carl", 1, 3, 0 },     /* no id yet (a shared address's person) */
+    { "dora@example.org", "Dora", 1, 4, 0 },
+  };
+  IdentityDecision split[] = { { IDENTITY_NEVER, "ann@example.org", "bob@example.org" } };
+  gint64 n = 0;
+  g_autofree gint64 *id = NULL, *apart = NULL;
+
+  g_assert_cmpint (ann, ==, identity_keyed_id ("ann@example.org", 0));
+  g_assert_cmpint (ann, !=, bob);
+  g_assert_cmpint (ann, >=, IDENTITY_KEYED_BASE);
+  g_assert_cmpint (ann, <, 2 * IDENTITY_KEYED_BASE);
+  g_assert_cmpint (identity_keyed_id ("ann@example.org", 1), !=, ann);
+  g_assert_cmpint (identity_keyed_id ("ann@example.org", 1), <, 2 * IDENTITY_KEYED_BASE);
+  /* the last id wraps to the first, not past 2^53 */
+  for (guint64 p = 0; p < 4; p++)
+    g_assert_cmpint (identity_keyed_id ("x", G_MAXUINT64 - p), <, 2 * IDENTITY_KEYED_BASE);
+
+  id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, &n);
+  g_assert_cmpint (n, ==, 4);
+  g_assert_cmpint (id[0], ==, ann);
+  g_assert_cmpint (id[1], ==, bob);
+  g_assert_cmpint (id[2], ==, identity_keyed_id ("carl@example.org", 0));
+  g_assert_cmpint (id[3], ==, identity_keyed_id ("dora@example.org", 0));
+
+  /* Two addresses with one previous id, told apart: the second gets a new keyed id */
+  a[1].previous = ann;
+  apart = identity_resolve (a, G_N_ELEMENTS (a), split, 1, &n);
+  g_assert_cmpint (apart[0], ==, ann);
+  g_assert_cmpint (apart[1], ==, identity_keyed_id ("bob@example.org", 0));
+  /* without keyed ids before, numbered as ever */
+  for (guint i = 0; i < G_N_ELEMENTS (a); i++)
+    a[i].previous = i < 2 ? (gint64) i + 1 : 0;
+  g_clear_pointer (&id, g_free);
+  id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, &n);
+  g_assert_cmpint (id[2], ==, 3);
+  g_assert_cmpint (id[3], ==, 4);
+}
+
 static void
 test_suggest (void)
 {
@@ -226,6 +275,7 @@ main (int argc, char **argv)
   g_test_add_func ("/identity/signature", test_signature);
   g_test_add_func ("/identity/resolve", test_resolve);
   g_test_add_func ("/identity/suggest", test_suggest);
+  g_test_add_func ("/identity/keyed", test_keyed);
   g_test_add_func ("/identity/shared", test_shared);
   g_test_add_func ("/pseudonym/redact", test_redact);
   return g_test_run ();

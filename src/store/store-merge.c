@@ -16,6 +16,7 @@
  */
 #include "store-private.h"
 #include "profile.h"
+#include "identity.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -91,14 +92,21 @@ static const char ids_sql[] =
   "INSERT INTO temp.merge_ids (id) SELECT m.id FROM shard.messages m"
   " WHERE m.file_id IN (SELECT shard_id FROM temp.merge_files)";
 
+/* IDENTITY_KEYED_BASE, and the end of keyed ids (2^53), in SQL */
+#define KEYED_BASE_SQL "4503599627370496"
+#define KEYED_END_SQL "9007199254740992"
+G_STATIC_ASSERT (IDENTITY_KEYED_BASE == G_GINT64_CONSTANT (4503599627370496));
+
 /* The rows that hang off the copied messages and files; :base is the
  * highest message id before the merge (a shard's message N is N + :base
  * here). */
 /* Provisional authors for the addresses new here, numbered after every
- * author there is, in the order their first messages come. */
+ * author there is (but those keyed by address: identity_keyed_id()), in
+ * the order their first messages come. */
 static const char *const authors_sql[] = {
   "INSERT INTO main.authors (id, name, address, messages)"
-  " SELECT (SELECT coalesce(max(id), 0) FROM main.authors) + row_number () OVER (ORDER BY min(m.id)),"
+  " SELECT (SELECT coalesce(max(id), 0) FROM main.authors WHERE id < " KEYED_BASE_SQL ")"
+  " + row_number () OVER (ORDER BY min(m.id)),"
   " m.from_addr, m.from_addr, 0 FROM shard.messages m CROSS JOIN temp.merge_ids i ON i.id = m.id"
   " WHERE m.from_addr IS NOT NULL"
   " AND NOT EXISTS (SELECT 1 FROM main.author_addresses a WHERE a.address = m.from_addr)"

@@ -124,6 +124,8 @@ struct _Store {
   GHashTable *author_ids;  /* address -> author id (gint64 *), loaded by the first message
                               stored; NULL when it must be read again */
   gint64 next_author;      /* the id a new address gets */
+  GHashTable *author_ids_used; /* a shard's (keyed ids: identity_keyed_id()): the author
+                              ids in use (gint64 *); NULL: a new address gets next_author */
   GString *spans_json;     /* messages.own_spans of the row being stored */
   gint64 file_bytes;       /* the size of the file being ingested */
   gint64 uncommitted;      /* archive bytes of the files finished since the last commit */

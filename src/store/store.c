@@ -23,6 +23,7 @@
 #include "store-private.h"
 #include "schema.h"
 #include "profile.h"
+#include "identity.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -2112,6 +2113,7 @@ void
 _store_forget_authors (Store *store)
 {
   g_clear_pointer (&store->author_ids, g_hash_table_unref);
+  g_clear_pointer (&store->author_ids_used, g_hash_table_unref);
 }
 
 static gboolean
@@ -2135,7 +2137,32 @@ load_author_ids (Store *store, GError **error)
   if (!_store_query_int (store, "SELECT coalesce(max(id), 0) FROM authors", &max, NULL, error))
     return FALSE;
   store->next_author = max + 1;
+  /* A shard's authors, or a merge of shards', are keyed: each shard
+   * gives an address the same id */
+  if (store->first_id > 0 || max >= IDENTITY_KEYED_BASE)
+    {
+      GHashTableIter iter;
+      gpointer id;
+
+      store->author_ids_used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      g_hash_table_iter_init (&iter, store->author_ids);
+      while (g_hash_table_iter_next (&iter, NULL, &id))
+        g_hash_table_add (store->author_ids_used, g_memdup2 (id, sizeof (gint64)));
+    }
   return TRUE;
+}
+
+/* The id of a new author for @address: after every other one, or keyed */
+static gint64
+new_author (Store *store, const char *address)
+{
+  gint64 id;
+
+  if (store->author_ids_used == NULL)
+    return store->next_author;
+  for (guint64 probe = 0;; probe++)
+    if (!g_hash_table_contains (store->author_ids_used, &(gint64) { id = identity_keyed_id (address, probe) }))
+      return id;
 }
 
 /* The author of a message from @address: its author if the address is
@@ -2159,7 +2186,7 @@ author_for (Store *store, const char *address, gint64 *author, GError **error)
       *author = *known;
       return TRUE;
     }
-  id = store->next_author;
+  id = new_author (store, address);
   sqlite3_bind_int64 (a, 1, id);
   sqlite3_bind_text (a, 2, address, -1, SQLITE_STATIC);
   sqlite3_bind_int64 (aa, 1, id);
@@ -2171,7 +2198,10 @@ author_for (Store *store, const char *address, gint64 *author, GError **error)
   sqlite3_reset (aa);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record author", error);
-  store->next_author++;
+  if (store->author_ids_used)
+    g_hash_table_add (store->author_ids_used, g_memdup2 (&id, sizeof id));
+  else
+    store->next_author++;
   g_hash_table_insert (store->author_ids, g_strdup (address), g_memdup2 (&id, sizeof id));
   *author = id;
   return TRUE;

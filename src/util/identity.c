@@ -521,10 +521,43 @@ join_certain (Sets *s, const IdentityAddress *a, guint n)
   }
 }
 
+/**
+ * identity_keyed_id:
+ * @key: an author's key (an address, or a shared address's person)
+ * @probe: how many ids derived from @key were in use
+ *
+ * Returns: an id from IDENTITY_KEYED_BASE up to below twice that
+ */
+gint64
+identity_keyed_id (const char *key, guint64 probe)
+{
+  guint64 h = fnv_field (G_GUINT64_CONSTANT (14695981039346656037), key, strlen (key));
+
+  return IDENTITY_KEYED_BASE + (gint64) ((h + probe) & (guint64) (IDENTITY_KEYED_BASE - 1));
+}
+
 typedef struct {
   guint root;
   gint64 first_id;
+  guint first;             /* the address of the first message */
 } Group;
+
+/* A new author's id: after every earlier one; or, among keyed ids (a
+ * shard's), the one its first address gives, past those in use. */
+static gint64
+new_author_id (gint64 *next, gboolean keyed, const char *key, GHashTable *taken, GHashTable *previous)
+{
+  gint64 id;
+
+  if (!keyed)
+    return ++*next;
+  for (guint64 probe = 0;; probe++)
+    {
+      id = identity_keyed_id (key, probe);
+      if (!g_hash_table_contains (taken, &id) && !g_hash_table_contains (previous, &id))
+        return id;
+    }
+}
 
 static int
 by_first_id (gconstpointer x, gconstpointer y)
@@ -541,7 +574,9 @@ by_first_id (gconstpointer x, gconstpointer y)
  *
  * Groups @addresses into authors and numbers them.  An author keeps the
  * id its addresses had before (the one most of its messages had);
- * new authors get ids above every earlier one, in archive order.
+ * new authors get ids above every earlier one, in archive order, or,
+ * where the earlier ones are keyed (a shard's: identity_keyed_id()), the
+ * one their first address gives, past every id in use or held before.
  *
  * Returns: (transfer full): the author id of each address
  */
@@ -554,14 +589,20 @@ identity_resolve (const IdentityAddress *a, guint n, const IdentityDecision *dec
   gint64 *author = g_new0 (gint64, MAX (n, 1)), next = 0;
   g_autoptr (GArray) groups = g_array_new (FALSE, FALSE, sizeof (Group));
   g_autoptr (GHashTable) taken = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GHashTable) previous = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autofree gint64 *group_of_root = g_new0 (gint64, MAX (n, 1));
+  gboolean keyed;
 
   for (guint i = 0; i < n; i++)
     {
       s.parent[i] = i;
       g_hash_table_insert (s.index, (gpointer) a[i].address, GUINT_TO_POINTER (i + 1));
       next = MAX (next, a[i].previous);
+      if (a[i].previous > 0)
+        g_hash_table_add (previous, (gpointer) &a[i].previous);
     }
+  /* A shard's authors (or a merge of shards'): new ones keyed too */
+  keyed = next >= IDENTITY_KEYED_BASE;
   for (guint k = 0; k < n_decisions; k++)
     if (decisions[k].verdict == IDENTITY_SPLIT && index_of (&s, decisions[k].address) >= 0)
       s.alone[index_of (&s, decisions[k].address)] = TRUE;
@@ -579,14 +620,15 @@ identity_resolve (const IdentityAddress *a, guint n, const IdentityDecision *dec
       guint r = find (&s, i);
       if (group_of_root[r] == 0)
         {
-          Group g = { r, a[i].first_id };
+          Group g = { r, a[i].first_id, i };
           g_array_append_val (groups, g);
           group_of_root[r] = groups->len;
         }
       else
         {
           Group *g = &g_array_index (groups, Group, group_of_root[r] - 1);
-          g->first_id = MIN (g->first_id, a[i].first_id);
+          if (a[i].first_id < g->first_id)
+            g->first_id = a[i].first_id, g->first = i;
         }
     }
   g_array_sort (groups, by_first_id);
@@ -618,7 +660,7 @@ identity_resolve (const IdentityAddress *a, guint n, const IdentityDecision *dec
         gint64 id = best[g->root];
 
         if (id <= 0 || g_hash_table_contains (taken, &best[g->root]))
-          id = ++next;
+          id = new_author_id (&next, keyed, a[g->first].address, taken, previous);
         group_of_root[g->root] = id;
         g_hash_table_add (taken, &group_of_root[g->root]);
       }

@@ -38,6 +38,14 @@ gint64 *identity_resolve (const IdentityAddress *addresses, guint n,
                           const IdentityDecision *decisions, guint n_decisions,
                           gint64 *n_authors);
 
+/* Author ids of a set of shards (deja ingest --shard N; docs/scale.md):
+ * derived from the author's key (its address), from 2^52 up to below
+ * 2^53 (exact in JSON and in a double), so that every shard gives an
+ * address the same id and deja merge copies a shard's messages as they
+ * are stored.  @probe is 0 first, then 1, 2... past ids in use. */
+#define IDENTITY_KEYED_BASE (G_GINT64_CONSTANT (1) << 52)
+gint64 identity_keyed_id (const char *key, guint64 probe);
+
 /* Evidence that two authors may be one person (bits; weights in identity.c). */
 typedef enum {
   IDENTITY_EVIDENCE_SAME_NAME       = 1 << 0,  /* the same display name (two words or more) */
