@@ -268,13 +268,16 @@ drop_path (Store *store, const char *path, GError **error)
 }
 
 /* Which of the shard's files come in (ingest's rules, file by file, in
- * the shard's order), with the ids they get here. */
+ * the shard's order), with the ids they get here: their own where they
+ * come after every file here (a shard's files are numbered as its
+ * messages are), else the next ones. */
 static gboolean
 take_files (Store *store, StoreMergeCounts *counts, GError **error)
 {
   static const char copy_sql[] =
-    "INSERT INTO main.files (path, size, stored_size, mtime, sha256, compression, messages, lines,"
-    " ingested_at, deja_version) SELECT path, size, stored_size, mtime, sha256, compression,"
+    "INSERT INTO main.files (id, path, size, stored_size, mtime, sha256, compression, messages, lines,"
+    " ingested_at, deja_version) SELECT CASE WHEN id > (SELECT coalesce(max(id), 0) FROM main.files)"
+    " THEN id END, path, size, stored_size, mtime, sha256, compression,"
     " messages, lines, ingested_at, deja_version FROM shard.files WHERE id = ?1";
   g_autoptr (GArray) files = g_array_new (FALSE, TRUE, sizeof (ShardFile));
   sqlite3_stmt *list = NULL, *same = NULL, *known = NULL, *copy = NULL, *map = NULL;

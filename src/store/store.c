@@ -1893,10 +1893,10 @@ begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError 
       return FALSE;
     }
   rc = _store_cached (store,
-                      "INSERT INTO files (path, size, stored_size, mtime, sha256, compression,"
+                      "INSERT INTO files (id, path, size, stored_size, mtime, sha256, compression,"
                       " messages, lines, ingested_at, deja_version)"
-                      " VALUES (?1, ?2, ?3, ?4, '', ?5, 0, 0,"
-                      " strftime('%Y-%m-%dT%H:%M:%S', 'now'), ?6)", &stmt);
+                      " VALUES (CASE WHEN ?7 > 0 THEN max(?7, (SELECT coalesce(max(id), 0) + 1 FROM files)) END,"
+                      " ?1, ?2, ?3, ?4, '', ?5, 0, 0, strftime('%Y-%m-%dT%H:%M:%S', 'now'), ?6)", &stmt);
   if (rc != SQLITE_OK)
     goto fail;
   sqlite3_bind_text (stmt, 1, meta->path, -1, SQLITE_STATIC);
@@ -1905,6 +1905,9 @@ begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError 
   sqlite3_bind_int64 (stmt, 4, meta->mtime);
   sqlite3_bind_text (stmt, 5, meta->compression, -1, SQLITE_STATIC);
   sqlite3_bind_text (stmt, 6, PACKAGE_VERSION, -1, SQLITE_STATIC);
+  /* A shard's files are numbered as its messages are: a merge keeps
+   * their ids (store-merge.c) */
+  sqlite3_bind_int64 (stmt, 7, store->first_id);
   rc = sqlite3_step (stmt);
   _store_release (store, stmt);
   if (rc != SQLITE_DONE)
