@@ -246,6 +246,10 @@ def three_shards_merged_equal_one_ingest():
         merged_note(stderr, dbs[1]), stderr
     assert "full-text index made again: some of its files are here already" in \
         merged_note(stderr, dbs[2]), stderr
+    # Only the first is copied as stored: the others' ids, files and authors differ
+    assert "messages copied as stored" in merged_note(stderr, dbs[0]), stderr
+    assert "messages written again row by row: its message ids do not all come after" in \
+        merged_note(stderr, dbs[1]), stderr
 
 
 @tap.test
@@ -263,6 +267,19 @@ def numbered_shards_keep_their_ids_and_their_index_is_copied():
     # The last has a file whose content the first has: some rows stay behind
     assert "full-text index made again: some of its files are here already" in \
         merged_note(stderr, dbs[2]), stderr
+    # Their files are numbered as their messages are, their authors keyed by address (the
+    # same address the same id in every shard): the first two are copied as SQLite stored
+    # them (the equality with one ingest above holds for them)
+    for i, db in enumerate(dbs):
+        lo, hi = query(db, "SELECT min(id), max(id) FROM files")[0]
+        assert lo == (i + 1) * 2 ** 32 + 1 and hi < (i + 2) * 2 ** 32, (db, lo, hi)
+        assert query(db, "SELECT count(*) FROM authors WHERE id < 1 << 52 OR id >= 1 << 53") == [(0,)], db
+    for db in dbs[:2]:
+        assert "messages copied as stored" in merged_note(stderr, db), stderr
+    assert "messages written again row by row: some of its files are here" in merged_note(stderr, dbs[2]), stderr
+    a, b = (dict(query(db, "SELECT address, author_id FROM author_addresses")) for db in dbs[:2])
+    both = set(a) & set(b)
+    assert both and all(a[k] == b[k] for k in both), (a, b)
     segments = sum(len(ids) for _, ids in fts_levels(out))
     assert segments >= 2, fts_levels(out)
     # --reindex: made again, the same result
@@ -271,6 +288,32 @@ def numbered_shards_keep_their_ids_and_their_index_is_copied():
     assert all("full-text index made again: asked to" in merged_note(r.stderr, db) for db in dbs), r.stderr
     compare(EXPECTED, dump(again))
     check_index(again)
+
+
+@tap.test
+def a_shard_whose_authors_have_other_ids_is_written_row_by_row():
+    """A shard made without --shard numbers its authors 1, 2, 3; a numbered one after it
+    keys them by address: an address in both has two ids, and the second shard's messages
+    are written again with this database's (the same result)."""
+    parts = [ARCHIVES[i] for i in (0, 2, 3)], [ARCHIVES[i] for i in (4, 5, 7)]   # no content twice
+    plain, numbered = tmp("plain-first.db"), tmp("numbered-second.db")
+    fresh_db("plain-first.db")
+    fresh_db("numbered-second.db")
+    ok("ingest", "-q", "--db", plain, *parts[0])
+    ok("ingest", "-q", "--shard", "1", "--db", numbered, *parts[1])
+    common = set(r[0] for r in query(plain, "SELECT address FROM author_addresses")) & \
+        set(r[0] for r in query(numbered, "SELECT address FROM author_addresses"))
+    assert common, "the two parts share no address: the test needs one"
+    out = fresh_db("plain-then-numbered.db")
+    r = ok("merge", "--db", out, plain, numbered)
+    assert "messages copied as stored" in merged_note(r.stderr, plain), r.stderr
+    assert "messages written again row by row: its authors have other ids here" in \
+        merged_note(r.stderr, numbered), r.stderr
+    assert "full-text index copied" in merged_note(r.stderr, numbered), r.stderr
+    single = tmp("plain-then-numbered-single.db")
+    ingest(single, parts[0] + parts[1])
+    compare(dump(single), dump(out))
+    check_index(out)
 
 
 @tap.test
@@ -500,7 +543,11 @@ def rows_of_no_message_of_the_shard_stay_behind():
         c.execute("UPDATE messages SET parent_id = ?, duplicate_of = ?"
                   " WHERE id = (SELECT max(id) FROM messages)", (stray, stray + 1))
     out = fresh_db("strays.db")
-    ok("merge", "--db", out, *dbs)
+    r = ok("merge", "--db", out, *dbs)
+    # Copied as stored, the strays would come along: checked through its indexes first
+    assert "messages written again row by row: some of its messages point at rows it does not have" \
+        in merged_note(r.stderr, dbs[0]), r.stderr
+    assert "messages copied as stored" in merged_note(r.stderr, dbs[1]), r.stderr
     compare(EXPECTED, dump(out))
     check_index(out)
     for table, what in [("message_refs", "ref = 'stray@nowhere.example'"),
@@ -733,6 +780,10 @@ def a_path_with_other_content_in_a_later_shard_replaces_the_earlier():
     r = ok("merge", "--db", both, a, b)
     assert "replacing other content" in merged_note(r.stderr, b), r.stderr
     assert "full-text index copied" in merged_note(r.stderr, a), r.stderr
+    # a file that takes another's place is deleted with everything that hangs off it by
+    # SQLite's foreign keys: such a group is merged with them checked, row by row
+    assert "messages written again row by row: a file of its group replaces one" in \
+        merged_note(r.stderr, a), r.stderr
     compare(dump(out), dump(both))
     check_index(both)
     for q in ["the", "thread", "from:ann"]:

@@ -42,11 +42,13 @@ ALLOWED_SQL_ARGS = {
     "plan_messages_sql[k != NULL]",      # store-thread-batches.c: a static table of literals
     "sql->str",         # store-query.c store_export: SELECT list from the export_fields table only;
                         # store-indexes.c: CREATE INDEX statements of the embedded schema;
-                        # store-merge.c: EXISTS over the table names of its static ShardRows
+                        # store-merge.c: EXISTS over the table names of its static ShardRows;
+                        # the paths of a group's shards, under the static slot_schema names
     "tx_sql[*own][0]", "tx_sql[own][1]", "tx_sql[own][2]",  # store-authors.c: a static table of literals
     "deja_schema[v]",   # store.c migrate: the embedded schema files
     "pragmas",          # store.c migrate: two integer constants
     "copy_sql",         # store-merge.c: a static literal
+    "stored_checks[i].sql", "stored_messages_sql", "own_authors_sql[i]",  # store-merge.c: static literals
     "record_sql[in_shard != FALSE]", "pages_sql[k]",  # store-fts-copy.c: static tables of literals
     "pg_sql[table]",    # store-pg.c: a static table of literals
     "bounds_sql[how]",  # store-pg.c: a static table of literals
@@ -76,6 +78,8 @@ ALLOWED_FORMATS = {
     'INSERT INTO main.messages (%s) SELECT %s FROM shard.messages m',
     # store-merge.c shard_tables_with_rows: the table names of its own static ShardRows tables
     '%sEXISTS (SELECT 1 FROM shard.%s)',
+    # store-merge.c group_replaces_nothing: its static slot_schema names
+    '%sSELECT path, sha256 FROM %s.files',
 }
 
 CALL = re.compile(r"\b(sqlite3_prepare_v[23]|sqlite3_exec|exec|plan_exec|query_int|query_text|"
@@ -83,7 +87,8 @@ CALL = re.compile(r"\b(sqlite3_prepare_v[23]|sqlite3_exec|exec|plan_exec|query_i
                   r"([^,()]+(?:\([^()]*\))?)\s*,\s*")
 FORMAT = re.compile(r"\b(g_strdup_printf|g_string_append_printf|g_string_printf|printf|snprintf|"
                     r"g_snprintf)\s*\(\s*(?:[\w>.-]+\s*,\s*)?\"((?:[^\"\\]|\\.)*)\"")
-SQL_WORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|PRAGMA|WHERE|VALUES)\b")
+# (a word right after a conversion counts: "%sSELECT")
+SQL_WORD = re.compile(r"(?:\b|(?<=%s))(SELECT|INSERT|UPDATE|DELETE|PRAGMA|WHERE|VALUES)\b")
 
 
 def sources():

@@ -34,6 +34,10 @@ report (const char *shard, const StoreMergeCounts *c, double seconds)
   if (c->decisions)
     g_string_append_printf (s, "; %" G_GINT64_FORMAT " decision%s", c->decisions,
                             c->decisions == 1 ? "" : "s");
+  if (c->messages && c->rows_rebuilt)
+    g_string_append_printf (s, "; messages written again row by row: %s", c->rows_rebuilt);
+  else if (c->messages)
+    g_string_append (s, "; messages copied as stored");
   if (c->messages && c->fts_rebuilt)
     g_string_append_printf (s, "; full-text index made again: %s", c->fts_rebuilt);
   else if (c->messages)
@@ -111,8 +115,11 @@ cmd_merge (DejaRun *run, int argc, char **argv)
     "A shard's full-text index is copied as it is when its messages keep their ids here:\n"
     "when they all come after those here, as they do for shards made with 'deja ingest\n"
     "--shard N' and merged in the order of N (and for the first shard into a new OUT).\n"
-    "Otherwise its messages are indexed again, which takes longer; the note on each shard\n"
-    "says which, and why.  See docs/scale.md.\n"
+    "Otherwise its messages are indexed again, which takes longer.  Such a shard's messages\n"
+    "are also copied as SQLite stored them when its files and authors have the same ids\n"
+    "here (shards made with --shard N: author ids come from the address) and no file of\n"
+    "its group replaces another; else they are written again row by row.  The note on\n"
+    "each shard says which, and why.  See docs/scale.md.\n"
     "Exit status: 0 when every shard went in, 1 when any failed, 2 on usage errors.");
   if (!deja_parse_options (context, &argc, &argv, &status))
     return status;

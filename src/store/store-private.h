@@ -153,6 +153,8 @@ struct _Store {
   gboolean write_once;     /* in a rollback journal for a copy (store_write_once_begin()) */
   gboolean shard_opened;   /* deja merge's writer: the shard in slot 0 was not current when
                               attached (upgraded, or in a place it cannot write beside) */
+  gboolean keys_unchecked; /* deja merge's writer: the group under way replaces no file, and
+                              SQLite does not check its foreign keys (store-merge.c) */
   gboolean indexes_deferred; /* store_defer_indexes() dropped them here: a merge's rows go
                                 in as appends (store-merge.c) */
   int claim_fd;            /* holds store_claim_writing()'s lock; -1 when none */

@@ -716,6 +716,8 @@ typedef struct {
   gint64 messages;       /* messages copied */
   gint64 decisions;      /* separator and author decisions taken over */
   const char *fts_rebuilt; /* why its full-text index was made again, not copied; NULL: copied */
+  const char *rows_rebuilt; /* why its messages were written again row by row; NULL: copied
+                             as SQLite stored them */
   gboolean whole;        /* every file of the shard came, none replaced anything */
   gboolean threaded;     /* its threads were current (and not joined by subject) */
   StoreIdRange ids;      /* the ids its messages have here */
