@@ -317,6 +317,27 @@ def a_shard_whose_authors_have_other_ids_is_written_row_by_row():
 
 
 @tap.test
+def an_address_with_another_author_id_in_a_shard_is_given_this_ones():
+    """A shard can give an address another author id than the shards before it (it grouped
+    the address otherwise): its messages are still copied as stored, and those few are then
+    given the author the address has here."""
+    dbs = shards_of(3, "regrouped", numbered=True)
+    addresses = set(r[0] for r in query(dbs[0], "SELECT address FROM author_addresses"))
+    with sqlite3.connect(dbs[1]) as c:
+        moved = [r for r in c.execute("SELECT from_addr, count(*) FROM messages WHERE from_addr IS NOT NULL"
+                                      " GROUP BY from_addr ORDER BY 2, 1").fetchall() if r[0] in addresses][0]
+        c.execute("INSERT INTO authors (id, name, address, messages) VALUES (12345, ?1, ?1, 0)", (moved[0],))
+        c.execute("UPDATE author_addresses SET author_id = 12345 WHERE address = ?", (moved[0],))
+        c.execute("UPDATE messages SET author_id = 12345 WHERE from_addr = ?", (moved[0],))
+    out = fresh_db("regrouped.db")
+    r = ok("merge", "--db", out, *dbs)
+    assert "messages copied as stored (%d given the author their address has here)" % moved[1] in \
+        merged_note(r.stderr, dbs[1]), (moved, r.stderr)
+    compare(EXPECTED, dump(out))
+    check_index(out)
+
+
+@tap.test
 def numbered_shards_merged_out_of_order_equal_one_ingest_in_that_order():
     dbs = shards_of(3, "unordered", numbered=True)
     parts = chunks(ARCHIVES, 3)

@@ -48,7 +48,7 @@ ALLOWED_SQL_ARGS = {
     "deja_schema[v]",   # store.c migrate: the embedded schema files
     "pragmas",          # store.c migrate: two integer constants
     "copy_sql",         # store-merge.c: a static literal
-    "stored_checks[i].sql", "stored_messages_sql", "own_authors_sql[i]",  # store-merge.c: static literals
+    "stored_checks[i].sql", "stored_messages_sql", "own_authors_sql[i]", "authors_differ_sql",  # store-merge.c: static literals
     "record_sql[in_shard != FALSE]", "pages_sql[k]",  # store-fts-copy.c: static tables of literals
     "pg_sql[table]",    # store-pg.c: a static table of literals
     "bounds_sql[how]",  # store-pg.c: a static table of literals

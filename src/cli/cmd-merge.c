@@ -36,6 +36,9 @@ report (const char *shard, const StoreMergeCounts *c, double seconds)
                             c->decisions == 1 ? "" : "s");
   if (c->messages && c->rows_rebuilt)
     g_string_append_printf (s, "; messages written again row by row: %s", c->rows_rebuilt);
+  else if (c->messages && c->authors_moved)
+    g_string_append_printf (s, "; messages copied as stored (%" G_GINT64_FORMAT " given the author"
+                            " their address has here)", c->authors_moved);
   else if (c->messages)
     g_string_append (s, "; messages copied as stored");
   if (c->messages && c->fts_rebuilt)

@@ -718,6 +718,7 @@ typedef struct {
   const char *fts_rebuilt; /* why its full-text index was made again, not copied; NULL: copied */
   const char *rows_rebuilt; /* why its messages were written again row by row; NULL: copied
                              as SQLite stored them */
+  gint64 authors_moved;  /* of those, messages given the author their address has here */
   gboolean whole;        /* every file of the shard came, none replaced anything */
   gboolean threaded;     /* its threads were current (and not joined by subject) */
   StoreIdRange ids;      /* the ids its messages have here */
