@@ -757,9 +757,13 @@ copy_messages (Store *store, gboolean whole, gint64 base, StoreMergeCounts *coun
     {
       if (_store_prepare_sql (store, stored_messages_sql, &stmt) == SQLITE_OK)
         {
+          int rc = sqlite3_step (stmt);
+
           sqlite3_finalize (stmt);
-          return run (store, stored_messages_sql, 0, &counts->messages, error) &&
-                 (fix == 0 || run (store, authors_fix_sql, 0, &counts->authors_moved, error));
+          if (rc != SQLITE_DONE)
+            return _store_fail (store, rc, "cannot merge", error);
+          counts->messages += sqlite3_changes64 (store->db);
+          return fix == 0 || run (store, authors_fix_sql, 0, &counts->authors_moved, error);
         }
       counts->rows_rebuilt = "SQLite cannot copy them as stored";
     }
