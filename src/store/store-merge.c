@@ -260,8 +260,9 @@ static const ShardRows decisions_sql[] = {
     " WHERE excluded.decided_at > author_decisions.decided_at" },
 };
 
+/* Runs @sql with @value bound to its parameter @name (if it has it) */
 static gboolean
-run (Store *store, const char *sql, gint64 base, gint64 *changes, GError **error)
+run_with (Store *store, const char *sql, const char *name, gint64 value, gint64 *changes, GError **error)
 {
   sqlite3_stmt *stmt;
   int rc = _store_prepare_sql (store, sql, &stmt);
@@ -269,8 +270,8 @@ run (Store *store, const char *sql, gint64 base, gint64 *changes, GError **error
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot merge", error);
-  if ((index = sqlite3_bind_parameter_index (stmt, ":base")) > 0)
-    sqlite3_bind_int64 (stmt, index, base);
+  if ((index = sqlite3_bind_parameter_index (stmt, name)) > 0)
+    sqlite3_bind_int64 (stmt, index, value);
   rc = sqlite3_step (stmt);
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
@@ -278,6 +279,12 @@ run (Store *store, const char *sql, gint64 base, gint64 *changes, GError **error
   if (changes)
     *changes += sqlite3_changes64 (store->db);
   return TRUE;
+}
+
+static gboolean
+run (Store *store, const char *sql, gint64 base, gint64 *changes, GError **error)
+{
+  return run_with (store, sql, ":base", base, changes, error);
 }
 
 /* Which of @rows read a table the shard holds rows in (bit i for
@@ -740,19 +747,9 @@ copy_messages (Store *store, gboolean whole, gint64 base, StoreMergeCounts *coun
   if (!stored_copy_refused (store, whole, base, &counts->rows_rebuilt, &fix, error))
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (own_authors_sql); i++)
-    {
-      int rc = _store_prepare_sql (store, own_authors_sql[i], &stmt);
-
-      if (rc == SQLITE_OK)
-        {
-          sqlite3_bind_int64 (stmt, sqlite3_bind_parameter_index (stmt, ":least"),
-                              counts->rows_rebuilt ? IDENTITY_KEYED_BASE : G_MININT64);
-          rc = sqlite3_step (stmt);
-          sqlite3_finalize (stmt);
-        }
-      if (rc != SQLITE_DONE)
-        return _store_fail (store, rc, "cannot merge the shard's authors", error);
-    }
+    if (!run_with (store, own_authors_sql[i], ":least", counts->rows_rebuilt ? IDENTITY_KEYED_BASE : G_MININT64,
+                   NULL, error))
+      return FALSE;
   if (counts->rows_rebuilt == NULL)
     {
       if (_store_prepare_sql (store, stored_messages_sql, &stmt) == SQLITE_OK)
