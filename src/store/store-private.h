@@ -228,6 +228,13 @@ gboolean _store_query_text (Store *store, const char *sql, const char *param, gi
 void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);
 gboolean _store_register_functions (Store *store, GError **error);
 gboolean _store_make_safe (Store *store, GError **error);
+int _store_make_safe_db (sqlite3 *db);
+
+/* A set of shards read as one table each (store-shards.c) */
+typedef struct _StoreShards StoreShards;
+StoreShards *_store_shards_new (const char *const *paths, const gint64 *numbers, guint n);
+void _store_shards_free (StoreShards *set);
+int _store_shards_register (sqlite3 *db, StoreShards *set);
 char *_store_schema_index_sql (const char *name);
 gboolean _store_int_array_get (const char *json, gsize len, gint64 index, gint64 *count,
                                gint64 *value);

@@ -168,17 +168,27 @@ extract (sqlite3_context *ctx, int argc, sqlite3_value **argv)
 gboolean
 _store_make_safe (Store *store, GError **error)
 {
-  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-  int rc = SQLITE_OK;
+  int rc = _store_make_safe_db (store->db);
 
-  if (sqlite3_db_config (store->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK ||
-      sqlite3_db_config (store->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) != SQLITE_OK ||
-      sqlite3_db_config (store->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL) != SQLITE_OK ||
-      (rc = sqlite3_create_function (store->db, "json_array_length", 1, flags, NULL, array_length,
-                                     NULL, NULL)) != SQLITE_OK ||
-      (rc = sqlite3_create_function (store->db, "json_extract", 2, flags, NULL, extract, NULL,
-                                     NULL)) != SQLITE_OK)
-    return _store_fail (store, rc == SQLITE_OK ? SQLITE_ERROR : rc,
-                        "cannot set the connection up safely", error);
+  if (rc != SQLITE_OK)
+    return _store_fail (store, rc, "cannot set the connection up safely", error);
   return TRUE;
+}
+
+/* The same, for a connection the store has not wrapped (a shard's,
+ * store-shards.c): SQLITE_OK, or what failed. */
+int
+_store_make_safe_db (sqlite3 *db)
+{
+  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  int rc;
+
+  if (sqlite3_db_config (db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK ||
+      sqlite3_db_config (db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) != SQLITE_OK ||
+      sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL) != SQLITE_OK)
+    return SQLITE_ERROR;
+  rc = sqlite3_create_function (db, "json_array_length", 1, flags, NULL, array_length, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function (db, "json_extract", 2, flags, NULL, extract, NULL, NULL);
+  return rc;
 }

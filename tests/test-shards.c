@@ -1,0 +1,298 @@
+/* test-shards.c — store-shards.c: a set of shards read as one table each.
+ *
+ * Three shards numbered as 'deja ingest --shard N' numbers them (ids
+ * from N x 2^32 + 1), and one database holding all their rows: every
+ * query asked of the set through deja_shards tables must answer as the
+ * whole database does, whatever the planner pushes down to the shards
+ * (comparisons, IS NULL, LIKE, MATCH, lookups by id, the id order). */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "store.h"
+#include "store-private.h"
+
+#define N_SHARDS 3
+static const gint64 numbers[N_SHARDS] = { 1, 2, 5 };
+
+typedef struct {
+  char *dir;
+  char *paths[N_SHARDS];
+  sqlite3 *whole;      /* every row in one database */
+  sqlite3 *set;        /* the shards through deja_shards */
+} Fixture;
+
+static const char schema[] =
+  "CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, subject TEXT, date TEXT,"
+  " thread_id INTEGER, parent_id INTEGER, lang TEXT, body TEXT);"
+  "CREATE INDEX messages_thread ON messages (thread_id);"
+  "CREATE INDEX messages_message_id ON messages (message_id);"
+  "CREATE TABLE message_newsgroups (message_id INTEGER, newsgroup TEXT COLLATE NOCASE,"
+  " PRIMARY KEY (message_id, newsgroup)) WITHOUT ROWID;"
+  "CREATE VIRTUAL TABLE messages_fts USING fts5 (subject, body, content='messages',"
+  " content_rowid='id');";
+
+static const char *const words[] = { "telescope", "mirror", "lens", "comet", "orbit", "dust" };
+
+/* The rows of shard @s (and of the whole): 40 messages, replies to the
+ * one before in threads of four, some without a date or a language. */
+static void
+fill (sqlite3 *db, guint s)
+{
+  sqlite3_stmt *m, *g;
+  gint64 base = numbers[s] << 32;
+
+  g_assert_cmpint ((sqlite3_prepare_v2) (db, "INSERT INTO messages VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                         -1, &m, NULL), ==, SQLITE_OK);
+  g_assert_cmpint ((sqlite3_prepare_v2) (db, "INSERT INTO message_newsgroups VALUES (?1, ?2)", -1, &g, NULL),
+                   ==, SQLITE_OK);
+  for (guint i = 1; i <= 40; i++)
+    {
+      gint64 id = base + i;
+      g_autofree char *mid = g_strdup_printf ("<%u.%u@example.org>", s, i);
+      g_autofree char *subject = g_strdup_printf ("%s%s %s", i % 4 == 1 ? "" : "Re: ",
+                                                  words[(i + s) % 6], words[(i * 7) % 6]);
+      g_autofree char *date = g_strdup_printf ("199%u-%02u-%02uT10:00:00Z", s + i % 3, 1 + i % 12, 1 + i % 28);
+      g_autofree char *body = g_strdup_printf ("the %s and the %s, said %u", words[i % 6],
+                                               words[(i + 2 * s) % 6], i);
+
+      (sqlite3_bind_int64) (m, 1, id);
+      (sqlite3_bind_text) (m, 2, mid, -1, SQLITE_TRANSIENT);
+      (sqlite3_bind_text) (m, 3, subject, -1, SQLITE_TRANSIENT);
+      if (i % 9 == 0)
+        (sqlite3_bind_null) (m, 4);
+      else
+        (sqlite3_bind_text) (m, 4, date, -1, SQLITE_TRANSIENT);
+      (sqlite3_bind_int64) (m, 5, base + i - (i - 1) % 4);
+      if (i % 4 == 1)
+        (sqlite3_bind_null) (m, 6);
+      else
+        (sqlite3_bind_int64) (m, 6, id - 1);
+      (sqlite3_bind_text) (m, 7, i % 5 == 0 ? NULL : (i % 7 == 0 ? "de" : "en"), -1, SQLITE_STATIC);
+      (sqlite3_bind_text) (m, 8, body, -1, SQLITE_TRANSIENT);
+      g_assert_cmpint ((sqlite3_step) (m), ==, SQLITE_DONE);
+      (sqlite3_reset) (m);
+      for (guint k = 0; k < 1 + i % 2; k++)
+        {
+          (sqlite3_bind_int64) (g, 1, id);
+          (sqlite3_bind_text) (g, 2, k ? "sci.astro" : (s == 1 ? "rec.telescopes" : "sci.optics"), -1,
+                               SQLITE_STATIC);
+          g_assert_cmpint ((sqlite3_step) (g), ==, SQLITE_DONE);
+          (sqlite3_reset) (g);
+        }
+    }
+  (sqlite3_finalize) (m);
+  (sqlite3_finalize) (g);
+}
+
+static void
+exec_ok (sqlite3 *db, const char *sql)
+{
+  char *err = NULL;
+
+  if ((sqlite3_exec) (db, sql, NULL, NULL, &err) != SQLITE_OK)
+    g_error ("%s: %s", sql, err);
+}
+
+static void
+set_up (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  f->dir = g_dir_make_tmp ("deja-shards-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+  g_assert_cmpint ((sqlite3_open) (":memory:", &f->whole), ==, SQLITE_OK);
+  exec_ok (f->whole, schema);
+  for (guint s = 0; s < N_SHARDS; s++)
+    {
+      sqlite3 *db;
+      g_autofree char *name = g_strdup_printf ("shard-%u.db", s);
+
+      f->paths[s] = g_build_filename (f->dir, name, NULL);
+      g_assert_cmpint ((sqlite3_open) (f->paths[s], &db), ==, SQLITE_OK);
+      exec_ok (db, "PRAGMA journal_mode = WAL");
+      exec_ok (db, schema);
+      fill (db, s);
+      exec_ok (db, "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')");
+      (sqlite3_close) (db);
+      fill (f->whole, s);
+    }
+  exec_ok (f->whole, "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')");
+  g_assert_cmpint ((sqlite3_open) (":memory:", &f->set), ==, SQLITE_OK);
+  g_assert_cmpint (_store_shards_register (f->set, _store_shards_new ((const char *const *) f->paths,
+                                                                      numbers, N_SHARDS)), ==, SQLITE_OK);
+  exec_ok (f->set, "CREATE VIRTUAL TABLE temp.messages USING deja_shards (messages);"
+                   "CREATE VIRTUAL TABLE temp.message_newsgroups USING deja_shards (message_newsgroups);"
+                   "CREATE VIRTUAL TABLE temp.messages_fts USING deja_shards (messages_fts)");
+}
+
+static void
+tear_down (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  (sqlite3_close) (f->set);
+  (sqlite3_close) (f->whole);
+  for (guint s = 0; s < N_SHARDS; s++)
+    {
+      g_autofree char *wal = g_strconcat (f->paths[s], "-wal", NULL);
+      g_autofree char *shm = g_strconcat (f->paths[s], "-shm", NULL);
+
+      g_unlink (wal);
+      g_unlink (shm);
+      g_unlink (f->paths[s]);
+      g_free (f->paths[s]);
+    }
+  g_rmdir (f->dir);
+  g_free (f->dir);
+}
+
+/* Every row of @sql's answer, one line each, or the error. */
+static char *
+answer (sqlite3 *db, const char *sql)
+{
+  GString *out = g_string_new (NULL);
+  sqlite3_stmt *stmt;
+  int rc = (sqlite3_prepare_v2) (db, sql, -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    {
+      g_string_append_printf (out, "error: %s", sqlite3_errmsg (db));
+      return g_string_free (out, FALSE);
+    }
+  while ((rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
+    {
+      for (int i = 0; i < sqlite3_column_count (stmt); i++)
+        {
+          const unsigned char *v = sqlite3_column_text (stmt, i);
+
+          g_string_append_printf (out, "%s%s", i ? "|" : "", v ? (const char *) v : "NULL");
+        }
+      g_string_append_c (out, '\n');
+    }
+  if (rc != SQLITE_DONE)
+    g_string_append_printf (out, "error: %s", sqlite3_errmsg (db));
+  (sqlite3_finalize) (stmt);
+  return g_string_free (out, FALSE);
+}
+
+static const char *const queries[] = {
+  "SELECT count(*), sum(length(body)) FROM messages",
+  "SELECT * FROM messages",
+  "SELECT id, subject FROM messages ORDER BY id",
+  "SELECT id FROM messages ORDER BY id DESC LIMIT 5",
+  "SELECT id, date FROM messages WHERE date IS NULL",
+  "SELECT count(*) FROM messages WHERE date IS NOT NULL AND lang IS NULL",
+  "SELECT id FROM messages WHERE date >= '1993' AND date < '1994-06' ORDER BY date, id",
+  "SELECT id, subject FROM messages WHERE subject LIKE 're: comet%' ORDER BY id",
+  "SELECT id FROM messages WHERE subject GLOB 'Re: [lm]*' ORDER BY id",
+  "SELECT lang, count(*) FROM messages GROUP BY lang ORDER BY lang",
+  "SELECT * FROM messages WHERE id = 8589934602",
+  "SELECT * FROM messages WHERE id = 21474836481",
+  "SELECT count(*) FROM messages WHERE id = 12884901889",   /* no shard 3 */
+  "SELECT * FROM messages WHERE id = '8589934602'",
+  "SELECT id FROM messages WHERE id IN (4294967297, 21474836520, 8589934600) ORDER BY id",
+  "SELECT id FROM messages WHERE id > 8589934630 AND id <= 21474836483 ORDER BY id",
+  "SELECT id FROM messages WHERE thread_id = 8589934605 ORDER BY id",
+  "SELECT id FROM messages WHERE message_id = '<2.7@example.org>'",
+  "SELECT p.id, c.id FROM messages c JOIN messages p ON p.id = c.parent_id"
+  " WHERE c.lang = 'de' ORDER BY c.id",
+  "SELECT thread_id, count(*), min(date) FROM messages GROUP BY thread_id ORDER BY 2 DESC, 1 LIMIT 7",
+  "SELECT g.newsgroup, count(*) FROM message_newsgroups g JOIN messages m ON m.id = g.message_id"
+  " WHERE m.lang = 'en' GROUP BY g.newsgroup ORDER BY 1",
+  "SELECT message_id FROM message_newsgroups WHERE newsgroup = 'sci.astro' ORDER BY 1 LIMIT 9",
+  "SELECT count(*) FROM message_newsgroups",
+  "SELECT count(*) FROM message_newsgroups WHERE newsgroup = 'SCI.Astro'",
+  "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'comet' ORDER BY rowid",
+  "SELECT rowid, subject FROM messages_fts WHERE messages_fts MATCH 'subject:lens AND (body:dust OR body:orbit)'"
+  " ORDER BY rowid",
+  "SELECT m.id, m.date FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+  " WHERE messages_fts MATCH 'telescope NOT mirror' ORDER BY m.date, m.id",
+  "SELECT count(*) FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'orb*')",
+};
+
+static void
+test_as_whole (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  for (guint i = 0; i < G_N_ELEMENTS (queries); i++)
+    {
+      g_autofree char *want = answer (f->whole, queries[i]);
+      g_autofree char *got = answer (f->set, queries[i]);
+
+      g_test_message ("%s", queries[i]);
+      g_assert_false (g_str_has_prefix (want, "error"));
+      g_assert_cmpstr (got, ==, want);
+      /* not a query that answers nothing */
+      g_assert_cmpuint (strlen (want), >, 0);
+    }
+}
+
+/* A lookup by id asks only the shard that holds it: with the others
+ * gone, it still answers, and a scan says which shard is missing. */
+static void
+test_by_id_reads_one_shard (Fixture *f, gconstpointer data)
+{
+  g_autofree char *gone = NULL;
+  g_autofree char *one = NULL;
+  g_autofree char *all = NULL;
+
+  (void) data;
+  /* a first query opens the first shard, as connecting does */
+  g_unlink (f->paths[2]);
+  one = answer (f->set, "SELECT subject FROM messages WHERE id = 8589934593");
+  g_assert_cmpstr (one, ==, "lens mirror\n");
+  all = answer (f->set, "SELECT count(*) FROM messages");
+  g_assert_true (g_str_has_prefix (all, "error: "));
+  gone = g_strdup_printf ("%s", f->paths[2]);
+  g_assert_nonnull (strstr (all, gone));
+}
+
+/* A shard that is not a database is an error naming it, not rows left
+ * out; so is a shard without the table. */
+static void
+test_bad_shard (Fixture *f, gconstpointer data)
+{
+  g_autofree char *got = NULL;
+  sqlite3 *other;
+  char *err = NULL;
+
+  (void) data;
+  g_assert_true (g_file_set_contents (f->paths[1], "From nobody\nnot a database\n", -1, NULL));
+  got = answer (f->set, "SELECT count(*) FROM messages");
+  g_assert_true (g_str_has_prefix (got, "error: "));
+  g_assert_nonnull (strstr (got, f->paths[1]));
+
+  g_assert_cmpint ((sqlite3_open) (":memory:", &other), ==, SQLITE_OK);
+  g_assert_cmpint (_store_shards_register (other, _store_shards_new ((const char *const *) f->paths,
+                                                                     numbers, 1)), ==, SQLITE_OK);
+  g_assert_cmpint ((sqlite3_exec) (other, "CREATE VIRTUAL TABLE temp.x USING deja_shards (no_such_table)",
+                                   NULL, NULL, &err), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (err, "no table no_such_table"));
+  sqlite3_free (err);
+  (sqlite3_close) (other);
+}
+
+/* Nothing reaches a shard but reads: its connection is read-only. */
+static void
+test_read_only (Fixture *f, gconstpointer data)
+{
+  char *err = NULL;
+
+  (void) data;
+  g_assert_cmpint ((sqlite3_exec) (f->set, "DELETE FROM messages", NULL, NULL, &err), !=, SQLITE_OK);
+  g_assert_nonnull (err);
+  sqlite3_free (err);
+  g_autofree char *count = answer (f->set, "SELECT count(*) FROM messages");
+  g_assert_cmpstr (count, ==, "120\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/shards/as-whole", Fixture, NULL, set_up, test_as_whole, tear_down);
+  g_test_add ("/shards/by-id-reads-one-shard", Fixture, NULL, set_up, test_by_id_reads_one_shard, tear_down);
+  g_test_add ("/shards/bad-shard", Fixture, NULL, set_up, test_bad_shard, tear_down);
+  g_test_add ("/shards/read-only", Fixture, NULL, set_up, test_read_only, tear_down);
+  return g_test_run ();
+}
