@@ -112,7 +112,9 @@ _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer u
  *
  * Calls @func for each matching message (a post present in several
  * files once: later copies are left out), best match first (FTS5's bm25
- * rank), with columns id, date, from_name, from_addr, subject, snippet,
+ * rank; equal ranks in the order of their ids, so that a search gives
+ * the same rows whichever way SQLite reads them: a merge and a catalog
+ * of the same shards do), with columns id, date, from_name, from_addr, subject, snippet,
  * file, byte_offset, thread_id and rank (bm25: lower is better; 0 without
  * words).
  */
@@ -139,7 +141,7 @@ store_search (Store *store, const StoreFilter *filter, StoreSearchMode mode,
     "(SELECT substr(replace(coalesce(own_text, ''), char(10), ' '), 1, 120) FROM messages" \
     " WHERE id = t.id)"
 #define THREADS(hits, best, order, snippet) \
-    "WITH hits AS MATERIALIZED (" hits ")" \
+    "WITH hits AS MATERIALIZED (" hits " ORDER BY 1)" \
     " SELECT t.*, " snippet " AS snippet FROM (" \
     " SELECT h.thread_id, count(*) AS hits," \
     " (SELECT count(*) FROM messages c WHERE c.thread_id = h.thread_id" \
@@ -156,7 +158,7 @@ store_search (Store *store, const StoreFilter *filter, StoreSearchMode mode,
       " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
       " JOIN files f ON f.id = m.file_id"
       " WHERE messages_fts MATCH :match AND m.duplicate_of IS NULL AND" STORE_FILTER_SQL
-      " ORDER BY rank LIMIT :limit",
+      " ORDER BY rank, m.id LIMIT :limit",
       "SELECT m.id, m.date, m.from_name, m.from_addr, m.subject,"
       " substr(replace(coalesce(m.own_text, ''), char(10), ' '), 1, 120) AS snippet,"
       " f.path AS file, m.byte_offset, m.thread_id, 0 AS rank"
