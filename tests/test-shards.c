@@ -31,7 +31,9 @@ static const char schema[] =
   "CREATE TABLE message_newsgroups (message_id INTEGER, newsgroup TEXT COLLATE NOCASE,"
   " PRIMARY KEY (message_id, newsgroup)) WITHOUT ROWID;"
   "CREATE VIRTUAL TABLE messages_fts USING fts5 (subject, body, content='messages',"
-  " content_rowid='id');";
+  " content_rowid='id');"
+  /* ids of its own in each shard, 1, 2, 3 */
+  "CREATE TABLE links (id INTEGER PRIMARY KEY, message_id INTEGER, url TEXT);";
 
 static const char *const words[] = { "telescope", "mirror", "lens", "comet", "orbit", "dust" };
 
@@ -84,6 +86,14 @@ fill (sqlite3 *db, guint s)
     }
   (sqlite3_finalize) (m);
   (sqlite3_finalize) (g);
+  for (guint i = 1; i <= 40; i += 3)
+    {
+      g_autofree char *sql = g_strdup_printf ("INSERT INTO links (message_id, url) VALUES"
+                                              " (%" G_GINT64_FORMAT ", 'http://example.org/%u/%u')",
+                                              base + i, s, i);
+
+      g_assert_cmpint ((sqlite3_exec) (db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+    }
 }
 
 static void
@@ -119,9 +129,13 @@ set_up (Fixture *f, gconstpointer data)
     }
   exec_ok (f->whole, "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')");
   g_assert_cmpint ((sqlite3_open) (":memory:", &f->set), ==, SQLITE_OK);
+  /* The tables' declarations, as a catalog has them (empty) */
+  exec_ok (f->set, schema);
   g_assert_cmpint (_store_shards_register (f->set, _store_shards_new ((const char *const *) f->paths,
                                                                       numbers, N_SHARDS)), ==, SQLITE_OK);
-  exec_ok (f->set, "CREATE VIRTUAL TABLE temp.messages USING deja_shards (messages);"
+  exec_ok (f->set, "CREATE TABLE changed (id INTEGER PRIMARY KEY, thread_id INTEGER, parent_id INTEGER);"
+                   "CREATE VIRTUAL TABLE temp.messages USING deja_shards (messages, changed, 'body');"
+                   "CREATE VIRTUAL TABLE temp.links USING deja_shards (links);"
                    "CREATE VIRTUAL TABLE temp.message_newsgroups USING deja_shards (message_newsgroups);"
                    "CREATE VIRTUAL TABLE temp.messages_fts USING deja_shards (messages_fts)");
 }
@@ -208,6 +222,26 @@ static const char *const queries[] = {
   "SELECT m.id, m.date FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
   " WHERE messages_fts MATCH 'telescope NOT mirror' ORDER BY m.date, m.id",
   "SELECT count(*) FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'orb*')",
+  /* ranked as in one database: BM25 with the set's counts, to the last bit */
+  "SELECT rowid, printf('%.17e', rank) FROM messages_fts WHERE messages_fts MATCH 'comet' ORDER BY rank, rowid",
+  "SELECT rowid, printf('%.17e', rank) FROM messages_fts WHERE messages_fts MATCH 'lens AND mirror'"
+  " ORDER BY rank, rowid",
+  /* 'orbit' is in shards where no row has both words */
+  "SELECT rowid, printf('%.17e', rank) FROM messages_fts WHERE messages_fts MATCH 'orbit AND comet'"
+  " ORDER BY rank, rowid",
+  "SELECT m.id, printf('%.17e', rank), m.subject FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+  " WHERE messages_fts MATCH 'subject:telescope OR body:mirror' ORDER BY rank, m.id LIMIT 12",
+  "SELECT rowid, snippet(messages_fts, -1, '[', ']', '...', 4) FROM messages_fts"
+  " WHERE messages_fts MATCH 'lens' ORDER BY rowid",
+  "SELECT rowid, highlight(messages_fts, 1, '<', '>') FROM messages_fts WHERE messages_fts MATCH 'dust OR comet'"
+  " ORDER BY rank, rowid LIMIT 10",
+  "SELECT t.id, (SELECT snippet(messages_fts, -1, '[', ']', '…', 8) FROM messages_fts"
+  " WHERE messages_fts MATCH 'mirror' AND rowid = t.id) FROM messages t WHERE t.lang = 'de' ORDER BY t.id",
+  /* ids given here after the shards' before, as deja merge gives them */
+  "SELECT * FROM links",
+  "SELECT id, url FROM links WHERE id > 10 AND id < 20 ORDER BY id",
+  "SELECT l.id, m.subject FROM links l JOIN messages m ON m.id = l.message_id WHERE l.id = 16",
+  "SELECT count(*) FROM links WHERE message_id > 8589934592",
 };
 
 static void
@@ -227,24 +261,103 @@ test_as_whole (Fixture *f, gconstpointer data)
     }
 }
 
-/* A lookup by id asks only the shard that holds it: with the others
- * gone, it still answers, and a scan says which shard is missing. */
+/* Values changed here (a catalog's threads across shards) go to the
+ * connection's own table, only where they differ from the shard's, and
+ * every query sees them; nothing else of a shard changes. */
 static void
-test_by_id_reads_one_shard (Fixture *f, gconstpointer data)
+test_changed_here (Fixture *f, gconstpointer data)
 {
-  g_autofree char *gone = NULL;
-  g_autofree char *one = NULL;
-  g_autofree char *all = NULL;
+  static const char *const updates[] = {
+    "UPDATE messages SET thread_id = 4294967297, parent_id = 4294967300 WHERE id = 8589934597",
+    "UPDATE messages SET thread_id = 4294967297 WHERE id IN (8589934598, 8589934599)",
+    /* to what it was: nothing to keep */
+    "UPDATE messages SET thread_id = thread_id, parent_id = parent_id WHERE lang = 'de'",
+    "UPDATE messages SET parent_id = NULL WHERE id = 21474836490",
+  };
+  static const char *const after[] = {
+    "SELECT * FROM messages ORDER BY id",
+    "SELECT id, parent_id FROM messages WHERE thread_id = 4294967297 ORDER BY id",
+    "SELECT count(*) FROM messages WHERE parent_id IS NULL",
+    "SELECT thread_id, count(*) FROM messages GROUP BY thread_id ORDER BY 2 DESC, 1 LIMIT 4",
+    "SELECT * FROM messages WHERE id = 8589934598",
+    /* asked of the shards on a column changed here */
+    "SELECT id FROM messages WHERE parent_id IS NULL ORDER BY id",
+    "SELECT id FROM messages WHERE parent_id IS NOT NULL AND thread_id = 4294967297 ORDER BY id",
+    "SELECT id, thread_id FROM messages WHERE thread_id > 8589934600 AND thread_id < 8589934620 ORDER BY id",
+    "SELECT count(*) FROM messages WHERE thread_id IN (4294967297, 8589934597)",
+    "SELECT p.id, c.id FROM messages c JOIN messages p ON p.thread_id = c.parent_id ORDER BY 1, 2",
+  };
+  char *err = NULL;
 
   (void) data;
-  /* a first query opens the first shard, as connecting does */
+  for (guint i = 0; i < G_N_ELEMENTS (updates); i++)
+    {
+      exec_ok (f->whole, updates[i]);
+      exec_ok (f->set, updates[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (after); i++)
+    {
+      g_autofree char *want = answer (f->whole, after[i]);
+      g_autofree char *got = answer (f->set, after[i]);
+
+      g_test_message ("%s", after[i]);
+      g_assert_cmpstr (got, ==, want);
+    }
+  {
+    g_autofree char *kept = answer (f->set, "SELECT id, thread_id, parent_id FROM changed ORDER BY id");
+
+    g_assert_cmpstr (kept, ==, "8589934597|4294967297|4294967300\n"
+                               "8589934598|4294967297|8589934597\n"
+                               "8589934599|4294967297|8589934598\n"
+                               "21474836490|21474836489|NULL\n");
+  }
+  /* Back to the shard's value: the row leaves the table */
+  exec_ok (f->set, "UPDATE messages SET parent_id = 21474836489 WHERE id = 21474836490");
+  {
+    g_autofree char *kept = answer (f->set, "SELECT count(*) FROM changed");
+
+    g_assert_cmpstr (kept, ==, "3\n");
+  }
+  /* Undone with the transaction */
+  exec_ok (f->set, "BEGIN; UPDATE messages SET thread_id = 1 WHERE id = 4294967297; ROLLBACK");
+  {
+    g_autofree char *got = answer (f->set, "SELECT thread_id FROM messages WHERE id = 4294967297");
+
+    g_assert_cmpstr (got, ==, "4294967297\n");
+  }
+  /* Other columns, and rows, are the shards' */
+  g_assert_cmpint ((sqlite3_exec) (f->set, "UPDATE messages SET lang = 'fr' WHERE id = 4294967297",
+                                   NULL, NULL, &err), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (err, "columns a catalog holds"));
+  sqlite3_free (err);
+  err = NULL;
+  g_assert_cmpint ((sqlite3_exec) (f->set, "DELETE FROM messages WHERE id = 4294967297", NULL, NULL, &err),
+                   !=, SQLITE_OK);
+  sqlite3_free (err);
+  err = NULL;
+  g_assert_cmpint ((sqlite3_exec) (f->set, "UPDATE links SET url = 'x'", NULL, NULL, &err), !=, SQLITE_OK);
+  sqlite3_free (err);
+}
+
+/* A shard that is gone is an error naming it, when the table is made
+ * (each shard is opened then, for where its ids go). */
+static void
+test_missing_shard (Fixture *f, gconstpointer data)
+{
+  sqlite3 *other;
+  char *err = NULL;
+
+  (void) data;
   g_unlink (f->paths[2]);
-  one = answer (f->set, "SELECT subject FROM messages WHERE id = 8589934593");
-  g_assert_cmpstr (one, ==, "lens mirror\n");
-  all = answer (f->set, "SELECT count(*) FROM messages");
-  g_assert_true (g_str_has_prefix (all, "error: "));
-  gone = g_strdup_printf ("%s", f->paths[2]);
-  g_assert_nonnull (strstr (all, gone));
+  g_assert_cmpint ((sqlite3_open) (":memory:", &other), ==, SQLITE_OK);
+  exec_ok (other, schema);
+  g_assert_cmpint (_store_shards_register (other, _store_shards_new ((const char *const *) f->paths,
+                                                                     numbers, N_SHARDS)), ==, SQLITE_OK);
+  g_assert_cmpint ((sqlite3_exec) (other, "CREATE VIRTUAL TABLE temp.m USING deja_shards (messages)",
+                                   NULL, NULL, &err), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (err, f->paths[2]));
+  sqlite3_free (err);
+  (sqlite3_close) (other);
 }
 
 /* A shard that is not a database is an error naming it, not rows left
@@ -252,22 +365,35 @@ test_by_id_reads_one_shard (Fixture *f, gconstpointer data)
 static void
 test_bad_shard (Fixture *f, gconstpointer data)
 {
-  g_autofree char *got = NULL;
   sqlite3 *other;
   char *err = NULL;
 
   (void) data;
   g_assert_true (g_file_set_contents (f->paths[1], "From nobody\nnot a database\n", -1, NULL));
-  got = answer (f->set, "SELECT count(*) FROM messages");
-  g_assert_true (g_str_has_prefix (got, "error: "));
-  g_assert_nonnull (strstr (got, f->paths[1]));
+  g_assert_cmpint ((sqlite3_open) (":memory:", &other), ==, SQLITE_OK);
+  exec_ok (other, schema);
+  g_assert_cmpint (_store_shards_register (other, _store_shards_new ((const char *const *) f->paths,
+                                                                     numbers, N_SHARDS)), ==, SQLITE_OK);
+  g_assert_cmpint ((sqlite3_exec) (other, "CREATE VIRTUAL TABLE temp.m USING deja_shards (messages)",
+                                   NULL, NULL, &err), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (err, f->paths[1]));
+  sqlite3_free (err);
+  err = NULL;
+  (sqlite3_close) (other);
 
   g_assert_cmpint ((sqlite3_open) (":memory:", &other), ==, SQLITE_OK);
+  exec_ok (other, schema);
   g_assert_cmpint (_store_shards_register (other, _store_shards_new ((const char *const *) f->paths,
                                                                      numbers, 1)), ==, SQLITE_OK);
   g_assert_cmpint ((sqlite3_exec) (other, "CREATE VIRTUAL TABLE temp.x USING deja_shards (no_such_table)",
                                    NULL, NULL, &err), !=, SQLITE_OK);
   g_assert_nonnull (strstr (err, "no table no_such_table"));
+  sqlite3_free (err);
+  err = NULL;
+  /* Only plain names go into the shards' SQL */
+  g_assert_cmpint ((sqlite3_exec) (other, "CREATE VIRTUAL TABLE temp.y USING deja_shards ('messages\"--')",
+                                   NULL, NULL, &err), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (err, "plain names"));
   sqlite3_free (err);
   (sqlite3_close) (other);
 }
@@ -291,7 +417,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/shards/as-whole", Fixture, NULL, set_up, test_as_whole, tear_down);
-  g_test_add ("/shards/by-id-reads-one-shard", Fixture, NULL, set_up, test_by_id_reads_one_shard, tear_down);
+  g_test_add ("/shards/changed-here", Fixture, NULL, set_up, test_changed_here, tear_down);
+  g_test_add ("/shards/missing-shard", Fixture, NULL, set_up, test_missing_shard, tear_down);
   g_test_add ("/shards/bad-shard", Fixture, NULL, set_up, test_bad_shard, tear_down);
   g_test_add ("/shards/read-only", Fixture, NULL, set_up, test_read_only, tear_down);
   return g_test_run ();

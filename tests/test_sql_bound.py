@@ -68,6 +68,8 @@ ALLOWED_SQL_ARGS = {
     "count_sql[force != FALSE]",   # store.c: a static table of literals
     "follow_sql[statement]", "follow_sql[k]",   # store-fts-side.c: a static table of literals
     "side_table_sql",              # store-fts-side.c: one static literal (deja's declaration)
+    # store-catalog.c: static literals, and deja's views of its embedded schema made TEMP
+    "number_sql", "copy_sql[i]", "temp",
 }
 
 # printf formats that contain SQL words, each checked by hand:
@@ -80,6 +82,18 @@ ALLOWED_FORMATS = {
     '%sEXISTS (SELECT 1 FROM shard.%s)',
     # store-merge.c group_replaces_nothing: its static slot_schema names
     '%sSELECT path, sha256 FROM %s.files',
+    # store-shards.c: a table's and its columns' names, plain (letters, digits, underscores:
+    # plain_name()) and of the connection's own table (a catalog's, of deja's schema), quoted
+    'SELECT min(rowid), max(rowid) FROM main.%s',
+    ' FROM main.%s WHERE rowid = ?1',
+    'INSERT OR REPLACE INTO main.%s (rowid',
+    'DELETE FROM main.%s WHERE rowid = ?1',
+    '\\n%s FROM main.%s WHERE rowid = ?1',
+    'SELECT %s FROM main.%s WHERE rowid = ?1',
+    # store-shards.c: the FTS5 functions of its static lists, on a table of a plain name
+    'SELECT deja_counts(%s) FROM main.%s WHERE %s MATCH ?1 LIMIT 1',
+    'SELECT %s(%s',
+    ') FROM main.%s WHERE %s MATCH ?1 AND rowid = ?2',
 }
 
 CALL = re.compile(r"\b(sqlite3_prepare_v[23]|sqlite3_exec|exec|plan_exec|query_int|query_text|"

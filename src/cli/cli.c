@@ -35,7 +35,15 @@ open_existing (const char *path, Store *(*open) (const char *, GError **))
 Store *
 deja_open_existing_store (const char *path)
 {
-  return open_existing (path, store_open);
+  Store *store = open_existing (path, store_open);
+
+  if (store && store_is_catalog (store))
+    {
+      deja_error ("'%s' is a catalog of shards (deja catalog), which is read, not changed: change"
+                  " its shards, then make it again", path);
+      g_clear_pointer (&store, store_close);
+    }
+  return store;
 }
 
 /* Opens an existing database to read it, even where it cannot be

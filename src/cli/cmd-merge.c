@@ -150,6 +150,12 @@ cmd_merge (DejaRun *run, int argc, char **argv)
       deja_error ("cannot open database '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
+  if (store_is_catalog (store))
+    {
+      deja_error ("'%s' is a catalog of shards (deja catalog), which is read, not changed:"
+                  " merge its shards into a database of their own instead", db);
+      return DEJA_EXIT_FAILED;
+    }
   /* Readers meanwhile leave the authors to this merge's end */
   store_claim_writing (store);
   /* Into an empty OUT, the secondary indexes are built once at the end,

@@ -37,6 +37,7 @@ int cmd_terms (DejaRun *run, int argc, char **argv);
 int cmd_dedup (DejaRun *run, int argc, char **argv);
 int cmd_score (DejaRun *run, int argc, char **argv);
 int cmd_merge (DejaRun *run, int argc, char **argv);
+int cmd_catalog (DejaRun *run, int argc, char **argv);
 int cmd_export_pg (DejaRun *run, int argc, char **argv);
 
 int deja_usage_error (GOptionContext *context, const char *fmt, ...) G_GNUC_PRINTF (2, 3);

@@ -21,6 +21,8 @@ static const DejaCommand commands[] = {
   { "ingest", cmd_ingest, "split, decode and store mbox files in a database", DEJA_DB_OWN, DEJA_TAKES_ARGS, 0 },
   { "merge", cmd_merge, "merge shard databases (made by ingest on parts of an archive) into one",
     DEJA_DB_OWN, DEJA_TAKES_ARGS, 0 },
+  { "catalog", cmd_catalog, "read shard databases in place as one corpus, without merging them",
+    DEJA_DB_OWN, DEJA_TAKES_ARGS, 0 },
   { "scan", cmd_scan, "split mbox files and report what the splitter judged; store nothing",
     DEJA_DB_NONE, DEJA_TAKES_ARGS, 0 },
   { "log", cmd_log, "print the separator log of a database", DEJA_DB_READ, 0, 0 },

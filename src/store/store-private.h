@@ -112,6 +112,7 @@ struct _Store {
   StoreCheckpointer *checkpointer;   /* while ingesting; see store-checkpoint.c */
   int wal_frames;          /* pages in the write-ahead log after the last commit */
   char *path;
+  char *catalog;           /* a catalog of shards (store-catalog.c): its path; else NULL */
   sqlite3_stmt *stmts[N_STMTS];
   int params[N_STMTS][N_PARAMS];   /* each statement's index of each named parameter */
   GHashTable *cached;      /* SQL -> sqlite3_stmt *, kept prepared (_store_cached()) */
@@ -234,7 +235,14 @@ int _store_make_safe_db (sqlite3 *db);
 typedef struct _StoreShards StoreShards;
 StoreShards *_store_shards_new (const char *const *paths, const gint64 *numbers, guint n);
 void _store_shards_free (StoreShards *set);
+void _store_shards_deja_only (StoreShards *set);
 int _store_shards_register (sqlite3 *db, StoreShards *set);
+
+/* A catalog of shards (store-catalog.c) */
+gboolean _store_catalog_open (Store *store, GError **error);
+GHashTable *_store_schema_objects (GError **error);
+gboolean _store_is_current_deja (sqlite3 *db);
+gboolean _store_exec_sql (Store *store, const char *sql, GError **error);
 char *_store_schema_index_sql (const char *name);
 gboolean _store_int_array_get (const char *json, gsize len, gint64 index, gint64 *count,
                                gint64 *value);

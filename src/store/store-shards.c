@@ -17,19 +17,25 @@
  */
 #include "store-private.h"
 
+#include <errno.h>
+#include <math.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* The shard a row id belongs to ('deja ingest --shard N'). */
+#define LAZY -2   /* ShardsCursor.to_stmt: read when asked for */
 #define SHARD_OF(id) ((id) >> 32)
 
 typedef struct {
   char *path;
   gint64 number;          /* N of --shard N */
   sqlite3 *db;            /* opened when first read */
+  char *term;             /* a word its full-text index holds (fts_term()), or NULL */
 } Shard;
 
 struct _StoreShards {
   GPtrArray *shards;      /* of Shard *, in number order */
+  gboolean deja_only;     /* shards must be deja databases of this schema */
   char *error;            /* why a shard could not be opened */
 };
 
@@ -44,6 +50,21 @@ typedef struct {
   gboolean has_rowid;     /* else WITHOUT ROWID: rows are numbered as read */
   gint64 rows;            /* the shards' rows, estimated once */
   GHashTable *idle;       /* "shard\nSQL" -> GPtrArray of statements prepared and not in use */
+  gint64 *offsets;        /* added to each shard's ids, where they are the shard's own
+                             (numbered 1, 2, 3 in each): NULL where they are the set's */
+  /* Values changed here (a catalog's threads across shards, its
+   * authors): the rows of a table of the connection's (the second
+   * argument), whose columns are the id and some of the table's. */
+  sqlite3 *db;            /* the connection the table is on */
+  char *overlay;          /* that table's name, or NULL */
+  int *overlay_of;        /* each column's in the overlay's values, or -1 */
+  guint n_overlay;        /* the overlay's columns but the id */
+  int *overlaid;          /* and the table's column of each */
+  GHashTable *changed;    /* id (gint64 *) -> sqlite3_value *[n_overlay]; NULL: to be read */
+  GPtrArray *replaced;    /* values a cursor may still be on, freed at the end of a statement */
+  GArray *changed_ids;    /* changed's ids in order (of gint64), or NULL to be made again */
+  gboolean *lazy;         /* columns read only when a row's value is asked for (large
+                             ones: a shard would read them for every row it gives) */
 } ShardsTable;
 
 typedef struct {
@@ -58,6 +79,22 @@ typedef struct {
   sqlite3_stmt *stmt;     /* the shard being read's, on a row; NULL at the end */
   sqlite3_stmt **held;    /* each shard's statement of sql, kept for the next xFilter */
   gint64 row;             /* rows read (the rowid of a table without one) */
+  sqlite3_value **over;   /* the row's values changed here, or NULL */
+  sqlite3_value *match;   /* an FTS5 table's query, or NULL */
+  guint shard;            /* the shard of the row the cursor is on */
+  /* Where the shards were asked on a column the overlay changes, the
+   * rows it changes are not taken from them but read after, by id (their
+   * values here are the ones compared) */
+  gboolean by_overlay;
+  char *sql_by_id;        /* the same columns, of one row */
+  GArray *overlay_ids;    /* of gint64, in order; NULL before that phase */
+  guint overlay_pos;
+  sqlite3_stmt *by_id_stmt;  /* that phase's statement, of shard c->shard */
+  guint by_overlay_first, by_overlay_last;   /* the shards it reads */
+  gboolean one_id;           /* the query asks for one id: */
+  gint64 only_id;            /* this one */
+  sqlite3_stmt **held_by_id; /* each shard's statement of sql_by_id */
+  guint32 sql_by_id_args;    /* the arguments it binds too (the set's counts) */
 } ShardsCursor;
 
 static void
@@ -67,6 +104,7 @@ shard_free (gpointer data)
 
   if (shard->db)
     sqlite3_close_v2 (shard->db);
+  g_free (shard->term);
   g_free (shard->path);
   g_free (shard);
 }
@@ -78,10 +116,28 @@ shard_free (gpointer data)
  *
  * Returns: (transfer full): the set, for _store_shards_register()
  */
+/* A file a shard, on each connection to the set (a catalog's threads
+ * read on two): past the 1,024 files a process may open by default,
+ * the limit goes up to what the system allows it. */
+static void
+allow_files (guint n)
+{
+  struct rlimit limit;
+
+  if (getrlimit (RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+      limit.rlim_cur >= (rlim_t) n * 2 + 64)
+    return;
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? (rlim_t) n * 2 + 64 : MIN (limit.rlim_max, (rlim_t) n * 2 + 64);
+  if (setrlimit (RLIMIT_NOFILE, &limit) != 0)
+    g_debug ("cannot open more files at once: %s", g_strerror (errno));
+}
+
 StoreShards *
 _store_shards_new (const char *const *paths, const gint64 *numbers, guint n)
 {
   StoreShards *set = g_new0 (StoreShards, 1);
+
+  allow_files (n);
 
   set->shards = g_ptr_array_new_with_free_func (shard_free);
   for (guint i = 0; i < n; i++)
@@ -95,6 +151,13 @@ _store_shards_new (const char *const *paths, const gint64 *numbers, guint n)
   return set;
 }
 
+/* Refuses a shard that is not a deja database of this schema (a catalog's) */
+void
+_store_shards_deja_only (StoreShards *set)
+{
+  set->deja_only = TRUE;
+}
+
 void
 _store_shards_free (StoreShards *set)
 {
@@ -103,6 +166,159 @@ _store_shards_free (StoreShards *set)
   g_ptr_array_unref (set->shards);
   g_free (set->error);
   g_free (set);
+}
+
+/* ---- full-text ranking over the set ----
+ *
+ * FTS5 ranks a row by BM25 (its bm25(), the default rank): the row's
+ * own counts (each phrase's instances, its length in tokens) weighed by
+ * numbers of the whole table (its rows, their tokens, and the rows each
+ * phrase is in).  A shard knows those of its own table only; a row of
+ * the set is ranked here as it would be in one database holding every
+ * shard's rows, with the numbers summed over the shards.  Each shard's
+ * connection has two functions of FTS5's for that: deja_counts() gives
+ * a shard's numbers for a query, deja_bm25() ranks a row with the
+ * set's.  Numbers go as blobs of 64-bit integers: rows, tokens, then
+ * the rows of each phrase. */
+
+static int
+count_row (const Fts5ExtensionApi *api, Fts5Context *fts, void *data)
+{
+  (void) api;
+  (void) fts;
+  (*(sqlite3_int64 *) data)++;
+  return SQLITE_OK;
+}
+
+/* deja_counts(TABLE): its rows, tokens, and the rows of each phrase of
+ * the query but the last (fts_counts() adds one that every shard has) */
+static void
+counts_function (const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int n,
+                 sqlite3_value **args)
+{
+  int phrases = api->xPhraseCount (fts) - 1;
+  g_autofree sqlite3_int64 *counts = NULL;
+  int rc;
+
+  (void) n;
+  (void) args;
+  if (phrases < 0)
+    phrases = 0;
+  counts = g_new0 (sqlite3_int64, phrases + 2);
+  rc = api->xRowCount (fts, &counts[0]);
+  if (rc == SQLITE_OK)
+    rc = api->xColumnTotalSize (fts, -1, &counts[1]);
+  for (int i = 0; rc == SQLITE_OK && i < phrases; i++)
+    rc = api->xQueryPhrase (fts, i, &counts[2 + i], count_row);
+  G_STATIC_ASSERT (sizeof (sqlite3_int64) == sizeof (gint64));
+  if (rc != SQLITE_OK)
+    {
+      sqlite3_result_error_code (ctx, rc);
+      return;
+    }
+  sqlite3_result_blob (ctx, counts, (int) ((phrases + 2) * sizeof (gint64)), SQLITE_TRANSIENT);
+}
+
+typedef struct {
+  int phrases;
+  double average;       /* tokens a row in the set */
+  double *idf;          /* each phrase's weight in the set */
+  double *frequency;    /* each phrase's instances in the row */
+} Bm25;
+
+/* deja_bm25(TABLE, COUNTS): the row's rank, BM25 as FTS5 computes it
+ * (k1 = 1.2, b = 0.75, every column of weight 1), with COUNTS the set's */
+static void
+bm25_function (const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int n,
+               sqlite3_value **args)
+{
+  const double k1 = 1.2, b = 0.75;
+  Bm25 *r = api->xGetAuxdata (fts, 0);
+  double score = 0.0, length;
+  int instances = 0, tokens = 0, rc = SQLITE_OK;
+
+  if (r == NULL)
+    {
+      const guint8 *blob = n == 1 ? sqlite3_value_blob (args[0]) : NULL;
+      int phrases = api->xPhraseCount (fts);
+      int bytes = n == 1 ? sqlite3_value_bytes (args[0]) : 0;
+      g_autofree gint64 *counts = g_new0 (gint64, phrases + 2);
+
+      if (blob && bytes == (int) ((phrases + 2) * sizeof (gint64)))
+        memcpy (counts, blob, bytes);
+      if (blob == NULL || bytes != (int) ((phrases + 2) * sizeof (gint64)) || counts[0] <= 0)
+        {
+          sqlite3_result_error (ctx, "deja_bm25: the set's counts do not fit the query", -1);
+          return;
+        }
+      r = sqlite3_malloc64 (sizeof *r + 2 * (gsize) phrases * sizeof (double));
+      if (r == NULL)
+        {
+          sqlite3_result_error_nomem (ctx);
+          return;
+        }
+      r->phrases = phrases;
+      r->idf = (double *) &r[1];
+      r->frequency = r->idf + phrases;
+      r->average = (double) counts[1] / (double) counts[0];
+      for (int i = 0; i < phrases; i++)
+        {
+          double rows = (double) counts[0], hits = (double) counts[2 + i];
+          /* a phrase in more than half the rows weighs almost nothing,
+           * not less than nothing */
+          double idf = log ((rows - hits + 0.5) / (hits + 0.5));
+
+          r->idf[i] = idf <= 0.0 ? 1e-6 : idf;
+        }
+      rc = api->xSetAuxdata (fts, r, sqlite3_free);
+      if (rc != SQLITE_OK)
+        {
+          sqlite3_result_error_code (ctx, rc);
+          return;
+        }
+    }
+  memset (r->frequency, 0, sizeof (double) * r->phrases);
+  rc = api->xInstCount (fts, &instances);
+  for (int i = 0; rc == SQLITE_OK && i < instances; i++)
+    {
+      int phrase, column, offset;
+
+      rc = api->xInst (fts, i, &phrase, &column, &offset);
+      if (rc == SQLITE_OK && phrase >= 0 && phrase < r->phrases)
+        r->frequency[phrase] += 1.0;
+    }
+  if (rc == SQLITE_OK)
+    rc = api->xColumnSize (fts, -1, &tokens);
+  length = (double) tokens;
+  for (int i = 0; rc == SQLITE_OK && i < r->phrases; i++)
+    score += r->idf[i] * ((r->frequency[i] * (k1 + 1.0))
+                          / (r->frequency[i] + k1 * (1 - b + b * length / r->average)));
+  if (rc != SQLITE_OK)
+    sqlite3_result_error_code (ctx, rc);
+  else
+    sqlite3_result_double (ctx, -1.0 * score);
+}
+
+/* The two functions, on a shard's connection (one without FTS5 has no
+ * full-text table to read either). */
+static int
+register_ranking (sqlite3 *db)
+{
+  fts5_api *api = NULL;
+  sqlite3_stmt *stmt;
+  int rc = (sqlite3_prepare_v2) (db, "SELECT fts5(?1)", -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    return SQLITE_OK;
+  sqlite3_bind_pointer (stmt, 1, (void *) &api, "fts5_api_ptr", NULL);
+  (sqlite3_step) (stmt);
+  (sqlite3_finalize) (stmt);
+  if (api == NULL)
+    return SQLITE_OK;
+  rc = api->xCreateFunction (api, "deja_counts", NULL, counts_function, NULL);
+  if (rc == SQLITE_OK)
+    rc = api->xCreateFunction (api, "deja_bm25", NULL, bm25_function, NULL);
+  return rc;
 }
 
 /* Shard @i's connection, opened read-only the first time: NULL with
@@ -116,13 +332,27 @@ shard_db (StoreShards *set, guint i)
 
   if (shard->db)
     return shard->db;
-  uri = _store_file_uri (shard->path, "mode=ro");
+  /* Nothing writes a shard while a catalog reads it (its size and time
+   * are checked when the catalog is opened, and a log left beside it is
+   * refused): no locks, no log to look at for each statement */
+  uri = _store_file_uri (shard->path, "immutable=1");
   rc = (sqlite3_open_v2) (uri, &shard->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
   if (rc == SQLITE_OK)
     rc = _store_make_safe_db (shard->db);
   if (rc == SQLITE_OK)
-    rc = (sqlite3_exec) (shard->db, "PRAGMA cache_size = -2048; PRAGMA mmap_size = 1099511627776; PRAGMA query_only = 1",
+    rc = (sqlite3_exec) (shard->db, "PRAGMA cache_size = -2048; PRAGMA mmap_size = 1099511627776",
                          NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = register_ranking (shard->db);
+  /* A catalog names its shards; one of a stranger's could name any file */
+  if (rc == SQLITE_OK && set->deja_only && !_store_is_current_deja (shard->db))
+    {
+      g_free (set->error);
+      set->error = g_strdup_printf ("shard '%s': not a deja database of this version", shard->path);
+      sqlite3_close_v2 (shard->db);
+      shard->db = NULL;
+      return NULL;
+    }
   if (rc != SQLITE_OK)
     {
       g_free (set->error);
@@ -151,6 +381,19 @@ quoted (const char *name)
   return g_string_free (s, FALSE);
 }
 
+/* Whether @name is a plain SQL name (letters, digits, underscores):
+ * the only names put into the SQL the shards run. */
+static gboolean
+plain_name (const char *name)
+{
+  if (name == NULL || !(g_ascii_isalpha (name[0]) || name[0] == '_'))
+    return FALSE;
+  for (const char *p = name; *p; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      return FALSE;
+  return TRUE;
+}
+
 /* A column's declared type, if it is words and numbers (a
  * stranger's shard could declare anything there): else none. */
 static const char *
@@ -175,11 +418,23 @@ table_free (ShardsTable *t)
   g_free (t->table);
   if (t->idle)
     g_hash_table_unref (t->idle);
+  if (t->changed)
+    g_hash_table_unref (t->changed);
+  if (t->replaced)
+    g_ptr_array_unref (t->replaced);
+  if (t->changed_ids)
+    g_array_unref (t->changed_ids);
+  g_free (t->offsets);
+  g_free (t->overlay);
+  g_free (t->overlay_of);
+  g_free (t->overlaid);
+  g_free (t->lazy);
   sqlite3_free (t);
 }
 
-/* The columns of @table in the first shard, and the declaration of the
- * virtual table: the same names and types (a generated column is an
+/* The columns of @table in @db's main schema (a catalog's own empty
+ * table, of deja's schema), and the declaration of the virtual table:
+ * the same names, types and collations (a generated column is an
  * ordinary one here: the shard computes it). */
 static int
 read_columns (ShardsTable *t, sqlite3 *db, GString *declare, char **err)
@@ -187,7 +442,7 @@ read_columns (ShardsTable *t, sqlite3 *db, GString *declare, char **err)
   sqlite3_stmt *stmt;
   GPtrArray *names = g_ptr_array_new ();
   guint keys = 0;
-  int rc = (sqlite3_prepare_v2) (db, "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?1)"
+  int rc = (sqlite3_prepare_v2) (db, "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?1, 'main')"
                                  " ORDER BY cid", -1, &stmt, NULL);
 
   if (rc == SQLITE_OK)
@@ -199,7 +454,14 @@ read_columns (ShardsTable *t, sqlite3 *db, GString *declare, char **err)
       const char *name = (const char *) sqlite3_column_text (stmt, 0);
       const char *type = (const char *) sqlite3_column_text (stmt, 1);
       gboolean hidden = sqlite3_column_int (stmt, 3) == 1;
-      g_autofree char *q = quoted (name);
+      g_autofree char *q = NULL;
+
+      if (!plain_name (name))
+        {
+          rc = SQLITE_ERROR;
+          break;
+        }
+      q = quoted (name);
 
       const char *collation = NULL;
 
@@ -226,25 +488,190 @@ read_columns (ShardsTable *t, sqlite3 *db, GString *declare, char **err)
   (sqlite3_finalize) (stmt);
   if (rc != SQLITE_DONE || names->len == 0)
     {
-      *err = sqlite3_mprintf ("the shards have no table %s", t->table);
+      *err = sqlite3_mprintf ("no table %s here whose columns the shards' are", t->table);
       g_ptr_array_free (names, TRUE);
       return SQLITE_ERROR;
     }
   /* A table without rowid gives its rows numbers of their own */
-  {
-    g_autofree char *q = quoted (t->table);
-    g_autofree char *probe = g_strdup_printf ("SELECT rowid FROM main.%s", q);
-    sqlite3_stmt *test = NULL;
-
-    t->has_rowid = (sqlite3_prepare_v2) (db, probe, -1, &test, NULL) == SQLITE_OK;
-    (sqlite3_finalize) (test);
-  }
+  t->has_rowid = sqlite3_table_column_metadata (db, "main", t->table, "rowid", NULL, NULL, NULL, NULL,
+                                                NULL) == SQLITE_OK;
   /* An INTEGER PRIMARY KEY alone is the rowid */
   if (!t->has_rowid || keys != 1)
     t->id_column = -1;
   g_string_append (declare, ")");
   t->n_columns = names->len;
   t->columns = (char **) g_ptr_array_free (names, FALSE);
+  return SQLITE_OK;
+}
+
+/* The columns named in @names (separated by spaces, the argument quoted
+ * or not) are read only when asked for. */
+static int
+read_lazy (ShardsTable *t, const char *names, char **err)
+{
+  g_autofree char *plain = g_strdup (names);
+  g_auto (GStrv) words = NULL;
+
+  g_strdelimit (plain, "'\"", ' ');
+  words = g_strsplit_set (plain, " ", -1);
+  t->lazy = g_new0 (gboolean, t->n_columns);
+  for (guint k = 0; words[k]; k++)
+    {
+      guint i;
+
+      if (words[k][0] == '\0')
+        continue;
+      for (i = 0; i < t->n_columns; i++)
+        if (t->columns[i] && strcmp (t->columns[i], words[k]) == 0 && (int) i != t->id_column)
+          break;
+      if (i == t->n_columns)
+        {
+          *err = sqlite3_mprintf ("%s has no column %s to read when asked", t->table, words[k]);
+          return SQLITE_ERROR;
+        }
+      t->lazy[i] = TRUE;
+    }
+  return SQLITE_OK;
+}
+
+/* The table of values changed here, @name, of the connection's main
+ * database: its id, and columns named as some of the table's. */
+static int
+read_overlay (ShardsTable *t, const char *name, char **err)
+{
+  sqlite3_stmt *stmt;
+  int rc = (sqlite3_prepare_v2) (t->db, "SELECT name FROM pragma_table_info(?1, 'main') WHERE pk = 0"
+                                 " ORDER BY cid", -1, &stmt, NULL);
+
+  t->overlay = g_strdup (name);
+  t->overlay_of = g_new (int, t->n_columns);
+  t->overlaid = g_new (int, t->n_columns);
+  for (guint i = 0; i < t->n_columns; i++)
+    t->overlay_of[i] = -1;
+  if (rc == SQLITE_OK)
+    rc = (sqlite3_bind_text) (stmt, 1, name, -1, SQLITE_TRANSIENT);
+  while (rc == SQLITE_OK && (rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
+    {
+      const char *column = (const char *) sqlite3_column_text (stmt, 0);
+      guint i;
+
+      rc = SQLITE_OK;
+      for (i = 0; i < t->n_columns; i++)
+        if (t->columns[i] && column && strcmp (t->columns[i], column) == 0)
+          break;
+      if (i == t->n_columns || t->n_overlay >= t->n_columns)
+        {
+          *err = sqlite3_mprintf ("%s has a column %s that %s has not", name, column, t->table);
+          rc = SQLITE_ERROR;
+          break;
+        }
+      t->overlay_of[i] = t->n_overlay;
+      t->overlaid[t->n_overlay++] = i;
+    }
+  (sqlite3_finalize) (stmt);
+  if (rc == SQLITE_DONE && (t->n_overlay == 0 || !t->has_rowid))
+    {
+      *err = sqlite3_mprintf ("%s changes nothing of %s", name, t->table);
+      return SQLITE_ERROR;
+    }
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Whether the shards' ids are the set's (each shard's from N x 2^32 on):
+ * else each shard's are its own, 1, 2, 3, and they are given here after
+ * the largest of the shards before it, as deja merge gives them. */
+static int
+read_offsets (ShardsTable *t, char **err)
+{
+  guint n = t->set->shards->len;
+  g_autofree gint64 *largest = g_new0 (gint64, n);
+  g_autofree char *q = quoted (t->table);
+  g_autofree char *sql = g_strdup_printf ("SELECT min(rowid), max(rowid) FROM main.%s", q);
+  gboolean own = FALSE;
+
+  /* An FTS5 table's rows are those of its content (and it finds its
+   * least and largest rowid by reading every one) */
+  if (!t->has_rowid || t->fts)
+    return SQLITE_OK;
+  for (guint i = 0; i < n; i++)
+    {
+      Shard *shard = g_ptr_array_index (t->set->shards, i);
+      sqlite3 *db = shard_db (t->set, i);
+      sqlite3_stmt *stmt;
+
+      if (db == NULL)
+        {
+          *err = sqlite3_mprintf ("%s", t->set->error);
+          return SQLITE_ERROR;
+        }
+      if ((sqlite3_prepare_v2) (db, sql, -1, &stmt, NULL) != SQLITE_OK)
+        {
+          *err = sqlite3_mprintf ("shard '%s': %s", shard->path, sqlite3_errmsg (db));
+          return SQLITE_ERROR;
+        }
+      if ((sqlite3_step) (stmt) == SQLITE_ROW && sqlite3_column_type (stmt, 0) != SQLITE_NULL)
+        {
+          own |= SHARD_OF (sqlite3_column_int64 (stmt, 0)) != shard->number
+                 || SHARD_OF (sqlite3_column_int64 (stmt, 1)) != shard->number;
+          largest[i] = sqlite3_column_int64 (stmt, 1);
+        }
+      (sqlite3_finalize) (stmt);
+    }
+  if (!own)
+    return SQLITE_OK;
+  t->offsets = g_new0 (gint64, n);
+  for (guint i = 1; i < n; i++)
+    t->offsets[i] = t->offsets[i - 1] + MAX (largest[i - 1], 0);
+  return SQLITE_OK;
+}
+
+static void
+values_free (gpointer data)
+{
+  sqlite3_value **v = data;
+
+  for (guint i = 0; v[i]; i++)
+    sqlite3_value_free (v[i]);
+  g_free (v);
+}
+
+/* The values changed here, read into memory when first wanted. */
+static int
+load_overlay (ShardsTable *t)
+{
+  g_autoptr (GString) sql = NULL;
+  g_autofree char *q = NULL;
+  sqlite3_stmt *stmt;
+  int rc;
+
+  if (t->changed || t->overlay == NULL)
+    return SQLITE_OK;
+  sql = g_string_new ("SELECT rowid");
+  q = quoted (t->overlay);
+  for (guint k = 0; k < t->n_overlay; k++)
+    {
+      g_autofree char *c = quoted (t->columns[t->overlaid[k]]);
+
+      g_string_append_printf (sql, ", %s", c);
+    }
+  g_string_append_printf (sql, " FROM main.%s", q);
+  t->changed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, values_free);
+  rc = (sqlite3_prepare_v2) (t->db, sql->str, -1, &stmt, NULL);
+  while (rc == SQLITE_OK && (rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
+    {
+      sqlite3_value **v = g_new0 (sqlite3_value *, t->n_overlay + 1);
+
+      for (guint k = 0; k < t->n_overlay; k++)
+        v[k] = sqlite3_value_dup (sqlite3_column_value (stmt, k + 1));
+      g_hash_table_insert (t->changed, g_memdup2 (&(gint64) { sqlite3_column_int64 (stmt, 0) }, sizeof (gint64)), v);
+      rc = SQLITE_OK;
+    }
+  (sqlite3_finalize) (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      g_clear_pointer (&t->changed, g_hash_table_unref);
+      return rc;
+    }
   return SQLITE_OK;
 }
 
@@ -258,9 +685,10 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
   sqlite3 *first;
   int rc;
 
-  if (argc != 4)
+  if (argc < 4 || argc > 6)
     {
-      *err = sqlite3_mprintf ("deja_shards takes the name of a table");
+      *err = sqlite3_mprintf ("deja_shards takes the name of a table, and of the table of its values"
+                              " changed here");
       return SQLITE_ERROR;
     }
   if (set->shards->len == 0 || (first = shard_db (set, 0)) == NULL)
@@ -274,7 +702,23 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
   memset (t, 0, sizeof *t);
   t->set = set;
   t->table = g_strdup (argv[3]);
-  rc = read_columns (t, first, declare, err);
+  t->db = db;
+  rc = SQLITE_OK;
+  if (!plain_name (t->table) || (argc >= 5 && strcmp (argv[4], "-") != 0 && !plain_name (argv[4])))
+    {
+      *err = sqlite3_mprintf ("deja_shards reads tables of plain names");
+      rc = SQLITE_ERROR;
+    }
+  /* The columns are those of this connection's own table of that name
+   * (a catalog's, of deja's schema), not a shard's declaration */
+  if (rc == SQLITE_OK)
+    rc = read_columns (t, db, declare, err);
+  if (rc == SQLITE_OK && argc >= 5 && strcmp (argv[4], "-") != 0)
+    rc = read_overlay (t, argv[4], err);
+  if (rc == SQLITE_OK && argc == 6)
+    rc = read_lazy (t, argv[5], err);
+  if (rc == SQLITE_OK)
+    rc = read_offsets (t, err);
   if (rc == SQLITE_OK)
     rc = sqlite3_declare_vtab (db, declare->str);
   if (rc != SQLITE_OK)
@@ -285,6 +729,7 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
   sqlite3_vtab_config (db, SQLITE_VTAB_INNOCUOUS);
   t->rows = -1;
   t->idle = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  t->replaced = g_ptr_array_new_with_free_func (values_free);
   *vtab = &t->base;
   return SQLITE_OK;
 }
@@ -304,6 +749,10 @@ table_rows (ShardsTable *t)
   if (t->rows >= 0)
     return t->rows;
   t->rows = 0;
+  /* An FTS5 table reads every row to count them: a query of it is
+   * costed by its MATCH */
+  if (t->fts)
+    return t->rows = 1000000;
   for (guint i = 0; i < t->set->shards->len; i++)
     {
       sqlite3 *db = shard_db (t->set, i);
@@ -356,8 +805,10 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
   g_autoptr (GString) where = g_string_new (NULL);
   g_autoptr (GString) used = g_string_new (NULL);
   g_autofree char *table = quoted (t->table);
-  int n_args = 0, by_id = 0;
-  gboolean match = FALSE, id_equal = FALSE;
+  g_autoptr (GString) flags = g_string_new (NULL);
+  g_autofree char *columns = NULL;
+  int n_args = 0, by_id = 0, match_arg = 0;
+  gboolean match = FALSE, id_equal = FALSE, ranked = FALSE, by_overlay = FALSE;
   double rows = (double) table_rows (t) + 1;
 
   /* The columns the query reads: the others are NULL */
@@ -368,11 +819,23 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
 
       if (!wanted || t->columns[i] == NULL)
         continue;
+      if (t->lazy && t->lazy[i] && t->has_rowid)
+        {
+          g_string_append_printf (used, "%sL%u", used->len ? "," : "", i);
+          continue;
+        }
+      g_string_append_printf (used, "%s%u", used->len ? "," : "", i);
+      /* An FTS5 table's rank: the set's (below), where it has a query */
+      if (t->fts && strcmp (t->columns[i], "rank") == 0)
+        {
+          g_string_append (select, ", \x01");
+          ranked = TRUE;
+          continue;
+        }
       {
         g_autofree char *q = quoted (t->columns[i]);
 
         g_string_append_printf (select, ", %s", q);
-        g_string_append_printf (used, "%s%u", used->len ? "," : "", i);
       }
     }
   for (int c = 0; c < info->nConstraint; c++)
@@ -382,6 +845,13 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
       g_autofree char *lhs = NULL;
 
       if (!k->usable || op == NULL)
+        continue;
+      /* A value changed here is compared here too: the rows changed are
+       * read after the shards' (by_overlay); an id given here is
+       * compared here only */
+      if (k->iColumn >= 0 && t->overlay_of && t->overlay_of[k->iColumn] >= 0)
+        by_overlay = TRUE;
+      if (t->offsets && (k->iColumn == -1 || k->iColumn == t->id_column))
         continue;
       if ((k->iColumn == -1 && t->has_rowid) || k->iColumn == t->id_column)
         lhs = g_strdup ("rowid");
@@ -398,7 +868,8 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
       if (k->op == SQLITE_INDEX_CONSTRAINT_ISNULL || k->op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL)
         {
           g_string_append_printf (where, "%s %s", lhs, op);
-          info->aConstraintUsage[c].omit = 1;
+          /* exact in the shard, but for a value changed here */
+          info->aConstraintUsage[c].omit = !(k->iColumn >= 0 && t->overlay_of && t->overlay_of[k->iColumn] >= 0);
           rows /= 2;
           continue;
         }
@@ -411,6 +882,8 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
       if (k->op == SQLITE_INDEX_CONSTRAINT_MATCH)
         {
           match = TRUE;
+          if (match_arg == 0)
+            match_arg = n_args;
           rows /= 100;
         }
       else if (strcmp (lhs, "rowid") == 0 && k->op == SQLITE_INDEX_CONSTRAINT_EQ)
@@ -424,9 +897,27 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
       else
         rows /= 3;
     }
+  if (ranked)
+    {
+      g_autofree char *rank = match_arg ? g_strdup_printf ("deja_bm25(%s, ?%d)", table, n_args + 1)
+                                        : g_strdup ("rank");
+      gssize at = strchr (select->str, '\x01') - select->str;
+
+      g_string_erase (select, at, 1);
+      g_string_insert (select, at, rank);
+    }
+  columns = g_strdup (select->str);
   g_string_append_printf (select, " FROM main.%s%s", table, where->str);
+  /* What filtering needs to know: the query's argument, and whether the
+   * set's counts go after the others */
+  if (match_arg)
+    g_string_append_printf (flags, "M%d%s", match_arg, ranked ? "R" : "");
+  if (by_overlay)
+    g_string_append_c (flags, 'O');
+  if (flags->len == 0)
+    g_string_append_c (flags, '-');
   /* Shard after shard is id order: an ORDER BY on the id alone is kept */
-  if (!match && t->has_rowid && info->nOrderBy == 1 && !info->aOrderBy[0].desc
+  if (!match && !by_overlay && t->has_rowid && info->nOrderBy == 1 && !info->aOrderBy[0].desc
       && (info->aOrderBy[0].iColumn == -1 || info->aOrderBy[0].iColumn == t->id_column))
     {
       g_string_append (select, " ORDER BY rowid");
@@ -446,7 +937,10 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
       info->estimatedCost = 10 * shards + (rows < 1 ? 1 : rows);
     }
   info->idxNum = by_id;
-  info->idxStr = sqlite3_mprintf ("%s\n%s", used->len ? used->str : "-", select->str);
+  /* and, where the overlay's rows are read after, how one is */
+  if (by_overlay)
+    g_string_append_printf (select, "\n%s FROM main.%s WHERE rowid = ?1", columns, table);
+  info->idxStr = sqlite3_mprintf ("%s\n%s\n%s", used->len ? used->str : "-", flags->str, select->str);
   info->needToFreeIdxStr = 1;
   return info->idxStr ? SQLITE_OK : SQLITE_NOMEM;
 }
@@ -517,6 +1011,11 @@ cursor_reset (ShardsCursor *c)
   g_free (c->args);
   c->args = NULL;
   c->n_args = 0;
+  g_clear_pointer (&c->match, sqlite3_value_free);
+  if (c->by_id_stmt)
+    (sqlite3_reset) (c->by_id_stmt);
+  c->by_id_stmt = NULL;
+  c->overlay_ids = NULL;
 }
 
 /* Gives the statements of the cursor's plan back to its table. */
@@ -528,8 +1027,15 @@ cursor_forget_plan (ShardsCursor *c)
       stmt_give (c->table, i, c->held[i]);
   g_free (c->held);
   c->held = NULL;
+  for (guint i = 0; c->held_by_id && i < c->table->set->shards->len; i++)
+    if (c->held_by_id[i])
+      stmt_give (c->table, i, c->held_by_id[i]);
+  g_free (c->held_by_id);
+  c->held_by_id = NULL;
   g_free (c->sql);
   c->sql = NULL;
+  g_free (c->sql_by_id);
+  c->sql_by_id = NULL;
 }
 
 static int
@@ -552,10 +1058,91 @@ fail (ShardsCursor *c, const char *what, sqlite3 *db)
   return SQLITE_ERROR;
 }
 
+/* Ids in increasing order */
+static gint
+by_value (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+static guint shard_numbered (StoreShards *set, gint64 number);
+
+/* The overlay's ids in order, made again after a change */
+static GArray *
+changed_ids (ShardsTable *t)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  if (t->changed_ids)
+    return t->changed_ids;
+  t->changed_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_hash_table_iter_init (&iter, t->changed);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_array_append_val (t->changed_ids, *(gint64 *) key);
+  g_array_sort (t->changed_ids, by_value);
+  return t->changed_ids;
+}
+
+/* The overlay's rows, one by one from their shards (by_overlay): the
+ * one asked for, or every one in the shards read. */
+static int
+advance_overlay (ShardsCursor *c)
+{
+  ShardsTable *t = c->table;
+
+  if (c->overlay_ids == NULL)
+    {
+      c->overlay_ids = changed_ids (t);
+      c->overlay_pos = 0;
+      /* the one asked for: read only if it is changed here */
+      if (c->one_id)
+        c->overlay_pos = g_hash_table_contains (t->changed, &c->only_id) ? G_MAXUINT : c->overlay_ids->len;
+    }
+  while (c->overlay_pos < c->overlay_ids->len || c->overlay_pos == G_MAXUINT)
+    {
+      gint64 id = c->overlay_pos == G_MAXUINT ? c->only_id
+                  : g_array_index (c->overlay_ids, gint64, c->overlay_pos);
+      guint i = shard_numbered (t->set, SHARD_OF (id));
+      sqlite3 *db = i < t->set->shards->len ? shard_db (t->set, i) : NULL;
+      int rc;
+
+      c->overlay_pos = c->overlay_pos == G_MAXUINT ? c->overlay_ids->len : c->overlay_pos + 1;
+      if (c->by_id_stmt)
+        (sqlite3_reset) (c->by_id_stmt);
+      c->by_id_stmt = NULL;
+      if (db == NULL || i < c->by_overlay_first || i >= c->by_overlay_last)
+        continue;
+      c->shard = i;
+      if (c->held_by_id[i] == NULL && stmt_take (t, i, db, c->sql_by_id, &c->held_by_id[i]) != SQLITE_OK)
+        return fail (c, ((Shard *) g_ptr_array_index (t->set->shards, i))->path, db);
+      c->by_id_stmt = c->held_by_id[i];
+      (sqlite3_bind_int64) (c->by_id_stmt, 1, id);
+      rc = (sqlite3_step) (c->by_id_stmt);
+      if (rc == SQLITE_ROW)
+        {
+          c->stmt = c->by_id_stmt;
+          c->row++;
+          c->over = g_hash_table_lookup (t->changed, &id);
+          return SQLITE_OK;
+        }
+      if (rc != SQLITE_DONE)
+        return fail (c, ((Shard *) g_ptr_array_index (t->set->shards, i))->path, db);
+    }
+  c->stmt = NULL;
+  return SQLITE_OK;
+}
+
 /* Moves to the next row, in this shard or the ones after it. */
 static int
 advance (ShardsCursor *c)
 {
+  gboolean skip_changed = c->by_overlay;
+
+  if (c->overlay_ids)
+    return advance_overlay (c);
   for (;;)
     {
       if (c->stmt)
@@ -564,6 +1151,12 @@ advance (ShardsCursor *c)
 
           if (rc == SQLITE_ROW)
             {
+              c->over = c->table->changed && g_hash_table_size (c->table->changed)
+                        ? g_hash_table_lookup (c->table->changed,
+                                               &(gint64) { sqlite3_column_int64 (c->stmt, 0) })
+                        : NULL;
+              if (c->over && skip_changed)
+                continue;   /* read with the overlay's rows */
               c->row++;
               return SQLITE_OK;
             }
@@ -571,13 +1164,13 @@ advance (ShardsCursor *c)
           c->stmt = NULL;
           if (rc != SQLITE_DONE)
             {
-              Shard *shard = g_ptr_array_index (c->table->set->shards, c->next - 1);
+              Shard *shard = g_ptr_array_index (c->table->set->shards, c->shard);
 
-              return fail (c, shard->path, sqlite3_db_handle (c->held[c->next - 1]));
+              return fail (c, shard->path, sqlite3_db_handle (c->held[c->shard]));
             }
         }
       if (c->next >= c->last)
-        return SQLITE_OK;
+        return skip_changed ? advance_overlay (c) : SQLITE_OK;
       {
         guint i = c->next++;
         Shard *shard = g_ptr_array_index (c->table->set->shards, i);
@@ -593,6 +1186,7 @@ advance (ShardsCursor *c)
         for (int k = 0; k < c->n_args; k++)
           if ((sqlite3_bind_value) (c->held[i], k + 1, c->args[k]) != SQLITE_OK)
             return fail (c, shard->path, db);
+        c->shard = i;
         c->stmt = c->held[i];
       }
     }
@@ -619,44 +1213,158 @@ shard_numbered (StoreShards *set, gint64 number)
   return set->shards->len;
 }
 
+/* The set's counts for FTS5 query @match (see "full-text ranking"
+ * above), as a blob for deja_bm25(): NULL with t's error set when a
+ * shard cannot give them. */
+static sqlite3_value *
+set_counts (ShardsTable *t, sqlite3_value *match)
+{
+  g_autofree char *table = quoted (t->table);
+  g_autofree char *vocab = g_strdup_printf ("CREATE VIRTUAL TABLE IF NOT EXISTS temp.deja_terms"
+                                            " USING fts5vocab (main, %s, row)", table);
+  g_autofree char *sql = g_strdup_printf ("SELECT deja_counts(%s) FROM main.%s WHERE %s MATCH ?1 LIMIT 1",
+                                          table, table, table);
+  g_autoptr (GArray) sum = g_array_new (FALSE, TRUE, sizeof (gint64));
+  const char *text = (const char *) sqlite3_value_text (match);
+  sqlite3_value *blob = NULL;
+
+  for (guint i = 0; i < t->set->shards->len; i++)
+    {
+      Shard *shard = g_ptr_array_index (t->set->shards, i);
+      sqlite3 *db = shard_db (t->set, i);
+      sqlite3_stmt *stmt;
+      g_autofree char *query = NULL;
+      int rc;
+
+      if (db == NULL)
+        return NULL;
+      /* A word every shard's index has, in a phrase after the query's:
+       * a row of each shard then answers, and gives the counts of the
+       * query's phrases, which may all be in no row of it */
+      if (shard->term == NULL)
+        {
+          rc = (sqlite3_exec) (db, vocab, NULL, NULL, NULL);
+          if (rc == SQLITE_OK)
+            rc = (sqlite3_prepare_v2) (db, "SELECT term FROM temp.deja_terms WHERE term GLOB '[a-z0-9]*'"
+                                       " AND term NOT GLOB '*[^a-z0-9]*' LIMIT 1", -1, &stmt, NULL);
+          if (rc != SQLITE_OK)
+            {
+              g_free (t->set->error);
+              t->set->error = g_strdup_printf ("shard '%s': %s", shard->path, sqlite3_errmsg (db));
+              return NULL;
+            }
+          shard->term = (sqlite3_step) (stmt) == SQLITE_ROW
+                        ? g_strdup ((const char *) sqlite3_column_text (stmt, 0)) : g_strdup ("");
+          (sqlite3_finalize) (stmt);
+        }
+      if (shard->term[0] == '\0')
+        continue;   /* an empty index */
+      query = g_strdup_printf ("(%s) OR \"%s\"", text ? text : "", shard->term);
+      rc = stmt_take (t, i, db, sql, &stmt);
+      if (rc == SQLITE_OK)
+        rc = (sqlite3_bind_text) (stmt, 1, query, -1, SQLITE_TRANSIENT);
+      if (rc == SQLITE_OK && (rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
+        {
+          guint n = (guint) (sqlite3_column_bytes (stmt, 0) / sizeof (gint64));
+          const guint8 *counts = sqlite3_column_blob (stmt, 0);
+
+          if (sum->len == 0)
+            g_array_set_size (sum, n);
+          if (n != sum->len)
+            rc = SQLITE_MISMATCH;
+          for (guint k = 0; rc == SQLITE_ROW && k < n; k++)
+            {
+              gint64 v;
+
+              memcpy (&v, counts + k * sizeof v, sizeof v);
+              g_array_index (sum, gint64, k) += v;
+            }
+          if (rc == SQLITE_ROW)
+            rc = SQLITE_DONE;
+        }
+      if (rc != SQLITE_DONE)
+        {
+          g_free (t->set->error);
+          t->set->error = g_strdup_printf ("shard '%s': %s", shard->path,
+                                           rc == SQLITE_MISMATCH ? "another count of phrases"
+                                                                 : sqlite3_errmsg (db));
+        }
+      if (stmt)
+        stmt_give (t, i, stmt);
+      if (rc != SQLITE_DONE)
+        return NULL;
+    }
+  /* A blob, through a statement of the connection's own (values are
+   * made by SQLite only) */
+  {
+    sqlite3_stmt *stmt;
+
+    if ((sqlite3_prepare_v2) (t->db, "SELECT ?1", -1, &stmt, NULL) != SQLITE_OK)
+      return NULL;
+    (sqlite3_bind_blob) (stmt, 1, sum->len ? sum->data : "", (int) (sum->len * sizeof (gint64)),
+                         SQLITE_TRANSIENT);
+    if ((sqlite3_step) (stmt) == SQLITE_ROW)
+      blob = sqlite3_value_dup (sqlite3_column_value (stmt, 0));
+    (sqlite3_finalize) (stmt);
+  }
+  return blob;
+}
+
 static int
 shards_filter (sqlite3_vtab_cursor *cursor, int by_id, const char *plan, int argc, sqlite3_value **argv)
 {
   ShardsCursor *c = (ShardsCursor *) cursor;
   ShardsTable *t = c->table;
-  const char *sql = strchr (plan, '\n');
+  const char *flags = strchr (plan, '\n') + 1;
+  const char *sql = strchr (flags, '\n');
+  const char *by_id_sql = strchr (sql + 1, '\n');
+  g_autofree char *main_sql = by_id_sql ? g_strndup (sql + 1, by_id_sql - sql - 1) : g_strdup (sql + 1);
+  g_autofree char *flag_line = g_strndup (flags, sql - flags);
   guint n = t->set->shards->len;
+  int match_arg = flag_line[0] == 'M' ? atoi (flag_line + 1) : 0;
+  gboolean ranked = match_arg > 0 && strchr (flag_line, 'R') != NULL;
 
   cursor_reset (c);
-  if (c->sql == NULL || strcmp (c->sql, sql + 1) != 0)
+  if (load_overlay (t) != SQLITE_OK)
+    return fail (c, "cannot read the values changed here", NULL);
+  if (c->sql == NULL || strcmp (c->sql, main_sql) != 0)
     {
       cursor_forget_plan (c);
       for (guint i = 0; i < t->n_columns; i++)
         c->to_stmt[i] = -1;
       if (plan[0] != '-')
         {
-          g_autofree char *line = g_strndup (plan, sql - plan);
+          g_autofree char *line = g_strndup (plan, flags - 1 - plan);
           g_auto (GStrv) used = g_strsplit (line, ",", -1);
 
-          for (guint k = 0; used[k]; k++)
+          for (guint k = 0, selected = 0; used[k]; k++)
             {
-              guint64 column = g_ascii_strtoull (used[k], NULL, 10);
+              gboolean lazy = used[k][0] == 'L';
+              guint64 column = g_ascii_strtoull (used[k] + lazy, NULL, 10);
 
               if (column < t->n_columns)
-                c->to_stmt[column] = k + 1;
+                c->to_stmt[column] = lazy ? LAZY : (int) ++selected;
             }
         }
-      c->sql = g_strdup (sql + 1);
+      c->sql = g_strdup (main_sql);
+      c->sql_by_id = by_id_sql ? g_strdup (by_id_sql + 1) : NULL;
       c->held = g_new0 (sqlite3_stmt *, n ? n : 1);
+      c->held_by_id = g_new0 (sqlite3_stmt *, n ? n : 1);
     }
-  c->n_args = argc;
-  c->args = g_new0 (sqlite3_value *, argc ? argc : 1);
+  c->n_args = argc + ranked;
+  c->args = g_new0 (sqlite3_value *, c->n_args ? c->n_args : 1);
   for (int i = 0; i < argc; i++)
     if ((c->args[i] = sqlite3_value_dup (argv[i])) == NULL)
       return SQLITE_NOMEM;
+  if (match_arg > 0 && match_arg <= argc)
+    c->match = sqlite3_value_dup (argv[match_arg - 1]);
+  if (ranked && (c->args[argc] = set_counts (t, argv[match_arg - 1])) == NULL)
+    return fail (c, "cannot rank the query's rows over the shards", NULL);
   c->next = 0;
   c->last = n;
   c->row = 0;
+  c->shard = 0;
+  c->one_id = FALSE;
   if (by_id > 0)
     {
       sqlite3_value *id = argv[by_id - 1];
@@ -665,8 +1373,18 @@ shards_filter (sqlite3_vtab_cursor *cursor, int by_id, const char *plan, int arg
         {
           c->next = shard_numbered (t->set, SHARD_OF (sqlite3_value_int64 (id)));
           c->last = c->next < n ? c->next + 1 : n;
+          c->one_id = TRUE;
+          c->only_id = sqlite3_value_int64 (id);
         }
+      /* id = NULL: no row (a root's parent, in a join) */
+      else if (sqlite3_value_type (id) == SQLITE_NULL)
+        c->next = c->last = n;
     }
+  /* The overlay's rows after the shards', where it has some now */
+  c->by_overlay = c->sql_by_id && t->changed && g_hash_table_size (t->changed) > 0 && c->next < c->last;
+  c->by_overlay_first = c->next;
+  c->by_overlay_last = c->last;
+  c->sql_by_id_args = 0;
   return advance (c);
 }
 
@@ -682,15 +1400,55 @@ shards_eof (sqlite3_vtab_cursor *cursor)
   return ((ShardsCursor *) cursor)->stmt == NULL;
 }
 
+/* Column @i of the cursor's row, read from its shard now. */
+static int
+lazy_value (ShardsCursor *c, int i, sqlite3_context *ctx)
+{
+  ShardsTable *t = c->table;
+  guint shard = c->shard;
+  g_autofree char *table = quoted (t->table);
+  g_autofree char *column = quoted (t->columns[i]);
+  g_autofree char *sql = g_strdup_printf ("SELECT %s FROM main.%s WHERE rowid = ?1", column, table);
+  sqlite3_stmt *stmt;
+  int rc = stmt_take (t, shard, sqlite3_db_handle (c->stmt), sql, &stmt);
+
+  if (rc != SQLITE_OK)
+    return rc;
+  (sqlite3_bind_int64) (stmt, 1, sqlite3_column_int64 (c->stmt, 0));
+  rc = (sqlite3_step) (stmt);
+  if (rc == SQLITE_ROW)
+    sqlite3_result_value (ctx, sqlite3_column_value (stmt, 0));
+  stmt_give (t, shard, stmt);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* What the table adds to the current shard's ids (0: they are the set's) */
+static gint64
+offset (const ShardsCursor *c)
+{
+  return c->table->offsets ? c->table->offsets[c->shard] : 0;
+}
+
 static int
 shards_column (sqlite3_vtab_cursor *cursor, sqlite3_context *ctx, int i)
 {
   ShardsCursor *c = (ShardsCursor *) cursor;
+  ShardsTable *t = c->table;
 
-  if (i == c->table->id_column && c->table->has_rowid)
-    sqlite3_result_int64 (ctx, sqlite3_column_int64 (c->stmt, 0));
-  else if (i >= 0 && (guint) i < c->table->n_columns && c->to_stmt[i] > 0)
+  /* An UPDATE does not need what it does not change */
+  if (sqlite3_vtab_nochange (ctx))
+    return SQLITE_OK;
+  if (i == t->id_column && t->has_rowid)
+    sqlite3_result_int64 (ctx, sqlite3_column_int64 (c->stmt, 0) + offset (c));
+  /* An FTS5 table's column named as it: the row, for snippet() */
+  else if (t->fts && i >= 0 && (guint) i < t->n_columns && t->columns[i] == NULL)
+    sqlite3_result_pointer (ctx, c, "deja_shards_row", NULL);
+  else if (c->over && t->overlay_of[i] >= 0)
+    sqlite3_result_value (ctx, c->over[t->overlay_of[i]]);
+  else if (i >= 0 && (guint) i < t->n_columns && c->to_stmt[i] > 0)
     sqlite3_result_value (ctx, sqlite3_column_value (c->stmt, c->to_stmt[i]));
+  else if (i >= 0 && (guint) i < t->n_columns && c->to_stmt[i] == LAZY)
+    return lazy_value (c, i, ctx);
   return SQLITE_OK;
 }
 
@@ -699,8 +1457,252 @@ shards_rowid (sqlite3_vtab_cursor *cursor, sqlite3_int64 *rowid)
 {
   ShardsCursor *c = (ShardsCursor *) cursor;
 
-  *rowid = c->table->has_rowid ? sqlite3_column_int64 (c->stmt, 0) : c->row;
+  *rowid = c->table->has_rowid ? sqlite3_column_int64 (c->stmt, 0) + offset (c) : c->row;
   return SQLITE_OK;
+}
+
+static int
+refuse (ShardsTable *t, const char *why)
+{
+  sqlite3_free (t->base.zErrMsg);
+  t->base.zErrMsg = sqlite3_mprintf ("%s of the shards %s", t->table, why);
+  return SQLITE_READONLY;
+}
+
+/* The shard's values of @id's columns in the overlay (new references) */
+static int
+shard_values (ShardsTable *t, gint64 id, sqlite3_value **values)
+{
+  g_autoptr (GString) sql = g_string_new ("SELECT ");
+  g_autofree char *q = quoted (t->table);
+  guint i = shard_numbered (t->set, SHARD_OF (id));
+  sqlite3 *db = i < t->set->shards->len ? shard_db (t->set, i) : NULL;
+  sqlite3_stmt *stmt;
+  int rc;
+
+  if (db == NULL)
+    return SQLITE_NOTFOUND;
+  for (guint k = 0; k < t->n_overlay; k++)
+    {
+      g_autofree char *c = quoted (t->columns[t->overlaid[k]]);
+
+      g_string_append_printf (sql, "%s%s", k ? ", " : "", c);
+    }
+  g_string_append_printf (sql, " FROM main.%s WHERE rowid = ?1", q);
+  rc = stmt_take (t, i, db, sql->str, &stmt);
+  if (rc != SQLITE_OK)
+    return rc;
+  (sqlite3_bind_int64) (stmt, 1, id);
+  rc = (sqlite3_step) (stmt);
+  if (rc == SQLITE_ROW)
+    for (guint k = 0; k < t->n_overlay; k++)
+      values[k] = sqlite3_value_dup (sqlite3_column_value (stmt, k));
+  stmt_give (t, i, stmt);
+  return rc == SQLITE_ROW ? SQLITE_OK : SQLITE_NOTFOUND;
+}
+
+static gboolean
+same_value (sqlite3_value *a, sqlite3_value *b)
+{
+  int type = sqlite3_value_type (a);
+
+  if (type != sqlite3_value_type (b))
+    return FALSE;
+  switch (type)
+    {
+    case SQLITE_NULL: return TRUE;
+    case SQLITE_INTEGER: return sqlite3_value_int64 (a) == sqlite3_value_int64 (b);
+    case SQLITE_FLOAT: return sqlite3_value_double (a) == sqlite3_value_double (b);
+    default:
+      return sqlite3_value_bytes (a) == sqlite3_value_bytes (b)
+             && memcmp (sqlite3_value_blob (a), sqlite3_value_blob (b), sqlite3_value_bytes (a)) == 0;
+    }
+}
+
+/* An UPDATE of the columns the overlay holds: their values go to it,
+ * where they differ from the shard's (and a row changed back leaves it).
+ * Nothing else of a shard's rows changes here. */
+static int
+shards_update (sqlite3_vtab *vtab, int argc, sqlite3_value **argv, sqlite3_int64 *rowid)
+{
+  ShardsTable *t = (ShardsTable *) vtab;
+  sqlite3_value **shard = NULL, **now;
+  gint64 id;
+  gboolean differs = FALSE;
+  int rc;
+
+  (void) rowid;
+  if (t->overlay == NULL || argc == 1 || sqlite3_value_type (argv[0]) == SQLITE_NULL)
+    return refuse (t, "are read here, not changed");
+  id = sqlite3_value_int64 (argv[0]);
+  if (sqlite3_value_int64 (argv[1]) != id || sqlite3_value_type (argv[1]) != SQLITE_INTEGER)
+    return refuse (t, "keep their ids");
+  for (guint i = 0; i < t->n_columns; i++)
+    if (t->overlay_of[i] < 0 && (int) i != t->id_column && !sqlite3_value_nochange (argv[2 + i]))
+      return refuse (t, "change here only in the columns a catalog holds");
+  if ((rc = load_overlay (t)) != SQLITE_OK)
+    return rc;
+  shard = g_new0 (sqlite3_value *, t->n_overlay + 1);
+  rc = shard_values (t, id, shard);
+  if (rc != SQLITE_OK)
+    {
+      values_free (shard);
+      return rc == SQLITE_NOTFOUND ? refuse (t, "have no such row") : rc;
+    }
+  /* What the row has now, and what changes */
+  now = g_new0 (sqlite3_value *, t->n_overlay + 1);
+  {
+    sqlite3_value **before = g_hash_table_lookup (t->changed, &id);
+
+    for (guint k = 0; k < t->n_overlay; k++)
+      {
+        sqlite3_value *v = argv[2 + t->overlaid[k]];
+
+        if (sqlite3_value_nochange (v))
+          v = before ? before[k] : shard[k];
+        now[k] = sqlite3_value_dup (v);
+        differs |= !same_value (now[k], shard[k]);
+      }
+  }
+  values_free (shard);
+  {
+    g_autoptr (GString) sql = g_string_new (NULL);
+    g_autofree char *q = quoted (t->overlay);
+    sqlite3_stmt *stmt;
+
+    if (differs)
+      {
+        g_string_append_printf (sql, "INSERT OR REPLACE INTO main.%s (rowid", q);
+        for (guint k = 0; k < t->n_overlay; k++)
+          {
+            g_autofree char *c = quoted (t->columns[t->overlaid[k]]);
+
+            g_string_append_printf (sql, ", %s", c);
+          }
+        g_string_append (sql, ") VALUES (?1");
+        for (guint k = 0; k < t->n_overlay; k++)
+          g_string_append_printf (sql, ", ?%u", k + 2);
+        g_string_append (sql, ")");
+      }
+    else
+      g_string_append_printf (sql, "DELETE FROM main.%s WHERE rowid = ?1", q);
+    rc = (sqlite3_prepare_v3) (t->db, sql->str, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
+    if (rc == SQLITE_OK)
+      {
+        (sqlite3_bind_int64) (stmt, 1, id);
+        for (guint k = 0; differs && k < t->n_overlay; k++)
+          (sqlite3_bind_value) (stmt, k + 2, now[k]);
+        rc = _store_done ((sqlite3_step) (stmt));
+        (sqlite3_finalize) (stmt);
+      }
+  }
+  if (rc != SQLITE_OK)
+    {
+      values_free (now);
+      return rc;
+    }
+  {
+    gpointer key = NULL, before = NULL;
+
+    if (g_hash_table_steal_extended (t->changed, &id, &key, &before))
+      {
+        g_free (key);
+        g_ptr_array_add (t->replaced, before);
+      }
+  }
+  if (differs)
+    g_hash_table_insert (t->changed, g_memdup2 (&id, sizeof id), now);
+  else
+    values_free (now);
+  g_clear_pointer (&t->changed_ids, g_array_unref);
+  return SQLITE_OK;
+}
+
+static int
+shards_ok (sqlite3_vtab *vtab)
+{
+  (void) vtab;
+  return SQLITE_OK;
+}
+
+static int
+shards_commit (sqlite3_vtab *vtab)
+{
+  g_ptr_array_set_size (((ShardsTable *) vtab)->replaced, 0);
+  return SQLITE_OK;
+}
+
+/* What the overlay holds in memory may have been undone */
+static int
+shards_rollback (sqlite3_vtab *vtab)
+{
+  ShardsTable *t = (ShardsTable *) vtab;
+
+  g_clear_pointer (&t->changed, g_hash_table_unref);
+  g_clear_pointer (&t->changed_ids, g_array_unref);
+  g_ptr_array_set_size (t->replaced, 0);
+  return SQLITE_OK;
+}
+
+/* snippet() and highlight() of an FTS5 table's row: asked of its shard,
+ * with the query the row was found by. */
+static void
+row_function (sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+  ShardsCursor *c = argc > 0 ? sqlite3_value_pointer (argv[0], "deja_shards_row") : NULL;
+  const char *name = sqlite3_user_data (ctx);
+  g_autoptr (GString) sql = NULL;
+  g_autofree char *table = NULL;
+  sqlite3_stmt *stmt = NULL;
+  guint i;
+  int rc;
+
+  if (c == NULL || c->match == NULL || c->stmt == NULL)
+    {
+      sqlite3_result_null (ctx);
+      return;
+    }
+  i = c->shard;
+  table = quoted (c->table->table);
+  sql = g_string_new (NULL);
+  g_string_append_printf (sql, "SELECT %s(%s", name, table);
+  for (int k = 1; k < argc; k++)
+    g_string_append_printf (sql, ", ?%d", k + 2);
+  g_string_append_printf (sql, ") FROM main.%s WHERE %s MATCH ?1 AND rowid = ?2", table, table);
+  rc = stmt_take (c->table, i, sqlite3_db_handle (c->stmt), sql->str, &stmt);
+  if (rc == SQLITE_OK)
+    rc = (sqlite3_bind_value) (stmt, 1, c->match);
+  if (rc == SQLITE_OK)
+    rc = (sqlite3_bind_int64) (stmt, 2, sqlite3_column_int64 (c->stmt, 0));
+  for (int k = 1; rc == SQLITE_OK && k < argc; k++)
+    rc = (sqlite3_bind_value) (stmt, k + 2, argv[k]);
+  if (rc == SQLITE_OK && (rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
+    sqlite3_result_value (ctx, sqlite3_column_value (stmt, 0));
+  else if (rc == SQLITE_DONE)
+    sqlite3_result_null (ctx);
+  else
+    sqlite3_result_error (ctx, sqlite3_errmsg (sqlite3_db_handle (c->stmt)), -1);
+  if (stmt)
+    stmt_give (c->table, i, stmt);
+}
+
+static int
+shards_find_function (sqlite3_vtab *vtab, int n, const char *name,
+                      void (**function) (sqlite3_context *, int, sqlite3_value **), void **data)
+{
+  static const char *const row_functions[] = { "snippet", "highlight" };
+
+  (void) n;
+  if (!((ShardsTable *) vtab)->fts)
+    return 0;
+  for (guint i = 0; i < G_N_ELEMENTS (row_functions); i++)
+    if (g_ascii_strcasecmp (name, row_functions[i]) == 0)
+      {
+        *function = row_function;
+        *data = (void *) row_functions[i];
+        return 1;
+      }
+  return 0;
 }
 
 static sqlite3_module shards_module = {
@@ -717,6 +1719,12 @@ static sqlite3_module shards_module = {
   .xEof = shards_eof,
   .xColumn = shards_column,
   .xRowid = shards_rowid,
+  .xUpdate = shards_update,
+  .xBegin = shards_ok,
+  .xSync = shards_ok,
+  .xCommit = shards_commit,
+  .xRollback = shards_rollback,
+  .xFindFunction = shards_find_function,
 };
 
 /**

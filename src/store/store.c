@@ -145,6 +145,12 @@ exec (Store *store, const char *sql, GError **error)
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "database error", error);
 }
 
+gboolean
+_store_exec_sql (Store *store, const char *sql, GError **error)
+{
+  return exec (store, sql, error);
+}
+
 /**
  * _store_prepare_sql:
  * @sql: one statement, as a literal
@@ -384,6 +390,37 @@ schema_objects (gint64 version, GError **error)
   sqlite3_close (db);
   G_UNLOCK (made);
   return objects;
+}
+
+/* Whether @db's main database says it is a deja database of this
+ * schema (its header's application id and version: a shard read by a
+ * catalog, which makes no connection of the store's to it) */
+gboolean
+_store_is_current_deja (sqlite3 *db)
+{
+  sqlite3_stmt *stmt;
+  gint64 app = 0, version = -1;
+
+  if (sqlite3_prepare_v2 (db, "PRAGMA application_id", -1, &stmt, NULL) == SQLITE_OK)
+    {
+      if (sqlite3_step (stmt) == SQLITE_ROW)
+        app = sqlite3_column_int64 (stmt, 0);
+      sqlite3_finalize (stmt);
+    }
+  if (sqlite3_prepare_v2 (db, "PRAGMA user_version", -1, &stmt, NULL) == SQLITE_OK)
+    {
+      if (sqlite3_step (stmt) == SQLITE_ROW)
+        version = sqlite3_column_int64 (stmt, 0);
+      sqlite3_finalize (stmt);
+    }
+  return app == DEJA_APPLICATION_ID && version == SCHEMA_VERSION;
+}
+
+/* The views and triggers of deja's current schema: "view NAME" -> SQL */
+GHashTable *
+_store_schema_objects (GError **error)
+{
+  return schema_objects (SCHEMA_VERSION, error);
 }
 
 /* What identifies a deja database, read on the main database or on one
@@ -882,7 +919,7 @@ store_open_sized (const char *path, gint64 archive_bytes, guint files, GError **
       !set_writing_pragmas (store, error) ||
       (!store->other_writer && !_store_build_left_indexes (store, error)) || !migrate (store, error) ||
       !_store_register_functions (store, error) || !prepare_all (store, error) ||
-      !same_file (store, NULL, error))
+      !same_file (store, NULL, error) || !_store_catalog_open (store, error))
     return NULL;
   return g_steal_pointer (&store);
 }
@@ -1068,7 +1105,8 @@ open_immutable (const char *path, GError **error)
       return NULL;
     }
   if (!exec (store, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), error) ||
-      !_store_register_functions (store, error) || !prepare_all (store, error))
+      !_store_register_functions (store, error) || !prepare_all (store, error) ||
+      !_store_catalog_open (store, error))
     return NULL;
   return g_steal_pointer (&store);
 }
@@ -1096,6 +1134,18 @@ _store_attached_is_current (Store *store, gboolean *current, GError **error)
   *current = FALSE;
   if (!check_schema_identity (store, SCHEMA_SHARD, &version, error))
     return FALSE;
+  /* A catalog holds no messages of its own: its shards are what to give */
+  if (!_store_query_int (store, "SELECT 1 FROM shard.sqlite_schema WHERE name = 'deja_catalog_shards'",
+                         &one, &left, error))
+    return FALSE;
+  if (left)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+                   "it is a catalog of shards (deja catalog), which holds none of their messages:"
+                   " give its shards instead");
+      return FALSE;
+    }
+  left = TRUE;
   if (version != SCHEMA_VERSION)
     return TRUE;
   if (!_store_query_int (store, identity_sql[SCHEMA_SHARD][ID_DEFERRED], &one, &left, error))
@@ -1196,6 +1246,8 @@ store_open_reader (const char *path, GError **error)
                    SCHEMA_VERSION);
       return NULL;
     }
+  if (!_store_catalog_open (store, error))
+    return NULL;
   return g_steal_pointer (&store);
 }
 
@@ -1239,6 +1291,7 @@ store_close (Store *store)
     g_array_unref (store->previous);
   g_string_free (store->spans_json, TRUE);
   g_array_unref (store->fts_rows);
+  g_free (store->catalog);
   g_free (store->path);
   g_free (store);
 }

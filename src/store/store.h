@@ -729,6 +729,11 @@ typedef struct {
 #define STORE_SHARD_IDS (G_GINT64_CONSTANT (1) << 32)
 #define STORE_MAX_SHARD 1000000
 void store_set_shard (Store *store, guint shard);
+
+/* A catalog: shards read in place as one corpus (store-catalog.c) */
+gboolean store_catalog_make (Store *store, const char *const *shards, guint n, const char **failed,
+                             GArray **ranges, GError **error);
+gboolean store_is_catalog (Store *store);
 void store_index_beside (Store *store, gboolean on);
 
 typedef struct {

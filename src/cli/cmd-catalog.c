@@ -1,0 +1,92 @@
+/* cmd-catalog.c — deja catalog --db CATALOG SHARD...: shards read in
+ * place as one corpus (store-catalog.c), instead of merged. */
+#include "deja.h"
+#include "store.h"
+
+#include <glib/gstdio.h>
+#include <stdio.h>
+
+int
+cmd_catalog (DejaRun *run, int argc, char **argv)
+{
+  g_autofree char *db = NULL;
+  int status;
+  GOptionEntry entries[] = {
+    { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "the catalog to make (a new file)", "CATALOG" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context =
+    g_option_context_new ("SHARD... — read shard databases in place as one corpus");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Store) store = NULL;
+  g_autoptr (GTimer) timer = g_timer_new ();
+  g_autoptr (GTimer) step = g_timer_new ();
+  g_autoptr (GArray) ranges = NULL;
+  const char *failed = NULL;
+  gboolean ok;
+
+  (void) run;
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Each SHARD is a deja database made by 'deja ingest --shard N' from part of an archive,\n"
+    "each N once.  CATALOG becomes a database that every command reads as it reads one\n"
+    "('--db CATALOG'), with the same rows a merge of the shards would have, without copying\n"
+    "their messages: those, their full-text index, references, attachments, links, Usenet\n"
+    "headers, separator log and files are read in the shards, where they lie.  The catalog\n"
+    "holds what depends on the whole set: newsgroups, authors, people's decisions, and the\n"
+    "threads that cross shards.  It names the shards from its own folder when they are in\n"
+    "it (the folder can move whole), else by their full path; a shard that changed after\n"
+    "is refused when the catalog is opened: make the catalog again.  A catalog is read, not\n"
+    "written: ingest into a shard, then make the catalog again (or merge, 'deja merge').\n"
+    "A file in two shards (its path or its content) is refused: a merge keeps one of them.\n"
+    "Exit status: 0 when the catalog was made, 1 when not, 2 on usage errors.");
+  if (!deja_parse_options (context, &argc, &argv, &status))
+    return status;
+  if (db == NULL)
+    return deja_usage_error (context, "--db is required");
+  if (argc < 2)
+    return deja_usage_error (context, "no SHARD given");
+  if (g_file_test (db, G_FILE_TEST_EXISTS))
+    {
+      deja_error ("'%s' exists: a catalog is made in a new file", db);
+      return DEJA_EXIT_FAILED;
+    }
+  if ((store = store_open (db, &error)) == NULL)
+    {
+      deja_error ("cannot make '%s': %s", db, error->message);
+      return DEJA_EXIT_FAILED;
+    }
+  deja_note ("cataloguing %d shard%s in '%s'", argc - 1, argc == 2 ? "" : "s", db);
+  ok = store_catalog_make (store, (const char *const *) argv + 1, (guint) (argc - 1), &failed, &ranges,
+                           &error);
+  if (!ok)
+    {
+      if (failed)
+        deja_error ("cannot catalogue '%s': %s", failed, error->message);
+      else
+        deja_error ("cannot make '%s': %s", db, error->message);
+      g_clear_pointer (&store, store_close);
+      g_unlink (db);
+      {
+        g_autofree char *wal = g_strconcat (db, "-wal", NULL);
+        g_autofree char *shm = g_strconcat (db, "-shm", NULL);
+
+        g_unlink (wal);
+        g_unlink (shm);
+      }
+      return DEJA_EXIT_FAILED;
+    }
+  deja_note ("shards read in %.1f s", g_timer_elapsed (timer, NULL));
+  /* What the set changes: threads across shards, then authors */
+  g_timer_start (step);
+  if (!deja_rethread_and_index (store, db, ranges))
+    return DEJA_EXIT_FAILED;
+  deja_note ("threads in %.1f s", g_timer_elapsed (step, NULL));
+  g_timer_start (step);
+  if (!deja_update_authors (store, db))
+    return DEJA_EXIT_FAILED;
+  deja_note ("authors in %.1f s", g_timer_elapsed (step, NULL));
+  deja_note ("done in %.1f s: '%s' reads %d shard%s", g_timer_elapsed (timer, NULL), db, argc - 1,
+             argc == 2 ? "" : "s");
+  return DEJA_EXIT_OK;
+}

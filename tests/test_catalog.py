@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""deja catalog (issue 36; docs/scale.md): numbered shards read in place as
+one corpus must answer every command as their merge does, byte for byte:
+stats, authors, searches (ranks and snippets), every message with every
+column (export), the mbox written back, groups, links, the network, terms,
+the separator log, a message and a thread shown, the report.  And what a
+catalog cannot be is refused with a reason: shards that are not numbered
+or share a number or a file, a catalog as a shard, a shard changed after,
+a shard that is not deja's, writing into a catalog.
+
+The archives are test_merge.py's but its zip, whose members are two of
+the others (threads across files, a cross-post, people with several
+addresses, six languages), in three numbered shards.  Run by meson (suite 'slow').
+"""
+import os
+import re
+import shutil
+import sqlite3
+
+import tap
+from cli_helpers import FIXTURES, TMP, deja, fresh_db, tmp
+
+ARCHIVES = [os.path.join(FIXTURES, *p) for p in [
+    ("threads", "comp.lang.c.mbox"),
+    ("sample", "comp.lang.c.mbox"),
+    ("people", "people.mbox"),
+    ("analysis", "lists.mbox"),
+    ("threads", "comp.std.c.mbox"),
+    ("replies", "best-copy.mbox"),
+    ("replies", "in-reply-to-forms.mbox"),
+    ("search", "plain-words.mbox"),
+    ("from", "y_google_export.mbox"),
+]]
+# Its members are two of the archives above, under other paths
+ZIP = os.path.join(FIXTURES, "compressed", "usenet.mbox.zip")
+QUERIES = ["the", "thread", "zyzzogeton", "quantum flux", "C++", "e-mail", "from:ann",
+           "group:comp.std.c", "subject:re", "c AND standard"]
+MERGE_DECISION = ("--merge", "frank@one.example", "--merge", "fmiller@two.example")
+
+
+def ok(*args):
+    r = deja(*args)
+    assert r.returncode == 0, (args, r.returncode, r.stderr)
+    return r
+
+
+def refused(*args):
+    r = deja(*args)
+    assert r.returncode == 1, (args, r.returncode, r.stdout, r.stderr)
+    return r.stderr
+
+
+def chunks(items, n):
+    size, extra = divmod(len(items), n)
+    out, start = [], 0
+    for i in range(n):
+        end = start + size + (i < extra)
+        out.append(items[start:end])
+        start = end
+    return out
+
+
+def make_shards(folder, parts, numbers=None):
+    os.makedirs(folder, exist_ok=True)
+    dbs = []
+    for i, part in enumerate(parts):
+        db = os.path.join(folder, "shard-%d.db" % (i + 1))
+        ok("ingest", "-q", "--db", db, "--shard", str(numbers[i] if numbers else i + 1), *part)
+        if ARCHIVES[2] in part:   # people.mbox: a decision people made in it
+            ok("authors", "-q", "--db", db, *MERGE_DECISION)
+        dbs.append(db)
+    return dbs
+
+
+SHARDS = make_shards(tmp("set"), chunks(ARCHIVES, 3))
+MERGED = fresh_db("merged.db")
+ok("merge", "-q", "--db", MERGED, *SHARDS)
+CATALOG = os.path.join(tmp("set"), "catalog.db")
+MADE = ok("catalog", "--db", CATALOG, *SHARDS)
+
+
+def answers(db, name):
+    """What each command prints of @db (files it writes included), with
+    @db's name put as NAME."""
+    out = {}
+    scratch = tmp("answers-" + name)
+    os.makedirs(scratch, exist_ok=True)
+    runs = {
+        "stats": ["stats", "--db", db],
+        "stats-json": ["stats", "--db", db, "--format", "json"],
+        "authors": ["authors", "--db", db],
+        "authors-addresses": ["authors", "--db", db, "--addresses"],
+        "export-jsonl": ["export", "--db", db, "--format", "jsonl"],
+        "export-csv": ["export", "--db", db, "--format", "csv"],
+        "groups": ["groups", "--db", db],
+        "links": ["links", "--db", db],
+        "terms": ["terms", "--db", db],
+        "log": ["log", "--db", db],
+        "show": ["show", "--db", db, "8589934593"],
+        "show-thread": ["show", "--db", db, "--thread", "4294967297"],
+        "network": ["network", "--db", db, "--format", "csv", "-o", os.path.join(scratch, "net.csv")],
+        "export-mbox": ["export-mbox", "--db", db, "-o", os.path.join(scratch, "out.mbox")],
+        "report": ["report", "--db", db, "-o", os.path.join(scratch, "report.html")],
+    }
+    for i, q in enumerate(QUERIES):
+        runs["search-%d" % i] = ["search", "--db", db, q]
+        runs["search-threads-%d" % i] = ["search", "--db", db, "--threads", q]
+        runs["search-count-%d" % i] = ["search", "--db", db, "--count", q]
+    for key, args in runs.items():
+        r = deja(*args)
+        out[key] = (r.returncode, r.stdout.replace(db, "NAME").replace(os.path.basename(db), "NAME"),
+                    r.stderr.replace(scratch, "SCRATCH").replace(db, "NAME"))
+    for f in sorted(os.listdir(scratch)):
+        with open(os.path.join(scratch, f), encoding="utf-8", errors="replace") as fh:
+            text = fh.read().replace(db, "NAME").replace(scratch, "SCRATCH")
+            text = text.replace(os.path.basename(db), "NAME")
+        # the report's provenance: when it was made
+        out["file " + f] = re.sub(r"on \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "on WHEN", text)
+    return out
+
+
+@tap.test
+def a_catalog_answers_every_command_as_the_merge_does():
+    want, got = answers(MERGED, "merged"), answers(CATALOG, "catalog")
+    assert want.keys() == got.keys()
+    for key in want:
+        assert got[key] == want[key], (key, got[key][:2] if isinstance(got[key], tuple) else got[key][:500],
+                                       want[key][:2] if isinstance(want[key], tuple) else want[key][:500])
+    # answers that say something: the comparison is not of empty outputs
+    assert want["export-jsonl"][1].count("\n") > 60
+    found = [q for i, q in enumerate(QUERIES) if want["search-%d" % i][1]]
+    assert len(found) >= len(QUERIES) - 1, found
+    assert "NAME" in want["file report.html"]
+
+
+@tap.test
+def the_set_has_what_the_catalog_must_get_right():
+    """Threads across shards, a duplicate copy, and authors the set groups."""
+    export = [l for l in ok("export", "--db", CATALOG, "--format", "csv").stdout.splitlines()]
+    assert len(export) > 60
+    stderr = MADE.stderr
+    assert "threaded" in stderr and "reads 3 shards" in stderr, stderr
+    # a thread whose messages are in two shards
+    with sqlite3.connect(CATALOG) as c:
+        changed = c.execute("SELECT count(*) FROM deja_catalog_messages").fetchone()[0]
+        shards = c.execute("SELECT number, path FROM deja_catalog_shards ORDER BY number").fetchall()
+        # the catalog holds no message of its own
+        assert c.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
+    assert changed > 0, "no message of the set has another thread than in its shard"
+    # named from the catalog's folder
+    assert [s[1] for s in shards] == ["shard-1.db", "shard-2.db", "shard-3.db"], shards
+
+
+@tap.test
+def a_catalog_moves_with_its_shards():
+    folder = tmp("moved-set")
+    shutil.copytree(tmp("set"), folder)
+    catalog = os.path.join(folder, "catalog.db")
+    # copying the files keeps their times (copytree copies them)
+    assert ok("stats", "--db", catalog).stdout == ok("stats", "--db", CATALOG).stdout
+
+
+@tap.test
+def shards_that_are_not_numbered_or_share_a_number_are_refused():
+    plain = fresh_db("plain.db")
+    ok("ingest", "-q", "--db", plain, ARCHIVES[0])
+    out = tmp("catalog-plain.db")
+    err = refused("catalog", "--db", out, plain)
+    assert "not a numbered shard" in err and plain in err, err
+    assert not os.path.exists(out)
+    twin = make_shards(tmp("twin"), [ARCHIVES[1:2]], numbers=[1])
+    err = refused("catalog", "--db", tmp("catalog-twin.db"), SHARDS[0], twin[0])
+    assert "has its number, 1" in err and twin[0] in err, err
+
+
+@tap.test
+def a_file_in_two_shards_is_refused():
+    """The same path, or the same content under another path (a zip's
+    member): a merge keeps one of them, a catalog cannot."""
+    both = make_shards(tmp("both"), [[ARCHIVES[0]], [ARCHIVES[0], ARCHIVES[1]]])
+    err = refused("catalog", "--db", tmp("catalog-both.db"), *both)
+    assert "in another shard of the set too" in err and both[1] in err, err
+    assert not os.path.exists(tmp("catalog-both.db"))
+    zipped = make_shards(tmp("zipped"), [[ARCHIVES[1]], [ZIP]])
+    err = refused("catalog", "--db", tmp("catalog-zipped.db"), *zipped)
+    assert "in another shard of the set too" in err and zipped[1] in err, err
+
+
+@tap.test
+def a_catalog_is_not_a_shard_and_is_not_written():
+    err = refused("merge", "--db", fresh_db("from-catalog.db"), CATALOG)
+    assert "catalog of shards" in err, err
+    err = refused("catalog", "--db", tmp("catalog-of-catalog.db"), CATALOG)
+    assert "catalog of shards" in err, err
+    before = open(CATALOG, "rb").read()
+    err = refused("ingest", "--db", CATALOG, ARCHIVES[0])
+    assert "catalog of shards" in err, err
+    err = refused("thread", "--db", CATALOG)
+    assert "catalog of shards" in err, err
+    err = refused("authors", "--db", CATALOG, "--merge", "ann@example.org", "--merge", "bob@example.org")
+    assert "catalog of shards" in err, err
+    assert open(CATALOG, "rb").read() == before
+    err = refused("catalog", "--db", CATALOG, *SHARDS)
+    assert "exists" in err, err
+
+
+@tap.test
+def a_shard_changed_or_gone_after_is_refused_on_opening():
+    folder = tmp("changed-set")
+    shutil.copytree(tmp("set"), folder)
+    catalog = os.path.join(folder, "catalog.db")
+    shard = os.path.join(folder, "shard-2.db")
+    ok("ingest", "-q", "--db", shard, "--shard", "2", os.path.join(FIXTURES, "threads", "comp.std.c.mbox"),
+       os.path.join(FIXTURES, "search", "plain-words.mbox"))
+    os.utime(shard, (1, 1))
+    err = refused("stats", "--db", catalog)
+    assert "changed after the catalog was made" in err and shard in err, err
+    os.unlink(shard)
+    err = refused("stats", "--db", catalog)
+    assert "is gone" in err and shard in err, err
+
+
+@tap.test
+def a_stranger_catalog_naming_other_files_reads_none():
+    """A catalog from someone else could name any file: one that is not a
+    deja database of this version is refused when it is read."""
+    folder = tmp("stranger-set")
+    shutil.copytree(tmp("set"), folder)
+    catalog = os.path.join(folder, "catalog.db")
+    other = os.path.join(folder, "other.db")
+    with sqlite3.connect(other) as c:
+        c.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, secret TEXT)")
+        c.execute("INSERT INTO messages VALUES (4294967297, 'private')")
+    st = os.stat(other)
+    with sqlite3.connect(catalog) as c:
+        c.execute("UPDATE deja_catalog_shards SET path = ?, bytes = ?, modified = ? WHERE number = 1",
+                  (other, st.st_size, int(st.st_mtime)))
+    r = deja("export", "--db", catalog, "--format", "csv")
+    assert r.returncode == 1 and "private" not in r.stdout, (r.returncode, r.stdout[:300])
+    assert "not a deja database" in r.stderr and other in r.stderr, r.stderr
+
+
+if __name__ == "__main__":
+    tap.run()
