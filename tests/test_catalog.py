@@ -205,6 +205,18 @@ def a_catalog_is_not_a_shard_and_is_not_written():
 
 
 @tap.test
+def a_catalog_whose_making_was_stopped_is_refused():
+    """Killed before threads and authors were computed over the set (its
+    mark still there): not read as a set of fewer shards."""
+    stopped = tmp("stopped-catalog.db")
+    shutil.copyfile(CATALOG, stopped)
+    with sqlite3.connect(stopped) as c:
+        c.execute("INSERT INTO deja_state (key, value) VALUES ('catalog', 'unfinished')")
+    err = refused("stats", "--db", stopped)
+    assert "did not finish" in err and stopped in err, err
+
+
+@tap.test
 def a_shard_changed_or_gone_after_is_refused_on_opening():
     folder = tmp("changed-set")
     shutil.copytree(tmp("set"), folder)

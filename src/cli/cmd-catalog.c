@@ -6,6 +6,22 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 
+/* A catalog that could not be made goes: nothing would read it */
+static int
+forget (Store **store, const char *db)
+{
+  g_clear_pointer (store, store_close);
+  g_unlink (db);
+  {
+    g_autofree char *wal = g_strconcat (db, "-wal", NULL);
+    g_autofree char *shm = g_strconcat (db, "-shm", NULL);
+
+    g_unlink (wal);
+    g_unlink (shm);
+  }
+  return DEJA_EXIT_FAILED;
+}
+
 int
 cmd_catalog (DejaRun *run, int argc, char **argv)
 {
@@ -65,27 +81,23 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
         deja_error ("cannot catalogue '%s': %s", failed, error->message);
       else
         deja_error ("cannot make '%s': %s", db, error->message);
-      g_clear_pointer (&store, store_close);
-      g_unlink (db);
-      {
-        g_autofree char *wal = g_strconcat (db, "-wal", NULL);
-        g_autofree char *shm = g_strconcat (db, "-shm", NULL);
-
-        g_unlink (wal);
-        g_unlink (shm);
-      }
-      return DEJA_EXIT_FAILED;
+      return forget (&store, db);
     }
   deja_note ("shards read in %.1f s", g_timer_elapsed (timer, NULL));
   /* What the set changes: threads across shards, then authors */
   g_timer_start (step);
   if (!deja_rethread_and_index (store, db, ranges))
-    return DEJA_EXIT_FAILED;
+    return forget (&store, db);
   deja_note ("threads in %.1f s", g_timer_elapsed (step, NULL));
   g_timer_start (step);
   if (!deja_update_authors (store, db))
-    return DEJA_EXIT_FAILED;
+    return forget (&store, db);
   deja_note ("authors in %.1f s", g_timer_elapsed (step, NULL));
+  if (!store_catalog_finish (store, &error))
+    {
+      deja_error ("cannot finish '%s': %s", db, error->message);
+      return forget (&store, db);
+    }
   deja_note ("done in %.1f s: '%s' reads %d shard%s", g_timer_elapsed (timer, NULL), db, argc - 1,
              argc == 2 ? "" : "s");
   return DEJA_EXIT_OK;

@@ -50,6 +50,12 @@ static const char catalog_sql[] =
   " parent_id INTEGER, duplicate_of INTEGER, missing_parent TEXT, thread_flags TEXT,"
   " author_id INTEGER);";
 
+/* A catalog is marked unfinished until threads and authors are computed
+ * over its set (store_catalog_finish()): one left so by a deja that was
+ * killed is refused, not read as a set of fewer shards. */
+#define CATALOG_UNFINISHED_SQL \
+  "INSERT OR REPLACE INTO deja_state (key, value) VALUES ('catalog', 'unfinished')"
+
 /* What each shard gives the catalog's own tables (attached as "shard"),
  * as deja merge takes them (store-merge.c). */
 static const char *const copy_sql[] = {
@@ -226,10 +232,12 @@ read_shards (Store *store, GError **error)
  * _store_catalog_open:
  *
  * Where @store's database is a catalog (it has deja_catalog_shards),
- * makes its connection read the shards.  Called by every open.
+ * makes its connection read the shards.  Called by every open; one that
+ * did not finish is refused but where @unfinished (the reader beside
+ * the threading of the deja making it).
  */
 gboolean
-_store_catalog_open (Store *store, GError **error)
+_store_catalog_open (Store *store, gboolean unfinished, GError **error)
 {
   gint64 one = 0;
   gboolean found = FALSE;
@@ -240,6 +248,18 @@ _store_catalog_open (Store *store, GError **error)
     return FALSE;
   if (!found)
     return TRUE;
+  if (!unfinished)
+    {
+      if (!_store_query_int (store, "SELECT 1 FROM deja_state WHERE key = 'catalog'", &one, &found, error))
+        return FALSE;
+      if (found)
+        {
+          g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+                       "a catalog whose making did not finish (deja was stopped): make it again"
+                       " (deja catalog) in a new file");
+          return FALSE;
+        }
+    }
   if ((set = read_shards (store, error)) == NULL)
     return FALSE;
   store->catalog = g_strdup (store->path);
@@ -440,6 +460,7 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
    * inside one): each is a transaction of its own, and a catalog that
    * fails half-way is deleted (deja catalog) */
   if (!_store_exec_sql (store, "PRAGMA foreign_keys = OFF", error) ||
+      !_store_exec_sql (store, "BEGIN IMMEDIATE;" CATALOG_UNFINISHED_SQL "; COMMIT", error) ||
       !_store_exec_sql (store, catalog_sql, error) ||
       !_store_exec_sql (store, "CREATE TEMP TABLE catalog_files (path TEXT UNIQUE, sha256 BLOB UNIQUE);"
                         "CREATE TEMP TABLE catalog_moved (address TEXT PRIMARY KEY)", error))
@@ -496,4 +517,16 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
   g_debug ("catalog: shards' ids in %.2f s", g_timer_elapsed (timer, NULL));
   *ranges = g_steal_pointer (&found);
   return TRUE;
+}
+
+/**
+ * store_catalog_finish:
+ *
+ * Marks the catalog @store is making as made: threads and authors have
+ * been computed over its set.
+ */
+gboolean
+store_catalog_finish (Store *store, GError **error)
+{
+  return _store_exec_sql (store, "DELETE FROM deja_state WHERE key = 'catalog'", error);
 }

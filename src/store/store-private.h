@@ -239,7 +239,7 @@ void _store_shards_deja_only (StoreShards *set);
 int _store_shards_register (sqlite3 *db, StoreShards *set);
 
 /* A catalog of shards (store-catalog.c) */
-gboolean _store_catalog_open (Store *store, GError **error);
+gboolean _store_catalog_open (Store *store, gboolean unfinished, GError **error);
 GHashTable *_store_schema_objects (GError **error);
 gboolean _store_is_current_deja (sqlite3 *db);
 gboolean _store_exec_sql (Store *store, const char *sql, GError **error);

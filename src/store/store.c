@@ -919,7 +919,7 @@ store_open_sized (const char *path, gint64 archive_bytes, guint files, GError **
       !set_writing_pragmas (store, error) ||
       (!store->other_writer && !_store_build_left_indexes (store, error)) || !migrate (store, error) ||
       !_store_register_functions (store, error) || !prepare_all (store, error) ||
-      !same_file (store, NULL, error) || !_store_catalog_open (store, error))
+      !same_file (store, NULL, error) || !_store_catalog_open (store, FALSE, error))
     return NULL;
   return g_steal_pointer (&store);
 }
@@ -1106,7 +1106,7 @@ open_immutable (const char *path, GError **error)
     }
   if (!exec (store, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), error) ||
       !_store_register_functions (store, error) || !prepare_all (store, error) ||
-      !_store_catalog_open (store, error))
+      !_store_catalog_open (store, FALSE, error))
     return NULL;
   return g_steal_pointer (&store);
 }
@@ -1246,7 +1246,7 @@ store_open_reader (const char *path, GError **error)
                    SCHEMA_VERSION);
       return NULL;
     }
-  if (!_store_catalog_open (store, error))
+  if (!_store_catalog_open (store, TRUE, error))
     return NULL;
   return g_steal_pointer (&store);
 }

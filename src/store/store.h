@@ -734,6 +734,7 @@ void store_set_shard (Store *store, guint shard);
 gboolean store_catalog_make (Store *store, const char *const *shards, guint n, const char **failed,
                              GArray **ranges, GError **error);
 gboolean store_is_catalog (Store *store);
+gboolean store_catalog_finish (Store *store, GError **error);
 void store_index_beside (Store *store, gboolean on);
 
 typedef struct {
