@@ -339,62 +339,62 @@ test_changed_here (Fixture *f, gconstpointer data)
   sqlite3_free (err);
 }
 
+/* A new connection to the first @n shards, with the tables' declarations */
+static sqlite3 *
+connect_set (Fixture *f, guint n)
+{
+  sqlite3 *db;
+
+  g_assert_cmpint ((sqlite3_open) (":memory:", &db), ==, SQLITE_OK);
+  exec_ok (db, schema);
+  g_assert_cmpint (_store_shards_register (db, _store_shards_new ((const char *const *) f->paths, numbers, n)),
+                   ==, SQLITE_OK);
+  return db;
+}
+
+/* Making table @table of the set fails, with an error holding @what */
+static void
+refused (sqlite3 *db, const char *table, const char *what)
+{
+  g_autofree char *sql = g_strdup_printf ("CREATE VIRTUAL TABLE temp.m USING deja_shards (%s)", table);
+  char *err = NULL;
+
+  g_assert_cmpint ((sqlite3_exec) (db, sql, NULL, NULL, &err), !=, SQLITE_OK);
+  g_assert_nonnull (err);
+  g_assert_nonnull (strstr (err, what));
+  sqlite3_free (err);
+}
+
 /* A shard that is gone is an error naming it, when the table is made
  * (each shard is opened then, for where its ids go). */
 static void
 test_missing_shard (Fixture *f, gconstpointer data)
 {
   sqlite3 *other;
-  char *err = NULL;
 
   (void) data;
   g_unlink (f->paths[2]);
-  g_assert_cmpint ((sqlite3_open) (":memory:", &other), ==, SQLITE_OK);
-  exec_ok (other, schema);
-  g_assert_cmpint (_store_shards_register (other, _store_shards_new ((const char *const *) f->paths,
-                                                                     numbers, N_SHARDS)), ==, SQLITE_OK);
-  g_assert_cmpint ((sqlite3_exec) (other, "CREATE VIRTUAL TABLE temp.m USING deja_shards (messages)",
-                                   NULL, NULL, &err), !=, SQLITE_OK);
-  g_assert_nonnull (strstr (err, f->paths[2]));
-  sqlite3_free (err);
+  other = connect_set (f, N_SHARDS);
+  refused (other, "messages", f->paths[2]);
   (sqlite3_close) (other);
 }
 
 /* A shard that is not a database is an error naming it, not rows left
- * out; so is a shard without the table. */
+ * out; so is a shard without the table, and a name that is not plain. */
 static void
 test_bad_shard (Fixture *f, gconstpointer data)
 {
   sqlite3 *other;
-  char *err = NULL;
 
   (void) data;
   g_assert_true (g_file_set_contents (f->paths[1], "From nobody\nnot a database\n", -1, NULL));
-  g_assert_cmpint ((sqlite3_open) (":memory:", &other), ==, SQLITE_OK);
-  exec_ok (other, schema);
-  g_assert_cmpint (_store_shards_register (other, _store_shards_new ((const char *const *) f->paths,
-                                                                     numbers, N_SHARDS)), ==, SQLITE_OK);
-  g_assert_cmpint ((sqlite3_exec) (other, "CREATE VIRTUAL TABLE temp.m USING deja_shards (messages)",
-                                   NULL, NULL, &err), !=, SQLITE_OK);
-  g_assert_nonnull (strstr (err, f->paths[1]));
-  sqlite3_free (err);
-  err = NULL;
+  other = connect_set (f, N_SHARDS);
+  refused (other, "messages", f->paths[1]);
   (sqlite3_close) (other);
-
-  g_assert_cmpint ((sqlite3_open) (":memory:", &other), ==, SQLITE_OK);
-  exec_ok (other, schema);
-  g_assert_cmpint (_store_shards_register (other, _store_shards_new ((const char *const *) f->paths,
-                                                                     numbers, 1)), ==, SQLITE_OK);
-  g_assert_cmpint ((sqlite3_exec) (other, "CREATE VIRTUAL TABLE temp.x USING deja_shards (no_such_table)",
-                                   NULL, NULL, &err), !=, SQLITE_OK);
-  g_assert_nonnull (strstr (err, "no table no_such_table"));
-  sqlite3_free (err);
-  err = NULL;
+  other = connect_set (f, 1);
+  refused (other, "no_such_table", "no table no_such_table");
   /* Only plain names go into the shards' SQL */
-  g_assert_cmpint ((sqlite3_exec) (other, "CREATE VIRTUAL TABLE temp.y USING deja_shards ('messages\"--')",
-                                   NULL, NULL, &err), !=, SQLITE_OK);
-  g_assert_nonnull (strstr (err, "plain names"));
-  sqlite3_free (err);
+  refused (other, "'messages\"--'", "plain names");
   (sqlite3_close) (other);
 }
 

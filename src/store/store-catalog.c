@@ -73,16 +73,6 @@ static const char *const copy_sql[] = {
   "INSERT INTO main.author_addresses (address, author_id, messages)"
   " SELECT a.address, a.author_id, 0 FROM shard.author_addresses a"
   " WHERE NOT EXISTS (SELECT 1 FROM main.author_addresses x WHERE x.address = a.address)",
-  "INSERT INTO main.separator_decisions (file_sha256, line_no, decision, note, decided_at)"
-  " SELECT file_sha256, line_no, decision, note, decided_at FROM shard.separator_decisions WHERE 1"
-  " ON CONFLICT (file_sha256, line_no) DO UPDATE SET decision = excluded.decision,"
-  " note = excluded.note, decided_at = excluded.decided_at"
-  " WHERE excluded.decided_at > separator_decisions.decided_at",
-  "INSERT INTO main.author_decisions (address, other, decision, note, decided_at)"
-  " SELECT address, other, decision, note, decided_at FROM shard.author_decisions WHERE 1"
-  " ON CONFLICT (address, other) DO UPDATE SET decision = excluded.decision,"
-  " note = excluded.note, decided_at = excluded.decided_at"
-  " WHERE excluded.decided_at > author_decisions.decided_at",
   /* The addresses whose messages may have another author in the set than
    * in the shard: another id here, or people the shard told apart */
   "INSERT OR IGNORE INTO temp.catalog_moved (address) SELECT s.address FROM shard.author_addresses s"
@@ -373,9 +363,10 @@ take_shard (Store *store, const char *path, gint64 *number, GError **error)
         goto fail;
       }
   }
-  for (guint i = 0; i < G_N_ELEMENTS (copy_sql); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (copy_sql) + STORE_N_DECISIONS; i++)
     {
-      int rc = sqlite3_exec (store->db, copy_sql[i], NULL, NULL, NULL);
+      const char *sql = i < G_N_ELEMENTS (copy_sql) ? copy_sql[i] : _store_decisions_sql[i - G_N_ELEMENTS (copy_sql)];
+      int rc = sqlite3_exec (store->db, sql, NULL, NULL, NULL);
 
       if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
         {

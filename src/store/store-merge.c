@@ -244,20 +244,23 @@ static const ShardRows rows_sql[] = {
 };
 
 /* People's decisions: where both databases decided the same thing, the
- * later decision stands, as it would in one database. */
+ * later decision stands, as it would in one database (a catalog takes
+ * its shards' so too: store-catalog.c). */
+const char *const _store_decisions_sql[STORE_N_DECISIONS] = {
+  "INSERT INTO main.separator_decisions (file_sha256, line_no, decision, note, decided_at)"
+  " SELECT file_sha256, line_no, decision, note, decided_at FROM shard.separator_decisions WHERE 1"
+  " ON CONFLICT (file_sha256, line_no) DO UPDATE SET decision = excluded.decision,"
+  " note = excluded.note, decided_at = excluded.decided_at"
+  " WHERE excluded.decided_at > separator_decisions.decided_at",
+  "INSERT INTO main.author_decisions (address, other, decision, note, decided_at)"
+  " SELECT address, other, decision, note, decided_at FROM shard.author_decisions WHERE 1"
+  " ON CONFLICT (address, other) DO UPDATE SET decision = excluded.decision,"
+  " note = excluded.note, decided_at = excluded.decided_at"
+  " WHERE excluded.decided_at > author_decisions.decided_at",
+};
 static const ShardRows decisions_sql[] = {
-  { "separator_decisions",
-    "INSERT INTO main.separator_decisions (file_sha256, line_no, decision, note, decided_at)"
-    " SELECT file_sha256, line_no, decision, note, decided_at FROM shard.separator_decisions WHERE 1"
-    " ON CONFLICT (file_sha256, line_no) DO UPDATE SET decision = excluded.decision,"
-    " note = excluded.note, decided_at = excluded.decided_at"
-    " WHERE excluded.decided_at > separator_decisions.decided_at" },
-  { "author_decisions",
-    "INSERT INTO main.author_decisions (address, other, decision, note, decided_at)"
-    " SELECT address, other, decision, note, decided_at FROM shard.author_decisions WHERE 1"
-    " ON CONFLICT (address, other) DO UPDATE SET decision = excluded.decision,"
-    " note = excluded.note, decided_at = excluded.decided_at"
-    " WHERE excluded.decided_at > author_decisions.decided_at" },
+  { "separator_decisions", NULL },
+  { "author_decisions", NULL },
 };
 
 /* Runs @sql with @value bound to its parameter @name (if it has it) */
@@ -785,7 +788,7 @@ merge_rows (Store *store, gboolean copy_index, StoreMergeCounts *counts, GError 
   if (!shard_tables_with_rows (store, decisions_sql, G_N_ELEMENTS (decisions_sql), &with_rows, error))
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (decisions_sql); i++)
-    if ((with_rows >> i & 1) && !run (store, decisions_sql[i].sql, 0, &counts->decisions, error))
+    if ((with_rows >> i & 1) && !run (store, _store_decisions_sql[i], 0, &counts->decisions, error))
       return FALSE;
   if (counts->files == 0)
     return TRUE;

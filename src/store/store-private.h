@@ -238,6 +238,10 @@ void _store_shards_free (StoreShards *set);
 void _store_shards_deja_only (StoreShards *set);
 int _store_shards_register (sqlite3 *db, StoreShards *set);
 
+/* People's decisions taken from a shard attached as "shard" (store-merge.c) */
+#define STORE_N_DECISIONS 2
+extern const char *const _store_decisions_sql[STORE_N_DECISIONS];
+
 /* A catalog of shards (store-catalog.c) */
 gboolean _store_catalog_open (Store *store, gboolean unfinished, GError **error);
 GHashTable *_store_schema_objects (GError **error);

@@ -1,19 +1,35 @@
 /* store-shards.c — a set of shard databases read as one table each.
  *
  * The virtual table module "deja_shards": a table declared with it
- * (CREATE VIRTUAL TABLE temp.messages USING deja_shards (messages)) reads
- * the table of that name in every shard of a set, each shard on a
- * read-only connection of its own, so that a set is not bound by the ten
- * databases SQLite attaches to a connection.  The shards' ids are the
- * ones 'deja ingest --shard N' gives (N x 2^32 + 1 on), so that their
- * rows never share an id and shard N's come before shard N + 1's: a
- * table is read shard after shard, in id order.
+ *
+ *   CREATE VIRTUAL TABLE temp.T USING deja_shards (T [, CHANGED [, 'LAZY...']])
+ *
+ * reads table T of every shard of a set, each shard on a read-only
+ * connection of its own, so that a set is not bound by the ten databases
+ * SQLite attaches to a connection.  Its columns are those of the
+ * connection's own table T (a catalog's, of deja's schema: only plain
+ * names reach the shards' SQL).  The shards' ids are the ones 'deja ingest
+ * --shard N' gives (N x 2^32 + 1 on), so that their rows never share an
+ * id and shard N's come before shard N + 1's: a table is read shard after
+ * shard, in id order.  A table whose ids are each shard's own (1, 2, 3)
+ * gets them after the largest of the shards before, as a merge gives them.
  *
  * What a query asks of a table goes to the shards as SQL: the columns it
  * uses, its comparisons with values (=, <, >, IS, IS NULL, LIKE, GLOB,
  * MATCH ...), and an ORDER BY on the id; each shard then answers through
  * its own indexes.  A row asked for by id is read only in the shard that
- * holds it.  Rows come as the shard stores them: values are not changed.
+ * holds it.  The LAZY columns (a message's text) are read only when a
+ * row's value is asked for.
+ *
+ * CHANGED, a table of the connection's, holds values the set gives some
+ * rows instead of their shard's (a catalog's threads across shards):
+ * they are read over the shard's, an UPDATE of those columns writes
+ * there, and a comparison on them is still asked of the shards, with the
+ * changed rows read after, by id.  Nothing of a shard is ever written.
+ *
+ * An FTS5 table ranks its rows as one table holding every shard's rows
+ * would (see "full-text ranking" below), and snippet() and highlight()
+ * of a row are asked of its shard.
  */
 #include "store-private.h"
 
@@ -23,14 +39,14 @@
 #include <sys/resource.h>
 
 /* The shard a row id belongs to ('deja ingest --shard N'). */
-#define LAZY -2   /* ShardsCursor.to_stmt: read when asked for */
 #define SHARD_OF(id) ((id) >> 32)
+#define LAZY -2   /* ShardsCursor.to_stmt: read when asked for */
 
 typedef struct {
   char *path;
   gint64 number;          /* N of --shard N */
   sqlite3 *db;            /* opened when first read */
-  char *term;             /* a word its full-text index holds (fts_term()), or NULL */
+  char *term;             /* a word its full-text index holds (set_counts()), or NULL */
 } Shard;
 
 struct _StoreShards {
@@ -94,7 +110,6 @@ typedef struct {
   gboolean one_id;           /* the query asks for one id: */
   gint64 only_id;            /* this one */
   sqlite3_stmt **held_by_id; /* each shard's statement of sql_by_id */
-  guint32 sql_by_id_args;    /* the arguments it binds too (the set's counts) */
 } ShardsCursor;
 
 static void
@@ -1384,7 +1399,6 @@ shards_filter (sqlite3_vtab_cursor *cursor, int by_id, const char *plan, int arg
   c->by_overlay = c->sql_by_id && t->changed && g_hash_table_size (t->changed) > 0 && c->next < c->last;
   c->by_overlay_first = c->next;
   c->by_overlay_last = c->last;
-  c->sql_by_id_args = 0;
   return advance (c);
 }
 
