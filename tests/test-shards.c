@@ -134,7 +134,7 @@ set_up (Fixture *f, gconstpointer data)
   g_assert_cmpint (_store_shards_register (f->set, _store_shards_new ((const char *const *) f->paths,
                                                                       numbers, N_SHARDS)), ==, SQLITE_OK);
   exec_ok (f->set, "CREATE TABLE changed (id INTEGER PRIMARY KEY, thread_id INTEGER, parent_id INTEGER);"
-                   "CREATE VIRTUAL TABLE temp.messages USING deja_shards (messages, changed, 'body');"
+                   "CREATE VIRTUAL TABLE temp.messages USING deja_shards (messages, changed);"
                    "CREATE VIRTUAL TABLE temp.links USING deja_shards (links);"
                    "CREATE VIRTUAL TABLE temp.message_newsgroups USING deja_shards (message_newsgroups);"
                    "CREATE VIRTUAL TABLE temp.messages_fts USING deja_shards (messages_fts)");

@@ -31,16 +31,15 @@
 static const struct {
   const char *table;
   const char *changed;
-  const char *lazy;       /* columns read when asked for (a row's text) */
 } in_place[] = {
-  { "messages", "deja_catalog_messages", "body own_text" },
-  { "messages_fts", NULL, NULL },
-  { "message_refs", NULL, NULL },
-  { "attachments", NULL, NULL },
-  { "links", NULL, NULL },
-  { "usenet_headers", NULL, NULL },
-  { "separator_log", NULL, NULL },
-  { "files", NULL, NULL },
+  { "messages", "deja_catalog_messages" },
+  { "messages_fts", NULL },
+  { "message_refs", NULL },
+  { "attachments", NULL },
+  { "links", NULL },
+  { "usenet_headers", NULL },
+  { "separator_log", NULL },
+  { "files", NULL },
 };
 
 static const char catalog_sql[] =
@@ -129,10 +128,10 @@ read_in_place (Store *store, StoreShards *set, GError **error)
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (in_place); i++)
     {
-      g_autofree char *sql = g_strdup_printf ("CREATE VIRTUAL TABLE temp.%s USING deja_shards (%s, %s, '%s')",
+      g_autofree char *sql = g_strdup_printf ("CREATE VIRTUAL TABLE temp.%s USING deja_shards (%s%s%s)",
                                               in_place[i].table, in_place[i].table,
-                                              in_place[i].changed ? in_place[i].changed : "-",
-                                              in_place[i].lazy ? in_place[i].lazy : "");
+                                              in_place[i].changed ? ", " : "",
+                                              in_place[i].changed ? in_place[i].changed : "");
       char *message = NULL;
 
       rc = sqlite3_exec (store->db, sql, NULL, NULL, &message);

@@ -2,7 +2,7 @@
  *
  * The virtual table module "deja_shards": a table declared with it
  *
- *   CREATE VIRTUAL TABLE temp.T USING deja_shards (T [, CHANGED [, 'LAZY...']])
+ *   CREATE VIRTUAL TABLE temp.T USING deja_shards (T [, CHANGED])
  *
  * reads table T of every shard of a set, each shard on a read-only
  * connection of its own, so that a set is not bound by the ten databases
@@ -18,8 +18,7 @@
  * uses, its comparisons with values (=, <, >, IS, IS NULL, LIKE, GLOB,
  * MATCH ...), and an ORDER BY on the id; each shard then answers through
  * its own indexes.  A row asked for by id is read only in the shard that
- * holds it.  The LAZY columns (a message's text) are read only when a
- * row's value is asked for.
+ * holds it.
  *
  * CHANGED, a table of the connection's, holds values the set gives some
  * rows instead of their shard's (a catalog's threads across shards):
@@ -40,7 +39,6 @@
 
 /* The shard a row id belongs to ('deja ingest --shard N'). */
 #define SHARD_OF(id) ((id) >> 32)
-#define LAZY -2   /* ShardsCursor.to_stmt: read when asked for */
 
 typedef struct {
   char *path;
@@ -79,8 +77,6 @@ typedef struct {
   GHashTable *changed;    /* id (gint64 *) -> sqlite3_value *[n_overlay]; NULL: to be read */
   GPtrArray *replaced;    /* values a cursor may still be on, freed at the end of a statement */
   GArray *changed_ids;    /* changed's ids in order (of gint64), or NULL to be made again */
-  gboolean *lazy;         /* columns read only when a row's value is asked for (large
-                             ones: a shard would read them for every row it gives) */
 } ShardsTable;
 
 typedef struct {
@@ -443,7 +439,6 @@ table_free (ShardsTable *t)
   g_free (t->overlay);
   g_free (t->overlay_of);
   g_free (t->overlaid);
-  g_free (t->lazy);
   sqlite3_free (t);
 }
 
@@ -516,36 +511,6 @@ read_columns (ShardsTable *t, sqlite3 *db, GString *declare, char **err)
   g_string_append (declare, ")");
   t->n_columns = names->len;
   t->columns = (char **) g_ptr_array_free (names, FALSE);
-  return SQLITE_OK;
-}
-
-/* The columns named in @names (separated by spaces, the argument quoted
- * or not) are read only when asked for. */
-static int
-read_lazy (ShardsTable *t, const char *names, char **err)
-{
-  g_autofree char *plain = g_strdup (names);
-  g_auto (GStrv) words = NULL;
-
-  g_strdelimit (plain, "'\"", ' ');
-  words = g_strsplit_set (plain, " ", -1);
-  t->lazy = g_new0 (gboolean, t->n_columns);
-  for (guint k = 0; words[k]; k++)
-    {
-      guint i;
-
-      if (words[k][0] == '\0')
-        continue;
-      for (i = 0; i < t->n_columns; i++)
-        if (t->columns[i] && strcmp (t->columns[i], words[k]) == 0 && (int) i != t->id_column)
-          break;
-      if (i == t->n_columns)
-        {
-          *err = sqlite3_mprintf ("%s has no column %s to read when asked", t->table, words[k]);
-          return SQLITE_ERROR;
-        }
-      t->lazy[i] = TRUE;
-    }
   return SQLITE_OK;
 }
 
@@ -700,7 +665,7 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
   sqlite3 *first;
   int rc;
 
-  if (argc < 4 || argc > 6)
+  if (argc < 4 || argc > 5)
     {
       *err = sqlite3_mprintf ("deja_shards takes the name of a table, and of the table of its values"
                               " changed here");
@@ -719,7 +684,7 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
   t->table = g_strdup (argv[3]);
   t->db = db;
   rc = SQLITE_OK;
-  if (!plain_name (t->table) || (argc >= 5 && strcmp (argv[4], "-") != 0 && !plain_name (argv[4])))
+  if (!plain_name (t->table) || (argc == 5 && !plain_name (argv[4])))
     {
       *err = sqlite3_mprintf ("deja_shards reads tables of plain names");
       rc = SQLITE_ERROR;
@@ -728,10 +693,8 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
    * (a catalog's, of deja's schema), not a shard's declaration */
   if (rc == SQLITE_OK)
     rc = read_columns (t, db, declare, err);
-  if (rc == SQLITE_OK && argc >= 5 && strcmp (argv[4], "-") != 0)
+  if (rc == SQLITE_OK && argc == 5)
     rc = read_overlay (t, argv[4], err);
-  if (rc == SQLITE_OK && argc == 6)
-    rc = read_lazy (t, argv[5], err);
   if (rc == SQLITE_OK)
     rc = read_offsets (t, err);
   if (rc == SQLITE_OK)
@@ -808,8 +771,11 @@ operator_sql (unsigned char op)
     }
 }
 
-/* The statement each shard runs for a plan goes in idxStr: a line of the
- * table's columns it gives (their numbers, "-" for none), then the SQL;
+/* The statement each shard runs for a plan goes in idxStr, a line each:
+ * the table's columns it gives (their numbers, "-" for none); flags
+ * ("M<k>": argument k is an FTS5 query, "R": ranked with the set's
+ * counts, bound after the others, "O": the overlay's rows read after,
+ * "-": none); the SQL; and with "O", the SQL that reads one row by id.
  * idxNum is the number of the argument whose value is the id of the one
  * row wanted (0: none), which only its shard is asked for. */
 static int
@@ -834,11 +800,6 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
 
       if (!wanted || t->columns[i] == NULL)
         continue;
-      if (t->lazy && t->lazy[i] && t->has_rowid)
-        {
-          g_string_append_printf (used, "%sL%u", used->len ? "," : "", i);
-          continue;
-        }
       g_string_append_printf (used, "%s%u", used->len ? "," : "", i);
       /* An FTS5 table's rank: the set's (below), where it has a query */
       if (t->fts && strcmp (t->columns[i], "rank") == 0)
@@ -1352,13 +1313,12 @@ shards_filter (sqlite3_vtab_cursor *cursor, int by_id, const char *plan, int arg
           g_autofree char *line = g_strndup (plan, flags - 1 - plan);
           g_auto (GStrv) used = g_strsplit (line, ",", -1);
 
-          for (guint k = 0, selected = 0; used[k]; k++)
+          for (guint k = 0; used[k]; k++)
             {
-              gboolean lazy = used[k][0] == 'L';
-              guint64 column = g_ascii_strtoull (used[k] + lazy, NULL, 10);
+              guint64 column = g_ascii_strtoull (used[k], NULL, 10);
 
               if (column < t->n_columns)
-                c->to_stmt[column] = lazy ? LAZY : (int) ++selected;
+                c->to_stmt[column] = k + 1;
             }
         }
       c->sql = g_strdup (main_sql);
@@ -1414,28 +1374,6 @@ shards_eof (sqlite3_vtab_cursor *cursor)
   return ((ShardsCursor *) cursor)->stmt == NULL;
 }
 
-/* Column @i of the cursor's row, read from its shard now. */
-static int
-lazy_value (ShardsCursor *c, int i, sqlite3_context *ctx)
-{
-  ShardsTable *t = c->table;
-  guint shard = c->shard;
-  g_autofree char *table = quoted (t->table);
-  g_autofree char *column = quoted (t->columns[i]);
-  g_autofree char *sql = g_strdup_printf ("SELECT %s FROM main.%s WHERE rowid = ?1", column, table);
-  sqlite3_stmt *stmt;
-  int rc = stmt_take (t, shard, sqlite3_db_handle (c->stmt), sql, &stmt);
-
-  if (rc != SQLITE_OK)
-    return rc;
-  (sqlite3_bind_int64) (stmt, 1, sqlite3_column_int64 (c->stmt, 0));
-  rc = (sqlite3_step) (stmt);
-  if (rc == SQLITE_ROW)
-    sqlite3_result_value (ctx, sqlite3_column_value (stmt, 0));
-  stmt_give (t, shard, stmt);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
 /* What the table adds to the current shard's ids (0: they are the set's) */
 static gint64
 offset (const ShardsCursor *c)
@@ -1461,8 +1399,6 @@ shards_column (sqlite3_vtab_cursor *cursor, sqlite3_context *ctx, int i)
     sqlite3_result_value (ctx, c->over[t->overlay_of[i]]);
   else if (i >= 0 && (guint) i < t->n_columns && c->to_stmt[i] > 0)
     sqlite3_result_value (ctx, sqlite3_column_value (c->stmt, c->to_stmt[i]));
-  else if (i >= 0 && (guint) i < t->n_columns && c->to_stmt[i] == LAZY)
-    return lazy_value (c, i, ctx);
   return SQLITE_OK;
 }
 
