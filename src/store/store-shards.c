@@ -351,7 +351,7 @@ shard_db (StoreShards *set, guint i)
   if (rc == SQLITE_OK)
     rc = _store_make_safe_db (shard->db);
   if (rc == SQLITE_OK)
-    rc = (sqlite3_exec) (shard->db, "PRAGMA cache_size = -2048; PRAGMA mmap_size = 1099511627776",
+    rc = (sqlite3_exec) (shard->db, "PRAGMA cache_size = -2048",
                          NULL, NULL, NULL);
   if (rc == SQLITE_OK)
     rc = register_ranking (shard->db);
