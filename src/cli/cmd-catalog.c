@@ -86,7 +86,7 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
   deja_note ("shards read in %.1f s", g_timer_elapsed (timer, NULL));
   /* What the set changes: threads across shards, then authors */
   g_timer_start (step);
-  if (!deja_rethread_and_index (store, db, ranges))
+  if (!deja_rethread_keeping (store, db, ranges))
     return forget (&store, db);
   deja_note ("threads in %.1f s", g_timer_elapsed (step, NULL));
   g_timer_start (step);

@@ -53,6 +53,7 @@ void deja_messages_init (void);
 extern volatile int deja_interrupted;
 void deja_catch_interrupt (const char *message);
 gboolean deja_rethread (Store *store, const char *db);
+gboolean deja_rethread_keeping (Store *store, const char *db, GArray *kept);
 gboolean deja_rethread_and_index (Store *store, const char *db, GArray *kept);
 gboolean deja_build_deferred_indexes (Store *store, const char *db);
 gboolean deja_update_authors (Store *store, const char *db);

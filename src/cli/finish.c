@@ -63,9 +63,18 @@ phase (const char *doing, const char *db)
 gboolean
 deja_rethread (Store *store, const char *db)
 {
+  return deja_rethread_keeping (store, db, NULL);
+}
+
+/* The same, a component of the reference graph within one of @kept's id
+ * ranges keeping its shard's threads (deja catalog) */
+gboolean
+deja_rethread_keeping (Store *store, const char *db, GArray *kept)
+{
   g_autoptr (GError) error = NULL;
   g_autofree char *summary = NULL;
   ThreadCounts counts;
+  gboolean ok;
 
 #ifdef __GLIBC__
   /* The freed buffers of what came before go back to the system before
@@ -75,7 +84,9 @@ deja_rethread (Store *store, const char *db)
   gint64 started = profile_start ();
 
   phase ("threading", db);
-  if (!threads_rebuild_as_before (store, &counts, &error))
+  ok = kept ? threads_rebuild_keeping (store, (const StoreIdRange *) kept->data, kept->len, &counts, &error)
+            : threads_rebuild_as_before (store, &counts, &error);
+  if (!ok)
     {
       deja_error ("cannot thread '%s': %s", db, error->message);
       return FALSE;

@@ -377,6 +377,26 @@ threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError
  * ingest after 'deja thread --subject' joins by subject too, instead of
  * silently undoing it.
  */
+/**
+ * threads_rebuild_keeping:
+ * @ranges: (array length=n_ranges): message ids of shards whose threads
+ *   a component no other shard touches keeps (store_plan_threads())
+ *
+ * Threads over everything, on @store's connection alone, in the mode of
+ * the last threading: for a catalog of shards (deja catalog), where
+ * nothing is to be done meanwhile and a second connection would read
+ * every shard once more.
+ */
+gboolean
+threads_rebuild_keeping (Store *store, const StoreIdRange *ranges, guint n_ranges, ThreadCounts *counts,
+                         GError **error)
+{
+  gboolean by_subject = FALSE;
+
+  return store_threads_by_subject (store, &by_subject, error) &&
+         rebuild (store, by_subject, NULL, -1, NULL, 0, ranges, n_ranges, counts, error);
+}
+
 gboolean
 threads_rebuild_as_before (Store *store, ThreadCounts *counts, GError **error)
 {

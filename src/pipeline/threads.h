@@ -8,6 +8,8 @@ G_BEGIN_DECLS
 
 gboolean threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError **error);
 gboolean threads_rebuild_as_before (Store *store, ThreadCounts *counts, GError **error);
+gboolean threads_rebuild_keeping (Store *store, const StoreIdRange *ranges, guint n_ranges,
+                                  ThreadCounts *counts, GError **error);
 gboolean threads_rebuild_beside (Store *store, const char *path,
                                  gboolean (*meanwhile) (Store *store, gpointer data), gpointer data,
                                  gboolean *meanwhile_ok, const StoreIdRange *ranges, guint n_ranges,

@@ -568,6 +568,7 @@ read_offsets (ShardsTable *t, char **err)
   g_autofree char *q = quoted (t->table);
   g_autofree char *sql = g_strdup_printf ("SELECT min(rowid), max(rowid) FROM main.%s", q);
   gboolean own = FALSE;
+  gint64 rows = 0;
 
   /* An FTS5 table's rows are those of its content (and it finds its
    * least and largest rowid by reading every one) */
@@ -594,9 +595,12 @@ read_offsets (ShardsTable *t, char **err)
           own |= SHARD_OF (sqlite3_column_int64 (stmt, 0)) != shard->number
                  || SHARD_OF (sqlite3_column_int64 (stmt, 1)) != shard->number;
           largest[i] = sqlite3_column_int64 (stmt, 1);
+          /* and the planner's estimate of the rows (table_rows()) */
+          rows += sqlite3_column_int64 (stmt, 1) - sqlite3_column_int64 (stmt, 0) + 1;
         }
       (sqlite3_finalize) (stmt);
     }
+  t->rows = rows;
   if (!own)
     return SQLITE_OK;
   t->offsets = g_new0 (gint64, n);
@@ -682,6 +686,7 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
   memset (t, 0, sizeof *t);
   t->set = set;
   t->table = g_strdup (argv[3]);
+  t->rows = -1;   /* counted when first wanted (read_offsets() counts a rowid table's) */
   t->db = db;
   rc = SQLITE_OK;
   if (!plain_name (t->table) || (argc == 5 && !plain_name (argv[4])))
@@ -705,7 +710,6 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
       return rc;
     }
   sqlite3_vtab_config (db, SQLITE_VTAB_INNOCUOUS);
-  t->rows = -1;
   t->idle = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
   t->replaced = g_ptr_array_new_with_free_func (values_free);
   *vtab = &t->base;
