@@ -1,10 +1,21 @@
 /* cmd-catalog.c — deja catalog --db CATALOG SHARD...: shards read in
  * place as one corpus (store-catalog.c), instead of merged. */
 #include "deja.h"
+#include "progress.h"
 #include "store.h"
 
 #include <glib/gstdio.h>
 #include <stdio.h>
+
+/* On a terminal, the live line: shards taken of all, their MiB */
+static void
+next_shard (const char *shard, gpointer data)
+{
+  GStatBuf st;
+
+  progress_run_next (data, g_stat (shard, &st) == 0 ? (guint64) st.st_size : 0);
+  progress_run_done (data, 0);
+}
 
 /* A catalog that could not be made goes: nothing would read it */
 static int
@@ -39,6 +50,8 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
   g_autoptr (GTimer) step = g_timer_new ();
   g_autoptr (GArray) ranges = NULL;
   const char *failed = NULL;
+  ProgressRun *progress = NULL;
+  gint64 shard_bytes = 0;
   gboolean ok;
 
   (void) run;
@@ -73,8 +86,17 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
       return DEJA_EXIT_FAILED;
     }
   deja_note ("cataloguing %d shard%s in '%s'", argc - 1, argc == 2 ? "" : "s", db);
-  ok = store_catalog_make (store, (const char *const *) argv + 1, (guint) (argc - 1), &failed, &ranges,
-                           &error);
+  for (int i = 1; i < argc; i++)
+    {
+      GStatBuf st;
+
+      if (g_stat (argv[i], &st) == 0)
+        shard_bytes += st.st_size;
+    }
+  progress = progress_run_new ("shards", (guint) (argc - 1), (guint64) shard_bytes);
+  ok = store_catalog_make (store, (const char *const *) argv + 1, (guint) (argc - 1), next_shard, progress,
+                           &failed, &ranges, &error);
+  g_clear_pointer (&progress, progress_run_free);
   if (!ok)
     {
       if (failed)

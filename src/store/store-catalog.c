@@ -416,6 +416,7 @@ fail:
  * store_catalog_make:
  * @store: a new, empty database
  * @shards: (array length=n): the shards' databases
+ * @each: (nullable): called with each shard before it is taken (progress)
  * @failed: (out): the shard that was refused, when one was
  * @ranges: (out) (transfer full): of StoreIdRange, each shard's message
  *   ids, for threading what crosses shards (threads_rebuild_beside())
@@ -426,8 +427,8 @@ fail:
  * commands' finish.c), on @store.
  */
 gboolean
-store_catalog_make (Store *store, const char *const *shards, guint n, const char **failed,
-                    GArray **ranges, GError **error)
+store_catalog_make (Store *store, const char *const *shards, guint n, StoreCatalogEach each,
+                    gpointer data, const char **failed, GArray **ranges, GError **error)
 {
   gint64 messages = 1;
   g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (StoreIdRange));
@@ -460,6 +461,8 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
     {
       gint64 number = 0;
 
+      if (each)
+        each (shards[i], data);
       if (!take_shard (store, shards[i], &number, error))
         {
           *failed = shards[i];
