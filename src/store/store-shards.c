@@ -359,7 +359,9 @@ shard_db (StoreShards *set, guint i)
   if (rc == SQLITE_OK && set->deja_only && !_store_is_current_deja (shard->db))
     {
       g_free (set->error);
-      set->error = g_strdup_printf ("shard '%s': not a deja database of this version", shard->path);
+      set->error = g_strdup_printf ("shard '%s': not a deja database of this version (one made by"
+                                    " an older deja is upgraded by opening it once; then make the"
+                                    " catalog again)", shard->path);
       sqlite3_close_v2 (shard->db);
       shard->db = NULL;
       return NULL;
