@@ -182,7 +182,13 @@ read_shards (Store *store, GError **error)
 
       rc = SQLITE_OK;
       if (path == NULL)
-        continue;
+        {
+          /* (deja writes none: a hand-made catalog) */
+          g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "its shard %" G_GINT64_FORMAT " has no path",
+                       number);
+          sqlite3_finalize (stmt);
+          return NULL;
+        }
       g_ptr_array_add (paths, path);
       g_array_append_val (numbers, number);
       if (g_stat (path, &st) != 0)
