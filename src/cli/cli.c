@@ -11,6 +11,7 @@
 #include "plot.h"
 #include "pg.h"
 
+#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,13 +38,37 @@ deja_open_existing_store (const char *path)
 {
   Store *store = open_existing (path, store_open);
 
-  if (store && store_is_catalog (store))
-    {
-      deja_error ("'%s' is a catalog of shards (deja catalog), which is read, not changed: change"
-                  " its shards, then make it again", path);
-      g_clear_pointer (&store, store_close);
-    }
+  if (store && deja_refuses_catalog (store, path, "change its shards, then make it again"))
+    g_clear_pointer (&store, store_close);
   return store;
+}
+
+/* Whether @store, opened to be changed, is a catalog of shards (deja
+ * catalog), which is read, not changed: says so, and what to do
+ * @instead. */
+gboolean
+deja_refuses_catalog (Store *store, const char *path, const char *instead)
+{
+  if (!store_is_catalog (store))
+    return FALSE;
+  deja_error ("'%s' is a catalog of shards (deja catalog), which is read, not changed: %s", path, instead);
+  return TRUE;
+}
+
+/* The bytes of the @n files named in @paths (those it can read) */
+gint64
+deja_files_bytes (char *const *paths, int n)
+{
+  gint64 bytes = 0;
+
+  for (int i = 0; i < n; i++)
+    {
+      GStatBuf st;
+
+      if (g_stat (paths[i], &st) == 0)
+        bytes += st.st_size;
+    }
+  return bytes;
 }
 
 /* Opens an existing database to read it, even where it cannot be

@@ -86,13 +86,7 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
       return DEJA_EXIT_FAILED;
     }
   deja_note ("cataloguing %d shard%s in '%s'", argc - 1, argc == 2 ? "" : "s", db);
-  for (int i = 1; i < argc; i++)
-    {
-      GStatBuf st;
-
-      if (g_stat (argv[i], &st) == 0)
-        shard_bytes += st.st_size;
-    }
+  shard_bytes = deja_files_bytes (argv + 1, argc - 1);
   progress = progress_run_new ("shards", (guint) (argc - 1), (guint64) shard_bytes);
   ok = store_catalog_make (store, (const char *const *) argv + 1, (guint) (argc - 1), next_shard, progress,
                            &failed, &ranges, &error);

@@ -168,12 +168,8 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
       deja_error ("cannot open database '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
-  if (store_is_catalog (store))
-    {
-      deja_error ("'%s' is a catalog of shards (deja catalog), which is read, not changed:"
-                  " ingest into one of its shards, then make it again", db);
-      return DEJA_EXIT_FAILED;
-    }
+  if (deja_refuses_catalog (store, db, "ingest into one of its shards, then make it again"))
+    return DEJA_EXIT_FAILED;
   /* Readers meanwhile leave the authors to this ingest's end */
   store_claim_writing (store);
   if (shard > 0)

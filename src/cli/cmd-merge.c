@@ -138,24 +138,14 @@ cmd_merge (DejaRun *run, int argc, char **argv)
                         " together: once the one under way is in), the shards before it stay\n");
   /* The shards' size stands for the archives': a merge of large ones
    * gets the pages one ingest of their files would have. */
-  for (int i = 1; i < argc; i++)
-    {
-      GStatBuf st;
-
-      if (g_stat (argv[i], &st) == 0)
-        shard_bytes += st.st_size;
-    }
+  shard_bytes = deja_files_bytes (argv + 1, argc - 1);
   if ((store = store_open_sized (db, shard_bytes, 0, &error)) == NULL)
     {
       deja_error ("cannot open database '%s': %s", db, error->message);
       return DEJA_EXIT_FAILED;
     }
-  if (store_is_catalog (store))
-    {
-      deja_error ("'%s' is a catalog of shards (deja catalog), which is read, not changed:"
-                  " merge its shards into a database of their own instead", db);
-      return DEJA_EXIT_FAILED;
-    }
+  if (deja_refuses_catalog (store, db, "merge its shards into a database of their own instead"))
+    return DEJA_EXIT_FAILED;
   /* Readers meanwhile leave the authors to this merge's end */
   store_claim_writing (store);
   /* Into an empty OUT, the secondary indexes are built once at the end,

@@ -52,6 +52,8 @@ void deja_messages_init (void);
 /* finish.c */
 extern volatile int deja_interrupted;
 void deja_catch_interrupt (const char *message);
+gboolean deja_refuses_catalog (Store *store, const char *path, const char *instead);
+gint64 deja_files_bytes (char *const *paths, int n);
 gboolean deja_rethread (Store *store, const char *db);
 gboolean deja_rethread_keeping (Store *store, const char *db, GArray *kept);
 gboolean deja_rethread_and_index (Store *store, const char *db, GArray *kept);

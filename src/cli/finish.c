@@ -74,7 +74,6 @@ deja_rethread_keeping (Store *store, const char *db, GArray *kept)
   g_autoptr (GError) error = NULL;
   g_autofree char *summary = NULL;
   ThreadCounts counts;
-  gboolean ok;
 
 #ifdef __GLIBC__
   /* The freed buffers of what came before go back to the system before
@@ -84,9 +83,8 @@ deja_rethread_keeping (Store *store, const char *db, GArray *kept)
   gint64 started = profile_start ();
 
   phase ("threading", db);
-  ok = kept ? threads_rebuild_keeping (store, (const StoreIdRange *) kept->data, kept->len, &counts, &error)
-            : threads_rebuild_as_before (store, &counts, &error);
-  if (!ok)
+  if (!threads_rebuild_keeping (store, kept ? (const StoreIdRange *) kept->data : NULL, kept ? kept->len : 0,
+                                &counts, &error))
     {
       deja_error ("cannot thread '%s': %s", db, error->message);
       return FALSE;

@@ -371,21 +371,16 @@ threads_rebuild (Store *store, gboolean by_subject, ThreadCounts *counts, GError
 }
 
 /**
- * threads_rebuild_as_before:
- *
- * threads_rebuild() in the mode the database was last threaded in: an
- * ingest after 'deja thread --subject' joins by subject too, instead of
- * silently undoing it.
- */
-/**
  * threads_rebuild_keeping:
- * @ranges: (array length=n_ranges): message ids of shards whose threads
- *   a component no other shard touches keeps (store_plan_threads())
+ * @ranges: (array length=n_ranges) (nullable): message ids of shards
+ *   whose threads a component no other shard touches keeps
+ *   (store_plan_threads()); %NULL: none
  *
- * Threads over everything, on @store's connection alone, in the mode of
- * the last threading: for a catalog of shards (deja catalog), where
- * nothing is to be done meanwhile and a second connection would read
- * every shard once more.
+ * threads_rebuild() in the mode the database was last threaded in (an
+ * ingest after 'deja thread --subject' joins by subject too, instead of
+ * silently undoing it), on @store's connection alone: for an ingest, and
+ * for a catalog of shards (deja catalog), which has nothing to do
+ * meanwhile and whose second connection would read every shard again.
  */
 gboolean
 threads_rebuild_keeping (Store *store, const StoreIdRange *ranges, guint n_ranges, ThreadCounts *counts,
@@ -397,13 +392,11 @@ threads_rebuild_keeping (Store *store, const StoreIdRange *ranges, guint n_range
          rebuild (store, by_subject, NULL, -1, NULL, 0, ranges, n_ranges, counts, error);
 }
 
+/* threads_rebuild_keeping() keeping nothing */
 gboolean
 threads_rebuild_as_before (Store *store, ThreadCounts *counts, GError **error)
 {
-  gboolean by_subject = FALSE;
-
-  return store_threads_by_subject (store, &by_subject, error) &&
-         threads_rebuild (store, by_subject, counts, error);
+  return threads_rebuild_keeping (store, NULL, 0, counts, error);
 }
 
 /* Threads read and computed on a connection of their own (a thread of

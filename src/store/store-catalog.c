@@ -105,7 +105,7 @@ static const char number_sql[] =
 gboolean
 store_is_catalog (Store *store)
 {
-  return store->catalog != NULL;
+  return store->catalog;
 }
 
 /* The temp tables and views that read the shards, on @store's
@@ -257,7 +257,7 @@ _store_catalog_open (Store *store, gboolean unfinished, GError **error)
     }
   if ((set = read_shards (store, error)) == NULL)
     return FALSE;
-  store->catalog = g_strdup (store->path);
+  store->catalog = TRUE;
   return read_in_place (store, set, error);
 }
 
@@ -481,7 +481,7 @@ store_catalog_make (Store *store, const char *const *shards, guint n, StoreCatal
   g_timer_start (timer);
   if ((set = read_shards (store, error)) == NULL)
     return FALSE;
-  store->catalog = g_strdup (store->path);
+  store->catalog = TRUE;
   if (!read_in_place (store, set, error))
     return FALSE;
   /* Each message has the author its address has in the set, as a merge

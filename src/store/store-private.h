@@ -112,7 +112,7 @@ struct _Store {
   StoreCheckpointer *checkpointer;   /* while ingesting; see store-checkpoint.c */
   int wal_frames;          /* pages in the write-ahead log after the last commit */
   char *path;
-  char *catalog;           /* a catalog of shards (store-catalog.c): its path; else NULL */
+  gboolean catalog;        /* a catalog of shards (store-catalog.c), read through deja_shards */
   sqlite3_stmt *stmts[N_STMTS];
   int params[N_STMTS][N_PARAMS];   /* each statement's index of each named parameter */
   GHashTable *cached;      /* SQL -> sqlite3_stmt *, kept prepared (_store_cached()) */

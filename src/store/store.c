@@ -1291,7 +1291,6 @@ store_close (Store *store)
     g_array_unref (store->previous);
   g_string_free (store->spans_json, TRUE);
   g_array_unref (store->fts_rows);
-  g_free (store->catalog);
   g_free (store->path);
   g_free (store);
 }
