@@ -19,23 +19,13 @@ import sqlite3
 
 import tap
 from cli_helpers import FIXTURES, TMP, deja, fresh_db, tmp
+import shard_set
 
-ARCHIVES = [os.path.join(FIXTURES, *p) for p in [
-    ("threads", "comp.lang.c.mbox"),
-    ("sample", "comp.lang.c.mbox"),
-    ("people", "people.mbox"),
-    ("analysis", "lists.mbox"),
-    ("threads", "comp.std.c.mbox"),
-    ("replies", "best-copy.mbox"),
-    ("replies", "in-reply-to-forms.mbox"),
-    ("search", "plain-words.mbox"),
-    ("from", "y_google_export.mbox"),
-]]
-# Its members are two of the archives above, under other paths
-ZIP = os.path.join(FIXTURES, "compressed", "usenet.mbox.zip")
-QUERIES = ["the", "thread", "zyzzogeton", "quantum flux", "C++", "e-mail", "from:ann",
-           "group:comp.std.c", "subject:re", "c AND standard"]
-MERGE_DECISION = ("--merge", "frank@one.example", "--merge", "fmiller@two.example")
+# test_merge.py's archives but the zip, whose members are two of the others
+ARCHIVES = [a for a in shard_set.ARCHIVES if a != shard_set.ZIP]
+ZIP = shard_set.ZIP
+QUERIES = shard_set.QUERIES + ["c AND standard"]
+MERGE_DECISION = shard_set.MERGE_DECISION
 
 
 def ok(*args):

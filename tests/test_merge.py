@@ -21,27 +21,16 @@ import sys
 import tap
 from cli_helpers import DEJA, FIXTURES, TMP, deja, fresh_db, needs, tmp
 from db_compare import compare, dump as dump_with
+import shard_set
 
-ARCHIVES = [os.path.join(FIXTURES, *p) for p in [
-    ("threads", "comp.lang.c.mbox"),
-    ("sample", "comp.lang.c.mbox"),
-    ("people", "people.mbox"),
-    ("analysis", "lists.mbox"),
-    ("threads", "comp.std.c.mbox"),
-    ("replies", "best-copy.mbox"),
-    ("replies", "in-reply-to-forms.mbox"),
-    ("search", "plain-words.mbox"),
-    ("compressed", "usenet.mbox.zip"),
-    ("from", "y_google_export.mbox"),
-]]
+ARCHIVES = list(shard_set.ARCHIVES)
 # The same content under another path: stored once, whichever shard has it.
 COPY = tmp("copy-of-people.mbox")
 shutil.copyfile(ARCHIVES[2], COPY)
 ARCHIVES.append(COPY)
-QUERIES = ["the", "thread", "zyzzogeton", "quantum flux", "C++", "e-mail", "from:ann",
-           "group:comp.std.c", "subject:re"]
+QUERIES = shard_set.QUERIES
 # Decisions people made, one in the first shard and one in the last.
-MERGE_DECISION = ("--merge", "frank@one.example", "--merge", "fmiller@two.example")
+MERGE_DECISION = shard_set.MERGE_DECISION
 
 
 def dump(db):
