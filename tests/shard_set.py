@@ -23,3 +23,14 @@ QUERIES = ["the", "thread", "zyzzogeton", "quantum flux", "C++", "e-mail", "from
            "group:comp.std.c", "subject:re"]
 # Addresses of one person, merged by a decision
 MERGE_DECISION = ("--merge", "frank@one.example", "--merge", "fmiller@two.example")
+
+
+def chunks(items, n):
+    """@items cut into @n runs in order, the first ones longer by one."""
+    size, extra = divmod(len(items), n)
+    out, start = [], 0
+    for i in range(n):
+        end = start + size + (i < extra)
+        out.append(items[start:end])
+        start = end
+    return out

@@ -20,6 +20,7 @@ import sqlite3
 import tap
 from cli_helpers import FIXTURES, TMP, deja, fresh_db, tmp
 import shard_set
+from shard_set import chunks
 
 # test_merge.py's archives but the zip, whose members are two of the others
 ARCHIVES = [a for a in shard_set.ARCHIVES if a != shard_set.ZIP]
@@ -38,16 +39,6 @@ def refused(*args):
     r = deja(*args)
     assert r.returncode == 1, (args, r.returncode, r.stdout, r.stderr)
     return r.stderr
-
-
-def chunks(items, n):
-    size, extra = divmod(len(items), n)
-    out, start = [], 0
-    for i in range(n):
-        end = start + size + (i < extra)
-        out.append(items[start:end])
-        start = end
-    return out
 
 
 def make_shards(folder, parts, numbers=None):

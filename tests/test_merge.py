@@ -22,6 +22,7 @@ import tap
 from cli_helpers import DEJA, FIXTURES, TMP, deja, fresh_db, needs, tmp
 from db_compare import compare, dump as dump_with
 import shard_set
+from shard_set import chunks
 
 ARCHIVES = list(shard_set.ARCHIVES)
 # The same content under another path: stored once, whichever shard has it.
@@ -53,16 +54,6 @@ def ingest(db, paths, decide=False):
 def query(db, sql):
     with sqlite3.connect(db) as c:
         return c.execute(sql).fetchall()
-
-
-def chunks(items, n):
-    size, extra = divmod(len(items), n)
-    out, start = [], 0
-    for i in range(n):
-        end = start + size + (i < extra)
-        out.append(items[start:end])
-        start = end
-    return out
 
 
 ONE = tmp("one.db")
