@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store.h"
@@ -28,12 +29,13 @@ static const char schema[] =
   " thread_id INTEGER, parent_id INTEGER, lang TEXT, body TEXT);"
   "CREATE INDEX messages_thread ON messages (thread_id);"
   "CREATE INDEX messages_message_id ON messages (message_id);"
-  "CREATE TABLE message_newsgroups (message_id INTEGER, newsgroup TEXT COLLATE NOCASE,"
+  "CREATE TABLE message_newsgroups (message_id INTEGER REFERENCES messages (id), newsgroup TEXT COLLATE NOCASE,"
   " PRIMARY KEY (message_id, newsgroup)) WITHOUT ROWID;"
   "CREATE VIRTUAL TABLE messages_fts USING fts5 (subject, body, content='messages',"
   " content_rowid='id');"
   /* ids of its own in each shard, 1, 2, 3 */
-  "CREATE TABLE links (id INTEGER PRIMARY KEY, message_id INTEGER, url TEXT);";
+  "CREATE TABLE links (id INTEGER PRIMARY KEY, message_id INTEGER REFERENCES messages (id), url TEXT);"
+  "CREATE INDEX links_message ON links (message_id);";
 
 static const char *const words[] = { "telescope", "mirror", "lens", "comet", "orbit", "dust" };
 
@@ -242,6 +244,16 @@ static const char *const queries[] = {
   "SELECT id, url FROM links WHERE id > 10 AND id < 20 ORDER BY id",
   "SELECT l.id, m.subject FROM links l JOIN messages m ON m.id = l.message_id WHERE l.id = 16",
   "SELECT count(*) FROM links WHERE message_id > 8589934592",
+  /* a column naming a message is asked of that message's shard alone */
+  "SELECT id, url FROM links WHERE message_id = 8589934593",
+  "SELECT count(*) FROM links WHERE message_id = '8589934596'",
+  "SELECT count(*) FROM links WHERE message_id = 8589934596.0",
+  "SELECT count(*), 1 FROM links WHERE message_id = 12884901889",   /* no shard 3 */
+  "SELECT count(*), 1 FROM links WHERE message_id = NULL",
+  "SELECT m.id, l.url FROM messages m JOIN links l ON l.message_id = m.id WHERE m.lang = 'de' ORDER BY l.id",
+  "SELECT newsgroup FROM message_newsgroups WHERE message_id = 21474836483 ORDER BY 1",
+  "SELECT m.id, g.newsgroup FROM messages m JOIN message_newsgroups g ON g.message_id = m.id"
+  " WHERE m.date IS NULL ORDER BY 1, 2",
 };
 
 static void
@@ -339,6 +351,56 @@ test_changed_here (Fixture *f, gconstpointer data)
   sqlite3_free (err);
 }
 
+static sqlite3 *connect_set (Fixture *f, guint n);
+
+/* The idxNum of the plan of @sql's first scan of a deja_shards table */
+static int
+plan_index (sqlite3 *db, const char *sql)
+{
+  g_autofree char *explain = g_strconcat ("EXPLAIN QUERY PLAN ", sql, NULL);
+  g_autofree char *plan = answer (db, explain);
+  const char *at = strstr (plan, "VIRTUAL TABLE INDEX ");
+
+  g_test_message ("%s", plan);
+  g_assert_nonnull (at);
+  return atoi (at + strlen ("VIRTUAL TABLE INDEX "));
+}
+
+/* An equality on a column that names a message (a reference to
+ * messages.id) goes to that message's shard alone, where every shard's
+ * values of that column are its own; where a shard holds one of
+ * another's (a damaged database), every shard is asked, and the row is
+ * found as in the whole. */
+static void
+test_routed (Fixture *f, gconstpointer data)
+{
+  static const char lookup[] = "SELECT message_id, url FROM links WHERE message_id = 21474836484 ORDER BY url";
+  static const char stray[] = "INSERT INTO links (message_id, url) VALUES (21474836484, 'http://stray.example/')";
+  sqlite3 *db, *other;
+
+  (void) data;
+  g_assert_cmpint (plan_index (f->set, lookup), ==, 1 << 16);
+  /* not a column naming a message: every shard */
+  g_assert_cmpint (plan_index (f->set, "SELECT id FROM links WHERE url = 'http://example.org/1/4'"), ==, 0);
+  /* the first shard's link names a message of the third */
+  g_assert_cmpint ((sqlite3_open) (f->paths[0], &db), ==, SQLITE_OK);
+  exec_ok (db, stray);
+  (sqlite3_close) (db);
+  exec_ok (f->whole, stray);
+  other = connect_set (f, N_SHARDS);
+  exec_ok (other, "CREATE VIRTUAL TABLE temp.links USING deja_shards (links)");
+  g_assert_cmpint (plan_index (other, lookup), ==, 0);
+  {
+    g_autofree char *want = answer (f->whole, lookup);
+    g_autofree char *got = answer (other, lookup);
+
+    g_assert_nonnull (strstr (want, "stray"));
+    g_assert_nonnull (strstr (want, "example.org/2/4"));
+    g_assert_cmpstr (got, ==, want);
+  }
+  (sqlite3_close) (other);
+}
+
 /* A new connection to the first @n shards, with the tables' declarations */
 static sqlite3 *
 connect_set (Fixture *f, guint n)
@@ -418,6 +480,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/shards/as-whole", Fixture, NULL, set_up, test_as_whole, tear_down);
   g_test_add ("/shards/changed-here", Fixture, NULL, set_up, test_changed_here, tear_down);
+  g_test_add ("/shards/routed", Fixture, NULL, set_up, test_routed, tear_down);
   g_test_add ("/shards/missing-shard", Fixture, NULL, set_up, test_missing_shard, tear_down);
   g_test_add ("/shards/bad-shard", Fixture, NULL, set_up, test_bad_shard, tear_down);
   g_test_add ("/shards/read-only", Fixture, NULL, set_up, test_read_only, tear_down);

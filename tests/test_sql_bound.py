@@ -84,12 +84,12 @@ ALLOWED_FORMATS = {
     '%sSELECT path, sha256 FROM %s.files',
     # store-shards.c: a table's and its columns' names, plain (letters, digits, underscores:
     # plain_name()) and of the connection's own table (a catalog's, of deja's schema), quoted
-    'SELECT min(rowid), max(rowid) FROM main.%s',
+    '(SELECT min(rowid) FROM main.%s), (SELECT max(rowid) FROM main.%s)',
+    ', (SELECT min(%s) FROM main.%s), (SELECT max(%s) FROM main.%s)',
     ' FROM main.%s WHERE rowid = ?1',
     'INSERT OR REPLACE INTO main.%s (rowid',
     'DELETE FROM main.%s WHERE rowid = ?1',
     '\\n%s FROM main.%s WHERE rowid = ?1',
-    'SELECT %s FROM main.%s WHERE rowid = ?1',
     # store-shards.c: the FTS5 functions of its static lists, on a table of a plain name
     'SELECT deja_counts(%s) FROM main.%s WHERE %s MATCH ?1 LIMIT 1',
     'SELECT %s(%s',

@@ -66,6 +66,9 @@ typedef struct {
   GHashTable *idle;       /* "shard\nSQL" -> GPtrArray of statements prepared and not in use */
   gint64 *offsets;        /* added to each shard's ids, where they are the shard's own
                              (numbered 1, 2, 3 in each): NULL where they are the set's */
+  gboolean *routes;       /* of each column: it names a message or a file, and every
+                             shard's values are of that shard, so that an equality on it
+                             is asked of one shard (read_extents()) */
   /* Values changed here (a catalog's threads across shards, its
    * authors): the rows of a table of the connection's (the second
    * argument), whose columns are the id and some of the table's. */
@@ -77,6 +80,8 @@ typedef struct {
   GHashTable *changed;    /* id (gint64 *) -> sqlite3_value *[n_overlay]; NULL: to be read */
   GPtrArray *replaced;    /* values a cursor may still be on, freed at the end of a statement */
   GArray *changed_ids;    /* changed's ids in order (of gint64), or NULL to be made again */
+  char *values_sql;       /* what a shard has of the overlay's columns, of one row */
+  sqlite3_stmt *write[2]; /* on db: the overlay's row deleted, or written (shards_update()) */
 } ShardsTable;
 
 typedef struct {
@@ -438,6 +443,10 @@ table_free (ShardsTable *t)
   if (t->changed_ids)
     g_array_unref (t->changed_ids);
   g_free (t->offsets);
+  g_free (t->routes);
+  g_free (t->values_sql);
+  for (guint i = 0; i < G_N_ELEMENTS (t->write); i++)
+    (sqlite3_finalize) (t->write[i]);
   g_free (t->overlay);
   g_free (t->overlay_of);
   g_free (t->overlaid);
@@ -559,23 +568,94 @@ read_overlay (ShardsTable *t, const char *name, char **err)
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* Whether the shards' ids are the set's (each shard's from N x 2^32 on):
- * else each shard's are its own, 1, 2, 3, and they are given here after
- * the largest of the shards before it, as deja merge gives them. */
+/* The columns of the table that name a message or a file (a catalog's
+ * own declaration of deja's schema says which), but for those whose
+ * values may be changed here: candidates for routing (read_extents()). */
 static int
-read_offsets (ShardsTable *t, char **err)
+read_keys (ShardsTable *t, GArray *keys)
+{
+  sqlite3_stmt *stmt;
+  int rc = (sqlite3_prepare_v2) (t->db, "SELECT \"from\" FROM pragma_foreign_key_list(?1, 'main')"
+                                 " WHERE \"table\" IN ('messages', 'files') AND coalesce(\"to\", 'id') = 'id'",
+                                 -1, &stmt, NULL);
+
+  if (rc == SQLITE_OK)
+    rc = (sqlite3_bind_text) (stmt, 1, t->table, -1, SQLITE_TRANSIENT);
+  while (rc == SQLITE_OK && (rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
+    {
+      const char *from = (const char *) sqlite3_column_text (stmt, 0);
+
+      rc = SQLITE_OK;
+      for (guint i = 0; from && i < t->n_columns; i++)
+        if (t->columns[i] && strcmp (t->columns[i], from) == 0 && (int) i != t->id_column &&
+            !(t->overlay_of && t->overlay_of[i] >= 0))
+          g_array_append_val (keys, i);
+    }
+  (sqlite3_finalize) (stmt);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Whether a shard's least and largest values of a column, @lo and @hi
+ * (columns of a row), are both of shard @number, or there are none: then
+ * every value between is (text or a blob would be the largest). */
+static gboolean
+of_shard (sqlite3_stmt *stmt, int lo, int hi, gint64 number)
+{
+  if (sqlite3_column_type (stmt, lo) == SQLITE_NULL && sqlite3_column_type (stmt, hi) == SQLITE_NULL)
+    return TRUE;
+  return sqlite3_column_type (stmt, lo) == SQLITE_INTEGER && sqlite3_column_type (stmt, hi) == SQLITE_INTEGER
+         && SHARD_OF (sqlite3_column_int64 (stmt, lo)) == number
+         && SHARD_OF (sqlite3_column_int64 (stmt, hi)) == number;
+}
+
+/* What each shard's table spans, in one statement a shard whose every
+ * part is read at one end of an index:
+ * - whether its ids are the set's (each shard's from N x 2^32 on): else
+ *   each shard's are its own, 1, 2, 3, and they are given here after the
+ *   largest of the shards before it, as deja merge gives them;
+ * - of each column that names a message or a file (read_keys()), whether
+ *   each shard's values are all of that shard (they are in any deja
+ *   database: a reference, a link or a log line is stored with its
+ *   message or file), so that an equality on it is asked of one shard;
+ * - the planner's estimate of the rows (table_rows()). */
+static int
+read_extents (ShardsTable *t, char **err)
 {
   guint n = t->set->shards->len;
   g_autofree gint64 *largest = g_new0 (gint64, n);
   g_autofree char *q = quoted (t->table);
-  g_autofree char *sql = g_strdup_printf ("SELECT min(rowid), max(rowid) FROM main.%s", q);
+  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GString) sql = g_string_new ("SELECT ");
+  g_autofree gboolean *routes = NULL;
   gboolean own = FALSE;
   gint64 rows = 0;
+  int rc;
 
   /* An FTS5 table's rows are those of its content (and it finds its
    * least and largest rowid by reading every one) */
-  if (!t->has_rowid || t->fts)
+  if (t->fts)
     return SQLITE_OK;
+  if ((rc = read_keys (t, keys)) != SQLITE_OK)
+    {
+      *err = sqlite3_mprintf ("cannot read the keys of %s: %s", t->table, sqlite3_errstr (rc));
+      return rc;
+    }
+  if (!t->has_rowid && keys->len == 0)
+    return SQLITE_OK;
+  /* (one min() or max() a SELECT: two would read every row) */
+  if (t->has_rowid)
+    g_string_append_printf (sql, "(SELECT min(rowid) FROM main.%s), (SELECT max(rowid) FROM main.%s)", q, q);
+  else
+    g_string_append (sql, "NULL, NULL");
+  for (guint k = 0; k < keys->len; k++)
+    {
+      g_autofree char *c = quoted (t->columns[g_array_index (keys, guint, k)]);
+
+      g_string_append_printf (sql, ", (SELECT min(%s) FROM main.%s), (SELECT max(%s) FROM main.%s)", c, q, c, q);
+    }
+  routes = g_new (gboolean, keys->len + 1);
+  for (guint k = 0; k < keys->len; k++)
+    routes[k] = TRUE;
   for (guint i = 0; i < n; i++)
     {
       Shard *shard = g_ptr_array_index (t->set->shards, i);
@@ -587,23 +667,37 @@ read_offsets (ShardsTable *t, char **err)
           *err = sqlite3_mprintf ("%s", t->set->error);
           return SQLITE_ERROR;
         }
-      if ((sqlite3_prepare_v2) (db, sql, -1, &stmt, NULL) != SQLITE_OK)
+      if ((sqlite3_prepare_v2) (db, sql->str, -1, &stmt, NULL) != SQLITE_OK)
         {
           *err = sqlite3_mprintf ("shard '%s': %s", shard->path, sqlite3_errmsg (db));
           return SQLITE_ERROR;
         }
-      if ((sqlite3_step) (stmt) == SQLITE_ROW && sqlite3_column_type (stmt, 0) != SQLITE_NULL)
+      if ((sqlite3_step) (stmt) == SQLITE_ROW)
         {
-          own |= SHARD_OF (sqlite3_column_int64 (stmt, 0)) != shard->number
-                 || SHARD_OF (sqlite3_column_int64 (stmt, 1)) != shard->number;
-          largest[i] = sqlite3_column_int64 (stmt, 1);
-          /* and the planner's estimate of the rows (table_rows()) */
-          rows += sqlite3_column_int64 (stmt, 1) - sqlite3_column_int64 (stmt, 0) + 1;
+          if (sqlite3_column_type (stmt, 0) != SQLITE_NULL)
+            {
+              own |= SHARD_OF (sqlite3_column_int64 (stmt, 0)) != shard->number
+                     || SHARD_OF (sqlite3_column_int64 (stmt, 1)) != shard->number;
+              largest[i] = sqlite3_column_int64 (stmt, 1);
+              rows += sqlite3_column_int64 (stmt, 1) - sqlite3_column_int64 (stmt, 0) + 1;
+            }
+          /* a table without rowid: about a row a message it names */
+          else if (!t->has_rowid && sqlite3_column_type (stmt, 2) == SQLITE_INTEGER
+                   && sqlite3_column_type (stmt, 3) == SQLITE_INTEGER)
+            rows += sqlite3_column_int64 (stmt, 3) - sqlite3_column_int64 (stmt, 2) + 1;
+          for (guint k = 0; k < keys->len; k++)
+            routes[k] &= of_shard (stmt, 2 + 2 * k, 3 + 2 * k, shard->number);
         }
+      else
+        for (guint k = 0; k < keys->len; k++)
+          routes[k] = FALSE;
       (sqlite3_finalize) (stmt);
     }
   t->rows = rows;
-  if (!own)
+  t->routes = g_new0 (gboolean, t->n_columns);
+  for (guint k = 0; k < keys->len; k++)
+    t->routes[g_array_index (keys, guint, k)] = routes[k];
+  if (!own || !t->has_rowid)
     return SQLITE_OK;
   t->offsets = g_new0 (gint64, n);
   for (guint i = 1; i < n; i++)
@@ -688,7 +782,7 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
   memset (t, 0, sizeof *t);
   t->set = set;
   t->table = g_strdup (argv[3]);
-  t->rows = -1;   /* counted when first wanted (read_offsets() counts a rowid table's) */
+  t->rows = -1;   /* counted when first wanted (read_extents() estimates most) */
   t->db = db;
   rc = SQLITE_OK;
   if (!plain_name (t->table) || (argc == 5 && !plain_name (argv[4])))
@@ -703,7 +797,7 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
   if (rc == SQLITE_OK && argc == 5)
     rc = read_overlay (t, argv[4], err);
   if (rc == SQLITE_OK)
-    rc = read_offsets (t, err);
+    rc = read_extents (t, err);
   if (rc == SQLITE_OK)
     rc = sqlite3_declare_vtab (db, declare->str);
   if (rc != SQLITE_OK)
@@ -782,8 +876,12 @@ operator_sql (unsigned char op)
  * ("M<k>": argument k is an FTS5 query, "R": ranked with the set's
  * counts, bound after the others, "O": the overlay's rows read after,
  * "-": none); the SQL; and with "O", the SQL that reads one row by id.
- * idxNum is the number of the argument whose value is the id of the one
- * row wanted (0: none), which only its shard is asked for. */
+ * idxNum's low 16 bits are the number of the argument whose value is the
+ * id of the one row wanted (0: none), which only its shard is asked for;
+ * the bits above, of an argument equal to a column that names a message
+ * or a file of one shard (ShardsTable.routes), which only it is asked. */
+#define PLAN_BY_ID(idx) ((idx) & 0xffff)
+#define PLAN_ROUTE(idx) ((idx) >> 16)
 static int
 shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
 {
@@ -794,7 +892,7 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
   g_autofree char *table = quoted (t->table);
   g_autoptr (GString) flags = g_string_new (NULL);
   g_autofree char *columns = NULL;
-  int n_args = 0, by_id = 0, match_arg = 0;
+  int n_args = 0, by_id = 0, route = 0, match_arg = 0;
   gboolean match = FALSE, id_equal = FALSE, ranked = FALSE, by_overlay = FALSE;
   double rows = (double) table_rows (t) + 1;
 
@@ -874,6 +972,12 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
           if (by_id == 0)
             by_id = n_args;
         }
+      else if (k->op == SQLITE_INDEX_CONSTRAINT_EQ && k->iColumn >= 0 && t->routes && t->routes[k->iColumn])
+        {
+          if (route == 0)
+            route = n_args;
+          rows /= 50 * t->set->shards->len;
+        }
       else if (k->op == SQLITE_INDEX_CONSTRAINT_EQ || k->op == SQLITE_INDEX_CONSTRAINT_IS)
         rows /= 50;
       else
@@ -913,12 +1017,12 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
     }
   else
     {
-      double shards = t->set->shards->len;
+      double shards = route ? 1 : t->set->shards->len;
 
       info->estimatedRows = (sqlite3_int64) (rows < 1 ? 1 : rows);
       info->estimatedCost = 10 * shards + (rows < 1 ? 1 : rows);
     }
-  info->idxNum = by_id;
+  info->idxNum = by_id | route << 16;
   /* and, where the overlay's rows are read after, how one is */
   if (by_overlay)
     g_string_append_printf (select, "\n%s FROM main.%s WHERE rowid = ?1", columns, table);
@@ -1293,8 +1397,9 @@ set_counts (ShardsTable *t, sqlite3_value *match)
 }
 
 static int
-shards_filter (sqlite3_vtab_cursor *cursor, int by_id, const char *plan, int argc, sqlite3_value **argv)
+shards_filter (sqlite3_vtab_cursor *cursor, int idx, const char *plan, int argc, sqlite3_value **argv)
 {
+  int by_id = PLAN_BY_ID (idx), route = PLAN_ROUTE (idx);
   ShardsCursor *c = (ShardsCursor *) cursor;
   ShardsTable *t = c->table;
   const char *flags = strchr (plan, '\n') + 1;
@@ -1359,6 +1464,20 @@ shards_filter (sqlite3_vtab_cursor *cursor, int by_id, const char *plan, int arg
         }
       /* id = NULL: no row (a root's parent, in a join) */
       else if (sqlite3_value_type (id) == SQLITE_NULL)
+        c->next = c->last = n;
+    }
+  else if (route > 0)
+    {
+      sqlite3_value *key = argv[route - 1];
+
+      /* (a value of another kind is asked of every shard, as SQLite
+       * would compare it) */
+      if (sqlite3_value_numeric_type (key) == SQLITE_INTEGER)
+        {
+          c->next = shard_numbered (t->set, SHARD_OF (sqlite3_value_int64 (key)));
+          c->last = c->next < n ? c->next + 1 : n;
+        }
+      else if (sqlite3_value_type (key) == SQLITE_NULL)
         c->next = c->last = n;
     }
   /* The overlay's rows after the shards', where it has some now */
@@ -1429,8 +1548,6 @@ refuse (ShardsTable *t, const char *why)
 static int
 shard_values (ShardsTable *t, gint64 id, sqlite3_value **values)
 {
-  g_autoptr (GString) sql = g_string_new ("SELECT ");
-  g_autofree char *q = quoted (t->table);
   guint i = shard_numbered (t->set, SHARD_OF (id));
   sqlite3 *db = i < t->set->shards->len ? shard_db (t->set, i) : NULL;
   sqlite3_stmt *stmt;
@@ -1438,14 +1555,21 @@ shard_values (ShardsTable *t, gint64 id, sqlite3_value **values)
 
   if (db == NULL)
     return SQLITE_NOTFOUND;
-  for (guint k = 0; k < t->n_overlay; k++)
+  if (t->values_sql == NULL)
     {
-      g_autofree char *c = quoted (t->columns[t->overlaid[k]]);
+      GString *sql = g_string_new ("SELECT ");
+      g_autofree char *q = quoted (t->table);
 
-      g_string_append_printf (sql, "%s%s", k ? ", " : "", c);
+      for (guint k = 0; k < t->n_overlay; k++)
+        {
+          g_autofree char *c = quoted (t->columns[t->overlaid[k]]);
+
+          g_string_append_printf (sql, "%s%s", k ? ", " : "", c);
+        }
+      g_string_append_printf (sql, " FROM main.%s WHERE rowid = ?1", q);
+      t->values_sql = g_string_free (sql, FALSE);
     }
-  g_string_append_printf (sql, " FROM main.%s WHERE rowid = ?1", q);
-  rc = stmt_take (t, i, db, sql->str, &stmt);
+  rc = stmt_take (t, i, db, t->values_sql, &stmt);
   if (rc != SQLITE_OK)
     return rc;
   (sqlite3_bind_int64) (stmt, 1, id);
@@ -1521,37 +1645,42 @@ shards_update (sqlite3_vtab *vtab, int argc, sqlite3_value **argv, sqlite3_int64
       }
   }
   values_free (shard);
-  {
-    g_autoptr (GString) sql = g_string_new (NULL);
-    g_autofree char *q = quoted (t->overlay);
-    sqlite3_stmt *stmt;
+  /* The overlay's row written, or deleted where the shard's values are
+   * the row's again */
+  if (t->write[differs] == NULL)
+    {
+      g_autoptr (GString) sql = g_string_new (NULL);
+      g_autofree char *q = quoted (t->overlay);
 
-    if (differs)
-      {
-        g_string_append_printf (sql, "INSERT OR REPLACE INTO main.%s (rowid", q);
-        for (guint k = 0; k < t->n_overlay; k++)
-          {
-            g_autofree char *c = quoted (t->columns[t->overlaid[k]]);
+      if (differs)
+        {
+          g_string_append_printf (sql, "INSERT OR REPLACE INTO main.%s (rowid", q);
+          for (guint k = 0; k < t->n_overlay; k++)
+            {
+              g_autofree char *c = quoted (t->columns[t->overlaid[k]]);
 
-            g_string_append_printf (sql, ", %s", c);
-          }
-        g_string_append (sql, ") VALUES (?1");
-        for (guint k = 0; k < t->n_overlay; k++)
-          g_string_append_printf (sql, ", ?%u", k + 2);
-        g_string_append (sql, ")");
-      }
-    else
-      g_string_append_printf (sql, "DELETE FROM main.%s WHERE rowid = ?1", q);
-    rc = (sqlite3_prepare_v3) (t->db, sql->str, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
-    if (rc == SQLITE_OK)
-      {
-        (sqlite3_bind_int64) (stmt, 1, id);
-        for (guint k = 0; differs && k < t->n_overlay; k++)
-          (sqlite3_bind_value) (stmt, k + 2, now[k]);
-        rc = _store_done ((sqlite3_step) (stmt));
-        (sqlite3_finalize) (stmt);
-      }
-  }
+              g_string_append_printf (sql, ", %s", c);
+            }
+          g_string_append (sql, ") VALUES (?1");
+          for (guint k = 0; k < t->n_overlay; k++)
+            g_string_append_printf (sql, ", ?%u", k + 2);
+          g_string_append (sql, ")");
+        }
+      else
+        g_string_append_printf (sql, "DELETE FROM main.%s WHERE rowid = ?1", q);
+      rc = (sqlite3_prepare_v3) (t->db, sql->str, -1, SQLITE_PREPARE_PERSISTENT, &t->write[differs], NULL);
+    }
+  if (rc == SQLITE_OK)
+    {
+      sqlite3_stmt *stmt = t->write[differs];
+
+      (sqlite3_bind_int64) (stmt, 1, id);
+      for (guint k = 0; differs && k < t->n_overlay; k++)
+        (sqlite3_bind_value) (stmt, k + 2, now[k]);
+      rc = _store_done ((sqlite3_step) (stmt));
+      (sqlite3_reset) (stmt);
+      (sqlite3_clear_bindings) (stmt);
+    }
   if (rc != SQLITE_OK)
     {
       values_free (now);
