@@ -298,6 +298,13 @@ test_changed_here (Fixture *f, gconstpointer data)
     "SELECT id, thread_id FROM messages WHERE thread_id > 8589934600 AND thread_id < 8589934620 ORDER BY id",
     "SELECT count(*) FROM messages WHERE thread_id IN (4294967297, 8589934597)",
     "SELECT p.id, c.id FROM messages c JOIN messages p ON p.thread_id = c.parent_id ORDER BY 1, 2",
+    /* a changed row is passed over here where its values changed tell it
+     * is not wanted: moved out of a thread, or compared with text */
+    "SELECT id FROM messages WHERE thread_id = 8589934597 ORDER BY id",
+    "SELECT id FROM messages WHERE thread_id = '4294967297' ORDER BY id",
+    "SELECT id FROM messages WHERE parent_id = 4294967300",
+    "SELECT count(*) FROM messages WHERE parent_id IS NULL AND thread_id = 21474836489",
+    "SELECT count(*) FROM messages WHERE parent_id IS NOT NULL AND thread_id = 21474836489",
   };
   char *err = NULL;
 

@@ -34,6 +34,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -63,7 +64,8 @@ typedef struct {
   gboolean fts;           /* an FTS5 table: its hidden column takes MATCH, rank is a column */
   gboolean has_rowid;     /* else WITHOUT ROWID: rows are numbered as read */
   gint64 rows;            /* the shards' rows, estimated once */
-  GHashTable *idle;       /* "shard\nSQL" -> GPtrArray of statements prepared and not in use */
+  GHashTable *idle;       /* SQL -> of each shard, a GPtrArray of its statements prepared and
+                             not in use, or NULL (idle_of()) */
   gint64 *offsets;        /* added to each shard's ids, where they are the shard's own
                              (numbered 1, 2, 3 in each): NULL where they are the set's */
   gboolean *routes;       /* of each column: it names a message or a file, and every
@@ -83,6 +85,15 @@ typedef struct {
   char *values_sql;       /* what a shard has of the overlay's columns, of one row */
   sqlite3_stmt *write[2]; /* on db: the overlay's row deleted, or written (shards_update()) */
 } ShardsTable;
+
+/* A comparison of a column the overlay changes: its value there (slot),
+ * the constraint (SQLITE_INDEX_CONSTRAINT_*) and its argument (a number
+ * of xFilter's, 0 for none) */
+typedef struct {
+  int slot, op, arg;
+} OverlayCheck;
+
+#define OVERLAY_CHECKS 8
 
 typedef struct {
   sqlite3_vtab_cursor base;
@@ -111,6 +122,10 @@ typedef struct {
   gboolean one_id;           /* the query asks for one id: */
   gint64 only_id;            /* this one */
   sqlite3_stmt **held_by_id; /* each shard's statement of sql_by_id */
+  /* what the query asks of the values changed here that tells without
+   * the shard that a changed row is not wanted (overlay_may_match()) */
+  OverlayCheck checks[OVERLAY_CHECKS];
+  guint n_checks;
 } ShardsCursor;
 
 static void
@@ -875,6 +890,8 @@ operator_sql (unsigned char op)
  * the table's columns it gives (their numbers, "-" for none); flags
  * ("M<k>": argument k is an FTS5 query, "R": ranked with the set's
  * counts, bound after the others, "O": the overlay's rows read after,
+ * followed by ";slot,op,arg" for each comparison that can tell without
+ * the shard that a changed row is not wanted (OverlayCheck),
  * "-": none); the SQL; and with "O", the SQL that reads one row by id.
  * idxNum's low 16 bits are the number of the argument whose value is the
  * id of the one row wanted (0: none), which only its shard is asked for;
@@ -894,6 +911,8 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
   g_autofree char *columns = NULL;
   int n_args = 0, by_id = 0, route = 0, match_arg = 0;
   gboolean match = FALSE, id_equal = FALSE, ranked = FALSE, by_overlay = FALSE;
+  g_autoptr (GString) checks = g_string_new (NULL);
+  int overlay_check;
   double rows = (double) table_rows (t) + 1;
 
   /* The columns the query reads: the others are NULL */
@@ -930,7 +949,12 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
        * read after the shards' (by_overlay); an id given here is
        * compared here only */
       if (k->iColumn >= 0 && t->overlay_of && t->overlay_of[k->iColumn] >= 0)
-        by_overlay = TRUE;
+        {
+          by_overlay = TRUE;
+          overlay_check = t->overlay_of[k->iColumn];
+        }
+      else
+        overlay_check = -1;
       if (t->offsets && (k->iColumn == -1 || k->iColumn == t->id_column))
         continue;
       if ((k->iColumn == -1 && t->has_rowid) || k->iColumn == t->id_column)
@@ -948,6 +972,8 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
       if (k->op == SQLITE_INDEX_CONSTRAINT_ISNULL || k->op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL)
         {
           g_string_append_printf (where, "%s %s", lhs, op);
+          if (overlay_check >= 0)
+            g_string_append_printf (checks, ";%d,%d,0", overlay_check, k->op);
           /* exact in the shard, but for a value changed here */
           info->aConstraintUsage[c].omit = !(k->iColumn >= 0 && t->overlay_of && t->overlay_of[k->iColumn] >= 0);
           rows /= 2;
@@ -956,6 +982,8 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
       n_args++;
       g_string_append_printf (where, "%s %s ?%d", lhs, op, n_args);
       info->aConstraintUsage[c].argvIndex = n_args;
+      if (overlay_check >= 0 && k->op == SQLITE_INDEX_CONSTRAINT_EQ)
+        g_string_append_printf (checks, ";%d,%d,%d", overlay_check, k->op, n_args);
       /* The shard compares as SQLite would here, but for MATCH, which
        * only the shard can */
       info->aConstraintUsage[c].omit = k->op == SQLITE_INDEX_CONSTRAINT_MATCH;
@@ -999,7 +1027,7 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
   if (match_arg)
     g_string_append_printf (flags, "M%d%s", match_arg, ranked ? "R" : "");
   if (by_overlay)
-    g_string_append_c (flags, 'O');
+    g_string_append_printf (flags, "O%s", checks->str);
   if (flags->len == 0)
     g_string_append_c (flags, '-');
   /* Shard after shard is id order: an ORDER BY on the id alone is kept */
@@ -1037,17 +1065,40 @@ stmt_free (gpointer stmt)
   (sqlite3_finalize) (stmt);
 }
 
+static void
+shard_idle_free (gpointer statements)
+{
+  if (statements)
+    g_ptr_array_unref (statements);
+}
+
+/* The statements of @sql prepared and not in use, of each shard (a
+ * GPtrArray each, or NULL) */
+static GPtrArray *
+idle_of (ShardsTable *t, const char *sql)
+{
+  GPtrArray *idle = g_hash_table_lookup (t->idle, sql);
+
+  if (idle == NULL)
+    {
+      idle = g_ptr_array_new_full (t->set->shards->len, shard_idle_free);
+      g_ptr_array_set_size (idle, t->set->shards->len);
+      g_hash_table_insert (t->idle, g_strdup (sql), idle);
+    }
+  return idle;
+}
+
 /* A statement of @sql on shard @i: one prepared before and not in use,
  * or a new one (a lookup by id in a join runs the same one many times). */
 static int
 stmt_take (ShardsTable *t, guint i, sqlite3 *db, const char *sql, sqlite3_stmt **stmt)
 {
-  g_autofree char *key = g_strdup_printf ("%u\n%s", i, sql);
-  GPtrArray *idle = g_hash_table_lookup (t->idle, key);
+  GPtrArray *idle = g_hash_table_lookup (t->idle, sql);
+  GPtrArray *shard = idle && i < idle->len ? g_ptr_array_index (idle, i) : NULL;
 
-  if (idle && idle->len)
+  if (shard && shard->len)
     {
-      *stmt = g_ptr_array_steal_index_fast (idle, idle->len - 1);
+      *stmt = g_ptr_array_steal_index_fast (shard, shard->len - 1);
       return SQLITE_OK;
     }
   return (sqlite3_prepare_v3) (db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, NULL);
@@ -1056,19 +1107,13 @@ stmt_take (ShardsTable *t, guint i, sqlite3 *db, const char *sql, sqlite3_stmt *
 static void
 stmt_give (ShardsTable *t, guint i, sqlite3_stmt *stmt)
 {
-  g_autofree char *key = NULL;
-  GPtrArray *idle;
+  GPtrArray *idle = idle_of (t, sqlite3_sql (stmt));
 
   (sqlite3_reset) (stmt);
   sqlite3_clear_bindings (stmt);
-  key = g_strdup_printf ("%u\n%s", i, sqlite3_sql (stmt));
-  idle = g_hash_table_lookup (t->idle, key);
-  if (idle == NULL)
-    {
-      idle = g_ptr_array_new_with_free_func (stmt_free);
-      g_hash_table_insert (t->idle, g_steal_pointer (&key), idle);
-    }
-  g_ptr_array_add (idle, stmt);
+  if (g_ptr_array_index (idle, i) == NULL)
+    g_ptr_array_index (idle, i) = g_ptr_array_new_with_free_func (stmt_free);
+  g_ptr_array_add (g_ptr_array_index (idle, i), stmt);
 }
 
 static int
@@ -1172,6 +1217,44 @@ changed_ids (ShardsTable *t)
   return t->changed_ids;
 }
 
+/* Whether a row whose values changed here are @over may be one the
+ * query wants: FALSE only where its comparisons on them fail for sure
+ * (IS NULL, IS NOT NULL, = an integer), so that its shard is not asked. */
+static gboolean
+overlay_may_match (const ShardsCursor *c, sqlite3_value **over)
+{
+  for (guint i = 0; i < c->n_checks; i++)
+    {
+      const OverlayCheck *k = &c->checks[i];
+      sqlite3_value *v = over[k->slot];
+      sqlite3_value *arg = k->arg > 0 ? c->args[k->arg - 1] : NULL;
+
+      switch (k->op)
+        {
+        case SQLITE_INDEX_CONSTRAINT_ISNULL:
+          if (sqlite3_value_type (v) != SQLITE_NULL)
+            return FALSE;
+          break;
+        case SQLITE_INDEX_CONSTRAINT_ISNOTNULL:
+          if (sqlite3_value_type (v) == SQLITE_NULL)
+            return FALSE;
+          break;
+        case SQLITE_INDEX_CONSTRAINT_EQ:
+          if (arg == NULL)
+            break;
+          if (sqlite3_value_type (v) == SQLITE_NULL || sqlite3_value_type (arg) == SQLITE_NULL)
+            return FALSE;
+          if (sqlite3_value_type (v) == SQLITE_INTEGER && sqlite3_value_type (arg) == SQLITE_INTEGER &&
+              sqlite3_value_int64 (v) != sqlite3_value_int64 (arg))
+            return FALSE;
+          break;
+        default:
+          break;
+        }
+    }
+  return TRUE;
+}
+
 /* The overlay's rows, one by one from their shards (by_overlay): the
  * one asked for, or every one in the shards read. */
 static int
@@ -1201,6 +1284,12 @@ advance_overlay (ShardsCursor *c)
       c->by_id_stmt = NULL;
       if (db == NULL || i < c->by_overlay_first || i >= c->by_overlay_last)
         continue;
+      {
+        sqlite3_value **over = g_hash_table_lookup (t->changed, &id);
+
+        if (over && !overlay_may_match (c, over))
+          continue;
+      }
       c->shard = i;
       if (c->held_by_id[i] == NULL && stmt_take (t, i, db, c->sql_by_id, &c->held_by_id[i]) != SQLITE_OK)
         return fail (c, ((Shard *) g_ptr_array_index (t->set->shards, i))->path, db);
@@ -1446,6 +1535,15 @@ shards_filter (sqlite3_vtab_cursor *cursor, int idx, const char *plan, int argc,
     c->match = sqlite3_value_dup (argv[match_arg - 1]);
   if (ranked && (c->args[argc] = set_counts (t, argv[match_arg - 1])) == NULL)
     return fail (c, "cannot rank the query's rows over the shards", NULL);
+  c->n_checks = 0;
+  for (const char *at = strchr (flag_line, 'O'); at && (at = strchr (at, ';')) != NULL; at++)
+    {
+      OverlayCheck k;
+
+      if (c->n_checks < OVERLAY_CHECKS && sscanf (at, ";%d,%d,%d", &k.slot, &k.op, &k.arg) == 3 &&
+          k.slot >= 0 && (guint) k.slot < t->n_overlay && k.arg >= 0 && k.arg <= argc)
+        c->checks[c->n_checks++] = k;
+    }
   c->next = 0;
   c->last = n;
   c->row = 0;
