@@ -25,8 +25,11 @@ typedef struct {
 } Fixture;
 
 static const char schema[] =
+  "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT);"
   "CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, subject TEXT, date TEXT,"
-  " thread_id INTEGER, parent_id INTEGER, lang TEXT, body TEXT);"
+  " thread_id INTEGER, parent_id INTEGER, lang TEXT, body TEXT,"
+  " file_id INTEGER REFERENCES files (id));"
+  "CREATE INDEX messages_file ON messages (file_id);"
   "CREATE INDEX messages_thread ON messages (thread_id);"
   "CREATE INDEX messages_message_id ON messages (message_id);"
   "CREATE TABLE message_newsgroups (message_id INTEGER REFERENCES messages (id), newsgroup TEXT COLLATE NOCASE,"
@@ -47,7 +50,13 @@ fill (sqlite3 *db, guint s)
   sqlite3_stmt *m, *g;
   gint64 base = numbers[s] << 32;
 
-  g_assert_cmpint ((sqlite3_prepare_v2) (db, "INSERT INTO messages VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+  {
+    g_autofree char *file = g_strdup_printf ("INSERT INTO files VALUES (%" G_GINT64_FORMAT ", 'shard-%u.mbox')",
+                                             base + 1, s);
+
+    g_assert_cmpint ((sqlite3_exec) (db, file, NULL, NULL, NULL), ==, SQLITE_OK);
+  }
+  g_assert_cmpint ((sqlite3_prepare_v2) (db, "INSERT INTO messages VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                                          -1, &m, NULL), ==, SQLITE_OK);
   g_assert_cmpint ((sqlite3_prepare_v2) (db, "INSERT INTO message_newsgroups VALUES (?1, ?2)", -1, &g, NULL),
                    ==, SQLITE_OK);
@@ -75,6 +84,7 @@ fill (sqlite3 *db, guint s)
         (sqlite3_bind_int64) (m, 6, id - 1);
       (sqlite3_bind_text) (m, 7, i % 5 == 0 ? NULL : (i % 7 == 0 ? "de" : "en"), -1, SQLITE_STATIC);
       (sqlite3_bind_text) (m, 8, body, -1, SQLITE_TRANSIENT);
+      (sqlite3_bind_int64) (m, 9, base + 1);
       g_assert_cmpint ((sqlite3_step) (m), ==, SQLITE_DONE);
       (sqlite3_reset) (m);
       for (guint k = 0; k < 1 + i % 2; k++)
@@ -138,6 +148,7 @@ set_up (Fixture *f, gconstpointer data)
   exec_ok (f->set, "CREATE TABLE changed (id INTEGER PRIMARY KEY, thread_id INTEGER, parent_id INTEGER);"
                    "CREATE VIRTUAL TABLE temp.messages USING deja_shards (messages, changed);"
                    "CREATE VIRTUAL TABLE temp.links USING deja_shards (links);"
+                   "CREATE VIRTUAL TABLE temp.files USING deja_shards (files);"
                    "CREATE VIRTUAL TABLE temp.message_newsgroups USING deja_shards (message_newsgroups);"
                    "CREATE VIRTUAL TABLE temp.messages_fts USING deja_shards (messages_fts)");
 }
@@ -254,6 +265,11 @@ static const char *const queries[] = {
   "SELECT newsgroup FROM message_newsgroups WHERE message_id = 21474836483 ORDER BY 1",
   "SELECT m.id, g.newsgroup FROM messages m JOIN message_newsgroups g ON g.message_id = m.id"
   " WHERE m.date IS NULL ORDER BY 1, 2",
+  /* a row joined on NULL: no shard has one to give, but with IS */
+  "SELECT c.id, p.id FROM messages c JOIN messages p ON p.date = c.date WHERE c.id < 4294967315 ORDER BY 1, 2",
+  "SELECT c.id, count(p.id) FROM messages c JOIN messages p ON p.date IS c.date WHERE c.date IS NULL"
+  " GROUP BY c.id ORDER BY 1",
+  "SELECT c.id, p.id FROM messages c LEFT JOIN messages p ON p.id = c.parent_id WHERE c.lang = 'de' ORDER BY 1",
 };
 
 static void
@@ -387,6 +403,24 @@ test_routed (Fixture *f, gconstpointer data)
 
   (void) data;
   g_assert_cmpint (plan_index (f->set, lookup), ==, 1 << 16);
+  /* A file's messages are many: a search joined with their files reads
+   * its hits first (each row looked up with the full-text query would be
+   * ranked, and asked of the shards, one by one) */
+  {
+    static const char search[] = "SELECT m.id, f.path, printf('%.17e', rank) FROM messages_fts"
+                                 " JOIN messages m ON m.id = messages_fts.rowid JOIN files f ON f.id = m.file_id"
+                                 " WHERE messages_fts MATCH 'comet' ORDER BY rank, m.id";
+    g_autofree char *explain = g_strconcat ("EXPLAIN QUERY PLAN ", search, NULL);
+    g_autofree char *plan = answer (f->set, explain);
+    g_autofree char *want = answer (f->whole, search);
+    g_autofree char *got = answer (f->set, search);
+
+    g_test_message ("%s", plan);
+    g_assert_nonnull (strstr (plan, "SCAN messages_fts"));
+    g_assert_true (strstr (plan, "SCAN messages_fts") < strstr (plan, "files"));
+    g_assert_cmpstr (got, ==, want);
+    g_assert_nonnull (strstr (want, "shard-2.mbox"));
+  }
   /* not a column naming a message: every shard */
   g_assert_cmpint (plan_index (f->set, "SELECT id FROM links WHERE url = 'http://example.org/1/4'"), ==, 0);
   /* the first shard's link names a message of the third */

@@ -86,6 +86,9 @@ ALLOWED_FORMATS = {
     # plain_name()) and of the connection's own table (a catalog's, of deja's schema), quoted
     '(SELECT min(rowid) FROM main.%s), (SELECT max(rowid) FROM main.%s)',
     ', (SELECT min(%s) FROM main.%s), (SELECT max(%s) FROM main.%s)',
+    'SELECT coalesce((SELECT max(rowid) FROM main.%s) - (SELECT min(rowid) FROM main.%s)',
+    'SELECT count(*) FROM main.%s',
+    'PRAGMA cache_size = -%u',   # store-shards.c: an integer computed here
     ' FROM main.%s WHERE rowid = ?1',
     'INSERT OR REPLACE INTO main.%s (rowid',
     'DELETE FROM main.%s WHERE rowid = ?1',

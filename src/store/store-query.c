@@ -304,7 +304,10 @@ store_export (Store *store, const StoreFilter *filter, const char *const *fields
       g_return_val_if_fail (expr != NULL, FALSE);
       g_string_append_printf (sql, "%s%s AS \"%s\"", i ? ", " : "", expr, fields[i]);
     }
-  g_string_append (sql, " FROM messages m JOIN files f ON f.id = m.file_id WHERE"
+  /* CROSS JOIN keeps messages the outer loop, in archive order: on a
+   * catalog, SQLite would read file after file (its first plan ignores
+   * the ORDER BY) and then sort every body back */
+  g_string_append (sql, " FROM messages m CROSS JOIN files f ON f.id = m.file_id WHERE"
                         " (NOT :canonical OR m.duplicate_of IS NULL) AND" STORE_NO_ARCHIVE_SQL " AND"
                         " (:match IS NULL OR m.id IN (SELECT rowid FROM messages_fts"
                         "  WHERE messages_fts MATCH :match)) AND" STORE_FILTER_SQL
@@ -330,7 +333,7 @@ store_archive_rows (Store *store, const StoreFilter *filter, StoreArchiveFunc fu
 {
   static const char sql[] =
     "SELECT m.id, f.path, f.sha256, m.byte_offset, m.byte_length, m.envelope IS NOT NULL,"
-    " m.from_addr, m.date FROM messages m JOIN files f ON f.id = m.file_id"
+    " m.from_addr, m.date FROM messages m CROSS JOIN files f ON f.id = m.file_id"   /* as store_export() */
     " WHERE (NOT :canonical OR m.duplicate_of IS NULL) AND" STORE_NO_ARCHIVE_SQL " AND" STORE_FILTER_SQL
     " ORDER BY m.id LIMIT :limit";
   sqlite3_stmt *stmt;

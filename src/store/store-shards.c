@@ -68,9 +68,10 @@ typedef struct {
                              not in use, or NULL (idle_of()) */
   gint64 *offsets;        /* added to each shard's ids, where they are the shard's own
                              (numbered 1, 2, 3 in each): NULL where they are the set's */
-  gboolean *routes;       /* of each column: it names a message or a file, and every
-                             shard's values are of that shard, so that an equality on it
-                             is asked of one shard (read_extents()) */
+  double *key_rows;       /* of each column that names a message or a file (Key): the rows
+                             a value has, about; else 0 */
+  gboolean *routes;       /* of each: it names a message, and every shard's values are of
+                             that shard: an equality on it is asked of one shard */
   /* Values changed here (a catalog's threads across shards, its
    * authors): the rows of a table of the connection's (the second
    * argument), whose columns are the id and some of the table's. */
@@ -83,6 +84,8 @@ typedef struct {
   GPtrArray *replaced;    /* values a cursor may still be on, freed at the end of a statement */
   GArray *changed_ids;    /* changed's ids in order (of gint64), or NULL to be made again */
   char *values_sql;       /* what a shard has of the overlay's columns, of one row */
+  char *counts_for;       /* the last full-text query ranked, and the set's counts of it */
+  sqlite3_value *counts;  /* (set_counts(): the same for every row a join looks up) */
   sqlite3_stmt *write[2]; /* on db: the overlay's row deleted, or written (shards_update()) */
 } ShardsTable;
 
@@ -370,9 +373,16 @@ shard_db (StoreShards *set, guint i)
   rc = (sqlite3_open_v2) (uri, &shard->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
   if (rc == SQLITE_OK)
     rc = _store_make_safe_db (shard->db);
+  /* Pages read again are the indexes' upper levels: 2 MiB for a few
+   * shards, a share of 16 MiB for many (each first touch of a page of
+   * memory costs) */
   if (rc == SQLITE_OK)
-    rc = (sqlite3_exec) (shard->db, "PRAGMA cache_size = -2048",
-                         NULL, NULL, NULL);
+    {
+      g_autofree char *cache = g_strdup_printf ("PRAGMA cache_size = -%u",
+                                                MAX (512, MIN (2048, 16384 / MAX (set->shards->len, 1))));
+
+      rc = (sqlite3_exec) (shard->db, cache, NULL, NULL, NULL);
+    }
   if (rc == SQLITE_OK)
     rc = register_ranking (shard->db);
   /* A catalog names its shards; one of a stranger's could name any file */
@@ -458,8 +468,11 @@ table_free (ShardsTable *t)
   if (t->changed_ids)
     g_array_unref (t->changed_ids);
   g_free (t->offsets);
+  g_free (t->key_rows);
   g_free (t->routes);
   g_free (t->values_sql);
+  g_free (t->counts_for);
+  sqlite3_value_free (t->counts);
   for (guint i = 0; i < G_N_ELEMENTS (t->write); i++)
     (sqlite3_finalize) (t->write[i]);
   g_free (t->overlay);
@@ -583,14 +596,24 @@ read_overlay (ShardsTable *t, const char *name, char **err)
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* The columns of the table that name a message or a file (a catalog's
+/* A column of the table that names a message or a file (a catalog's
  * own declaration of deja's schema says which), but for those whose
- * values may be changed here: candidates for routing (read_extents()). */
+ * values may be changed here: its rows a value are estimated from its
+ * range (read_extents()), and one that names a message is a candidate
+ * for routing.  Not one that names a file: a file's messages are
+ * thousands, and a plan that reads them file after file has to sort
+ * them back into archive order (an export's bodies: 1 GiB). */
+typedef struct {
+  guint column;
+  gboolean message;
+} Key;
+
 static int
 read_keys (ShardsTable *t, GArray *keys)
 {
   sqlite3_stmt *stmt;
-  int rc = (sqlite3_prepare_v2) (t->db, "SELECT \"from\" FROM pragma_foreign_key_list(?1, 'main')"
+  int rc = (sqlite3_prepare_v2) (t->db, "SELECT \"from\", \"table\" = 'messages'"
+                                 " FROM pragma_foreign_key_list(?1, 'main')"
                                  " WHERE \"table\" IN ('messages', 'files') AND coalesce(\"to\", 'id') = 'id'",
                                  -1, &stmt, NULL);
 
@@ -604,7 +627,11 @@ read_keys (ShardsTable *t, GArray *keys)
       for (guint i = 0; from && i < t->n_columns; i++)
         if (t->columns[i] && strcmp (t->columns[i], from) == 0 && (int) i != t->id_column &&
             !(t->overlay_of && t->overlay_of[i] >= 0))
-          g_array_append_val (keys, i);
+          {
+            Key key = { i, sqlite3_column_int (stmt, 1) };
+
+            g_array_append_val (keys, key);
+          }
     }
   (sqlite3_finalize) (stmt);
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -628,10 +655,10 @@ of_shard (sqlite3_stmt *stmt, int lo, int hi, gint64 number)
  * - whether its ids are the set's (each shard's from N x 2^32 on): else
  *   each shard's are its own, 1, 2, 3, and they are given here after the
  *   largest of the shards before it, as deja merge gives them;
- * - of each column that names a message or a file (read_keys()), whether
+ * - of each column that names a message (read_keys()), whether
  *   each shard's values are all of that shard (they are in any deja
- *   database: a reference, a link or a log line is stored with its
- *   message or file), so that an equality on it is asked of one shard;
+ *   database: a reference, a link or an attachment is stored with its
+ *   message), so that an equality on it is asked of one shard;
  * - the planner's estimate of the rows (table_rows()). */
 static int
 read_extents (ShardsTable *t, char **err)
@@ -639,9 +666,10 @@ read_extents (ShardsTable *t, char **err)
   guint n = t->set->shards->len;
   g_autofree gint64 *largest = g_new0 (gint64, n);
   g_autofree char *q = quoted (t->table);
-  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (Key));
   g_autoptr (GString) sql = g_string_new ("SELECT ");
   g_autofree gboolean *routes = NULL;
+  g_autofree double *spans = NULL;     /* of each key: its values' ranges, summed */
   gboolean own = FALSE;
   gint64 rows = 0;
   int rc;
@@ -664,13 +692,14 @@ read_extents (ShardsTable *t, char **err)
     g_string_append (sql, "NULL, NULL");
   for (guint k = 0; k < keys->len; k++)
     {
-      g_autofree char *c = quoted (t->columns[g_array_index (keys, guint, k)]);
+      g_autofree char *c = quoted (t->columns[g_array_index (keys, Key, k).column]);
 
       g_string_append_printf (sql, ", (SELECT min(%s) FROM main.%s), (SELECT max(%s) FROM main.%s)", c, q, c, q);
     }
   routes = g_new (gboolean, keys->len + 1);
+  spans = g_new0 (double, keys->len + 1);
   for (guint k = 0; k < keys->len; k++)
-    routes[k] = TRUE;
+    routes[k] = g_array_index (keys, Key, k).message;
   for (guint i = 0; i < n; i++)
     {
       Shard *shard = g_ptr_array_index (t->set->shards, i);
@@ -701,7 +730,11 @@ read_extents (ShardsTable *t, char **err)
                    && sqlite3_column_type (stmt, 3) == SQLITE_INTEGER)
             rows += sqlite3_column_int64 (stmt, 3) - sqlite3_column_int64 (stmt, 2) + 1;
           for (guint k = 0; k < keys->len; k++)
-            routes[k] &= of_shard (stmt, 2 + 2 * k, 3 + 2 * k, shard->number);
+            {
+              routes[k] &= of_shard (stmt, 2 + 2 * k, 3 + 2 * k, shard->number);
+              if (sqlite3_column_type (stmt, 2 + 2 * k) == SQLITE_INTEGER)
+                spans[k] += (double) (sqlite3_column_int64 (stmt, 3 + 2 * k) - sqlite3_column_int64 (stmt, 2 + 2 * k) + 1);
+            }
         }
       else
         for (guint k = 0; k < keys->len; k++)
@@ -709,9 +742,17 @@ read_extents (ShardsTable *t, char **err)
       (sqlite3_finalize) (stmt);
     }
   t->rows = rows;
+  /* (a message's references: a few rows a value; the messages of a
+   * file: thousands) */
+  t->key_rows = g_new0 (double, t->n_columns);
   t->routes = g_new0 (gboolean, t->n_columns);
   for (guint k = 0; k < keys->len; k++)
-    t->routes[g_array_index (keys, guint, k)] = routes[k];
+    {
+      guint column = g_array_index (keys, Key, k).column;
+
+      t->key_rows[column] = MAX (1.0, (double) rows / MAX (spans[k], 1.0));
+      t->routes[column] = routes[k];
+    }
   if (!own || !t->has_rowid)
     return SQLITE_OK;
   t->offsets = g_new0 (gint64, n);
@@ -839,19 +880,29 @@ shards_disconnect (sqlite3_vtab *vtab)
 static gint64
 table_rows (ShardsTable *t)
 {
+  g_autofree char *q = NULL;
+  g_autofree char *sql = NULL;
+
   if (t->rows >= 0)
     return t->rows;
   t->rows = 0;
-  /* An FTS5 table reads every row to count them: a query of it is
-   * costed by its MATCH */
+  /* An FTS5 table reads every row to count them, or to find its least
+   * and largest rowid: those of its sizes' table are read instead */
   if (t->fts)
-    return t->rows = 1000000;
+    {
+      g_autofree char *sizes = g_strconcat (t->table, "_docsize", NULL);
+
+      q = quoted (sizes);
+    }
+  else
+    q = quoted (t->table);
+  sql = t->has_rowid || t->fts
+        ? g_strdup_printf ("SELECT coalesce((SELECT max(rowid) FROM main.%s) - (SELECT min(rowid) FROM main.%s)"
+                           " + 1, 0)", q, q)
+        : g_strdup_printf ("SELECT count(*) FROM main.%s", q);
   for (guint i = 0; i < t->set->shards->len; i++)
     {
       sqlite3 *db = shard_db (t->set, i);
-      g_autofree char *q = quoted (t->table);
-      g_autofree char *sql = g_strdup_printf (t->has_rowid ? "SELECT coalesce(max(rowid) - min(rowid) + 1, 0)"
-                                              " FROM main.%s" : "SELECT count(*) FROM main.%s", q);
       sqlite3_stmt *stmt;
 
       if (db && (sqlite3_prepare_v2) (db, sql, -1, &stmt, NULL) == SQLITE_OK)
@@ -860,6 +911,9 @@ table_rows (ShardsTable *t)
             t->rows += sqlite3_column_int64 (stmt, 0);
           (sqlite3_finalize) (stmt);
         }
+      /* (an index without sizes: costed by its MATCH alone) */
+      else if (t->fts)
+        return t->rows = 1000000;
     }
   return t->rows;
 }
@@ -891,12 +945,13 @@ operator_sql (unsigned char op)
  * ("M<k>": argument k is an FTS5 query, "R": ranked with the set's
  * counts, bound after the others, "O": the overlay's rows read after,
  * followed by ";slot,op,arg" for each comparison that can tell without
- * the shard that a changed row is not wanted (OverlayCheck),
+ * the shard that a changed row is not wanted (OverlayCheck), "Z<hex>":
+ * the arguments (bit k - 1 for argument k) that give no row when NULL,
  * "-": none); the SQL; and with "O", the SQL that reads one row by id.
  * idxNum's low 16 bits are the number of the argument whose value is the
  * id of the one row wanted (0: none), which only its shard is asked for;
  * the bits above, of an argument equal to a column that names a message
- * or a file of one shard (ShardsTable.routes), which only it is asked. */
+ * of one shard (ShardsTable.routes), which only it is asked. */
 #define PLAN_BY_ID(idx) ((idx) & 0xffff)
 #define PLAN_ROUTE(idx) ((idx) >> 16)
 static int
@@ -912,6 +967,7 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
   int n_args = 0, by_id = 0, route = 0, match_arg = 0;
   gboolean match = FALSE, id_equal = FALSE, ranked = FALSE, by_overlay = FALSE;
   g_autoptr (GString) checks = g_string_new (NULL);
+  guint64 null_is_none = 0;
   int overlay_check;
   double rows = (double) table_rows (t) + 1;
 
@@ -982,6 +1038,9 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
       n_args++;
       g_string_append_printf (where, "%s %s ?%d", lhs, op, n_args);
       info->aConstraintUsage[c].argvIndex = n_args;
+      /* (NULL compared so is no row: IS and IS NOT alone take it) */
+      if (k->op != SQLITE_INDEX_CONSTRAINT_IS && k->op != SQLITE_INDEX_CONSTRAINT_ISNOT && n_args <= 64)
+        null_is_none |= G_GUINT64_CONSTANT (1) << (n_args - 1);
       if (overlay_check >= 0 && k->op == SQLITE_INDEX_CONSTRAINT_EQ)
         g_string_append_printf (checks, ";%d,%d,%d", overlay_check, k->op, n_args);
       /* The shard compares as SQLite would here, but for MATCH, which
@@ -1000,11 +1059,12 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
           if (by_id == 0)
             by_id = n_args;
         }
-      else if (k->op == SQLITE_INDEX_CONSTRAINT_EQ && k->iColumn >= 0 && t->routes && t->routes[k->iColumn])
+      else if (k->op == SQLITE_INDEX_CONSTRAINT_EQ && k->iColumn >= 0 && t->key_rows
+               && t->key_rows[k->iColumn] > 0)
         {
-          if (route == 0)
+          if (route == 0 && t->routes[k->iColumn])
             route = n_args;
-          rows /= 50 * t->set->shards->len;
+          rows = MIN (rows, t->key_rows[k->iColumn]);
         }
       else if (k->op == SQLITE_INDEX_CONSTRAINT_EQ || k->op == SQLITE_INDEX_CONSTRAINT_IS)
         rows /= 50;
@@ -1026,6 +1086,8 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
    * set's counts go after the others */
   if (match_arg)
     g_string_append_printf (flags, "M%d%s", match_arg, ranked ? "R" : "");
+  if (null_is_none)
+    g_string_append_printf (flags, "Z%" G_GINT64_MODIFIER "x", null_is_none);
   if (by_overlay)
     g_string_append_printf (flags, "O%s", checks->str);
   if (flags->len == 0)
@@ -1040,7 +1102,9 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
   if (id_equal)
     {
       info->estimatedRows = 1;
-      info->estimatedCost = 10;
+      /* (a row of a full-text query is found by reading the query's
+       * terms in its shard) */
+      info->estimatedCost = match ? 100 : 10;
       info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
     }
   else
@@ -1489,6 +1553,7 @@ static int
 shards_filter (sqlite3_vtab_cursor *cursor, int idx, const char *plan, int argc, sqlite3_value **argv)
 {
   int by_id = PLAN_BY_ID (idx), route = PLAN_ROUTE (idx);
+  gboolean nothing = FALSE;
   ShardsCursor *c = (ShardsCursor *) cursor;
   ShardsTable *t = c->table;
   const char *flags = strchr (plan, '\n') + 1;
@@ -1533,8 +1598,31 @@ shards_filter (sqlite3_vtab_cursor *cursor, int idx, const char *plan, int argc,
       return SQLITE_NOMEM;
   if (match_arg > 0 && match_arg <= argc)
     c->match = sqlite3_value_dup (argv[match_arg - 1]);
-  if (ranked && (c->args[argc] = set_counts (t, argv[match_arg - 1])) == NULL)
-    return fail (c, "cannot rank the query's rows over the shards", NULL);
+  if (ranked)
+    {
+      const char *text = (const char *) sqlite3_value_text (argv[match_arg - 1]);
+
+      if (t->counts_for == NULL || text == NULL || strcmp (t->counts_for, text) != 0)
+        {
+          g_clear_pointer (&t->counts_for, g_free);
+          g_clear_pointer (&t->counts, sqlite3_value_free);
+          if ((t->counts = set_counts (t, argv[match_arg - 1])) == NULL)
+            return fail (c, "cannot rank the query's rows over the shards", NULL);
+          t->counts_for = g_strdup (text);
+        }
+      if ((c->args[argc] = sqlite3_value_dup (t->counts)) == NULL)
+        return SQLITE_NOMEM;
+    }
+  /* A join on a column that is NULL in most rows (a cancel's target)
+   * asks no shard for them */
+  {
+    const char *z = strchr (flag_line, 'Z');
+    guint64 null_is_none = z ? g_ascii_strtoull (z + 1, NULL, 16) : 0;
+
+    for (int i = 0; i < argc && i < 64; i++)
+      if ((null_is_none >> i) & 1 && sqlite3_value_type (argv[i]) == SQLITE_NULL)
+        nothing = TRUE;
+  }
   c->n_checks = 0;
   for (const char *at = strchr (flag_line, 'O'); at && (at = strchr (at, ';')) != NULL; at++)
     {
@@ -1578,6 +1666,8 @@ shards_filter (sqlite3_vtab_cursor *cursor, int idx, const char *plan, int argc,
       else if (sqlite3_value_type (key) == SQLITE_NULL)
         c->next = c->last = n;
     }
+  if (nothing)
+    c->next = c->last = n;
   /* The overlay's rows after the shards', where it has some now */
   c->by_overlay = c->sql_by_id && t->changed && g_hash_table_size (t->changed) > 0 && c->next < c->last;
   c->by_overlay_first = c->next;
