@@ -353,6 +353,24 @@ test_changed_here (Fixture *f, gconstpointer data)
 
     g_assert_cmpstr (kept, ==, "3\n");
   }
+  /* Rows found by a value changed here, changed again (the index of the
+   * changed rows by value made anew) */
+  {
+    static const char move[] = "UPDATE messages SET thread_id = 8589934597 WHERE thread_id = 4294967297"
+                               " AND id > 8589934597";
+    static const char read[] = "SELECT id, thread_id, parent_id FROM messages WHERE thread_id = 8589934597"
+                               " OR thread_id = 4294967297 ORDER BY id";
+
+    exec_ok (f->whole, move);
+    exec_ok (f->set, move);
+    {
+      g_autofree char *want = answer (f->whole, read);
+      g_autofree char *got = answer (f->set, read);
+
+      g_assert_cmpstr (got, ==, want);
+      g_assert_nonnull (strstr (got, "8589934599|8589934597|8589934598"));
+    }
+  }
   /* Undone with the transaction */
   exec_ok (f->set, "BEGIN; UPDATE messages SET thread_id = 1 WHERE id = 4294967297; ROLLBACK");
   {

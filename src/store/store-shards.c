@@ -83,6 +83,8 @@ typedef struct {
   GHashTable *changed;    /* id (gint64 *) -> sqlite3_value *[n_overlay]; NULL: to be read */
   GPtrArray *replaced;    /* values a cursor may still be on, freed at the end of a statement */
   GArray *changed_ids;    /* changed's ids in order (of gint64), or NULL to be made again */
+  GHashTable **by_value;  /* of each overlay column, or NULL to be made again: an integer
+                             value (gint64 *) -> the changed rows' ids with it, in order */
   char *values_sql;       /* what a shard has of the overlay's columns, of one row */
   char *counts_for;       /* the last full-text query ranked, and the set's counts of it */
   sqlite3_value *counts;  /* (set_counts(): the same for every row a join looks up) */
@@ -450,6 +452,18 @@ plain_type (const char *type)
   return type;
 }
 
+/* What is made from the overlay's rows (changed_ids(), changed_with()),
+ * after they change: a cursor reading them keeps its own reference */
+static void
+forget_changed_order (ShardsTable *t)
+{
+  g_clear_pointer (&t->changed_ids, g_array_unref);
+  for (guint k = 0; t->by_value && k < t->n_overlay; k++)
+    if (t->by_value[k])
+      g_hash_table_unref (t->by_value[k]);
+  g_clear_pointer (&t->by_value, g_free);
+}
+
 static void
 table_free (ShardsTable *t)
 {
@@ -465,8 +479,7 @@ table_free (ShardsTable *t)
     g_hash_table_unref (t->changed);
   if (t->replaced)
     g_ptr_array_unref (t->replaced);
-  if (t->changed_ids)
-    g_array_unref (t->changed_ids);
+  forget_changed_order (t);
   g_free (t->offsets);
   g_free (t->key_rows);
   g_free (t->routes);
@@ -1210,7 +1223,7 @@ cursor_reset (ShardsCursor *c)
   if (c->by_id_stmt)
     (sqlite3_reset) (c->by_id_stmt);
   c->by_id_stmt = NULL;
-  c->overlay_ids = NULL;
+  g_clear_pointer (&c->overlay_ids, g_array_unref);
 }
 
 /* Gives the statements of the cursor's plan back to its table. */
@@ -1281,6 +1294,63 @@ changed_ids (ShardsTable *t)
   return t->changed_ids;
 }
 
+
+/* The changed rows whose value of overlay column @slot is the integer
+ * @value, in id order (an index of them made when first wanted: a
+ * thread's messages are asked for thread after thread); a new
+ * reference */
+static GArray *
+changed_with (ShardsTable *t, guint slot, gint64 value)
+{
+  GArray *ids;
+
+  if (t->by_value == NULL)
+    t->by_value = g_new0 (GHashTable *, t->n_overlay);
+  if (t->by_value[slot] == NULL)
+    {
+      GArray *order = changed_ids (t);
+
+      t->by_value[slot] = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                 (GDestroyNotify) g_array_unref);
+      for (guint i = 0; i < order->len; i++)
+        {
+          gint64 id = g_array_index (order, gint64, i);
+          sqlite3_value **over = g_hash_table_lookup (t->changed, &id);
+          gint64 v;
+
+          if (sqlite3_value_type (over[slot]) != SQLITE_INTEGER)
+            continue;
+          v = sqlite3_value_int64 (over[slot]);
+          ids = g_hash_table_lookup (t->by_value[slot], &v);
+          if (ids == NULL)
+            {
+              ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+              g_hash_table_insert (t->by_value[slot], g_memdup2 (&v, sizeof v), ids);
+            }
+          g_array_append_val (ids, id);
+        }
+    }
+  ids = g_hash_table_lookup (t->by_value[slot], &value);
+  return ids ? g_array_ref (ids) : g_array_new (FALSE, FALSE, sizeof (gint64));
+}
+
+/* The changed rows the cursor's overlay phase reads: those with the
+ * value its query asks of an overlay column, where it asks for one
+ * integer, else every one; a new reference */
+static GArray *
+overlay_candidates (ShardsCursor *c)
+{
+  for (guint i = 0; !c->one_id && i < c->n_checks; i++)
+    {
+      const OverlayCheck *k = &c->checks[i];
+
+      if (k->op == SQLITE_INDEX_CONSTRAINT_EQ && k->arg > 0 &&
+          sqlite3_value_type (c->args[k->arg - 1]) == SQLITE_INTEGER)
+        return changed_with (c->table, (guint) k->slot, sqlite3_value_int64 (c->args[k->arg - 1]));
+    }
+  return g_array_ref (changed_ids (c->table));
+}
+
 /* Whether a row whose values changed here are @over may be one the
  * query wants: FALSE only where its comparisons on them fail for sure
  * (IS NULL, IS NOT NULL, = an integer), so that its shard is not asked. */
@@ -1328,7 +1398,7 @@ advance_overlay (ShardsCursor *c)
 
   if (c->overlay_ids == NULL)
     {
-      c->overlay_ids = changed_ids (t);
+      c->overlay_ids = overlay_candidates (c);
       c->overlay_pos = 0;
       /* the one asked for: read only if it is changed here */
       if (c->one_id)
@@ -1887,7 +1957,7 @@ shards_update (sqlite3_vtab *vtab, int argc, sqlite3_value **argv, sqlite3_int64
     g_hash_table_insert (t->changed, g_memdup2 (&id, sizeof id), now);
   else
     values_free (now);
-  g_clear_pointer (&t->changed_ids, g_array_unref);
+  forget_changed_order (t);
   return SQLITE_OK;
 }
 
@@ -1912,7 +1982,7 @@ shards_rollback (sqlite3_vtab *vtab)
   ShardsTable *t = (ShardsTable *) vtab;
 
   g_clear_pointer (&t->changed, g_hash_table_unref);
-  g_clear_pointer (&t->changed_ids, g_array_unref);
+  forget_changed_order (t);
   g_ptr_array_set_size (t->replaced, 0);
   return SQLITE_OK;
 }
