@@ -27,9 +27,10 @@ typedef struct {
 static const char schema[] =
   "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT);"
   "CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, subject TEXT, date TEXT,"
-  " thread_id INTEGER, parent_id INTEGER, lang TEXT, body TEXT,"
+  " thread_id INTEGER, parent_id INTEGER REFERENCES messages (id), lang TEXT, body TEXT,"
   " file_id INTEGER REFERENCES files (id));"
   "CREATE INDEX messages_file ON messages (file_id);"
+  "CREATE INDEX messages_parent ON messages (parent_id);"
   "CREATE INDEX messages_thread ON messages (thread_id);"
   "CREATE INDEX messages_message_id ON messages (message_id);"
   "CREATE TABLE message_newsgroups (message_id INTEGER REFERENCES messages (id), newsgroup TEXT COLLATE NOCASE,"
@@ -318,7 +319,8 @@ test_changed_here (Fixture *f, gconstpointer data)
      * is not wanted: moved out of a thread, or compared with text */
     "SELECT id FROM messages WHERE thread_id = 8589934597 ORDER BY id",
     "SELECT id FROM messages WHERE thread_id = '4294967297' ORDER BY id",
-    "SELECT id FROM messages WHERE parent_id = 4294967300",
+    "SELECT id FROM messages WHERE parent_id = 4294967300",   /* one of its shard, one changed here */
+    "SELECT c.id, p.id FROM messages p JOIN messages c ON c.parent_id = p.id WHERE p.lang = 'de' ORDER BY 1",
     "SELECT count(*) FROM messages WHERE parent_id IS NULL AND thread_id = 21474836489",
     "SELECT count(*) FROM messages WHERE parent_id IS NOT NULL AND thread_id = 21474836489",
   };
@@ -500,6 +502,75 @@ test_missing_shard (Fixture *f, gconstpointer data)
   (sqlite3_close) (other);
 }
 
+/* What the tables read of each shard when they were opened can be kept
+ * (a catalog's deja_catalog_extents): a connection that has it opens no
+ * shard before a query reads one, and answers as before, the shards'
+ * own ids (links) given as before. */
+static void
+test_kept_extents (Fixture *f, gconstpointer data)
+{
+  static const char kept[] =
+    "CREATE TABLE deja_catalog_extents (table_name TEXT NOT NULL, shard INTEGER NOT NULL,"
+    " position INTEGER NOT NULL, value, PRIMARY KEY (table_name, shard, position)) WITHOUT ROWID";
+  static const char tables[] =
+    "CREATE VIRTUAL TABLE temp.messages USING deja_shards (messages);"
+    "CREATE VIRTUAL TABLE temp.links USING deja_shards (links);"
+    "CREATE VIRTUAL TABLE temp.message_newsgroups USING deja_shards (message_newsgroups)";
+  static const char *const asked[] = {
+    "SELECT * FROM links",
+    "SELECT l.id, m.subject FROM links l JOIN messages m ON m.id = l.message_id WHERE l.message_id > 8589934600"
+    " ORDER BY l.id",
+    "SELECT id, url FROM links WHERE message_id = 8589934593",
+  };
+  g_autofree char *path = g_build_filename (f->dir, "kept.db", NULL);
+  StoreShards *set = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
+  sqlite3 *db;
+
+  (void) data;
+  g_assert_cmpint ((sqlite3_open) (path, &db), ==, SQLITE_OK);
+  exec_ok (db, schema);
+  exec_ok (db, kept);
+  g_assert_cmpint (_store_shards_register (db, set), ==, SQLITE_OK);
+  exec_ok (db, tables);
+  g_assert_cmpint (_store_shards_keep_extents (set, db), ==, SQLITE_OK);
+  {
+    g_autofree char *rows = answer (db, "SELECT count(DISTINCT table_name), count(DISTINCT shard) FROM deja_catalog_extents");
+
+    g_assert_cmpstr (rows, ==, "3|3\n");
+  }
+  (sqlite3_close) (db);
+  g_assert_cmpint ((sqlite3_open) (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (_store_shards_register (db, _store_shards_new ((const char *const *) f->paths, numbers,
+                                                                    N_SHARDS)), ==, SQLITE_OK);
+  /* No shard read before a query reads it: one gone is not missed by a
+   * query that reads another (the first is opened with the tables) */
+  {
+    g_autofree char *moved = g_strconcat (f->paths[2], ".away", NULL);
+    g_autofree char *one = NULL;
+    g_autofree char *all = NULL;
+
+    g_assert_cmpint (g_rename (f->paths[2], moved), ==, 0);
+    exec_ok (db, tables);
+    one = answer (db, "SELECT subject FROM messages WHERE id = 4294967297");
+    all = answer (db, "SELECT count(*) FROM messages");
+    g_assert_cmpstr (one, ==, "mirror mirror\n");
+    g_assert_true (g_str_has_prefix (all, "error"));
+    g_assert_nonnull (strstr (all, f->paths[2]));
+    g_assert_cmpint (g_rename (moved, f->paths[2]), ==, 0);
+  }
+  /* and answered as before, from what was kept */
+  for (guint i = 0; i < G_N_ELEMENTS (asked); i++)
+    {
+      g_autofree char *want = answer (f->whole, asked[i]);
+      g_autofree char *got = answer (db, asked[i]);
+
+      g_test_message ("%s", asked[i]);
+      g_assert_cmpstr (got, ==, want);
+    }
+  (sqlite3_close) (db);
+  g_unlink (path);
+}
+
 /* A shard that is not a database is an error naming it, not rows left
  * out; so is a shard without the table, and a name that is not plain. */
 static void
@@ -540,6 +611,7 @@ main (int argc, char **argv)
   g_test_add ("/shards/as-whole", Fixture, NULL, set_up, test_as_whole, tear_down);
   g_test_add ("/shards/changed-here", Fixture, NULL, set_up, test_changed_here, tear_down);
   g_test_add ("/shards/routed", Fixture, NULL, set_up, test_routed, tear_down);
+  g_test_add ("/shards/kept-extents", Fixture, NULL, set_up, test_kept_extents, tear_down);
   g_test_add ("/shards/missing-shard", Fixture, NULL, set_up, test_missing_shard, tear_down);
   g_test_add ("/shards/bad-shard", Fixture, NULL, set_up, test_bad_shard, tear_down);
   g_test_add ("/shards/read-only", Fixture, NULL, set_up, test_read_only, tear_down);

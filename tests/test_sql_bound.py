@@ -85,7 +85,7 @@ ALLOWED_FORMATS = {
     # store-shards.c: a table's and its columns' names, plain (letters, digits, underscores:
     # plain_name()) and of the connection's own table (a catalog's, of deja's schema), quoted
     '(SELECT min(rowid) FROM main.%s), (SELECT max(rowid) FROM main.%s)',
-    ', (SELECT min(%s) FROM main.%s), (SELECT max(%s) FROM main.%s)',
+    ', (SELECT min(%s) FROM main.%s WHERE %s IS NOT NULL),',
     'SELECT coalesce((SELECT max(rowid) FROM main.%s) - (SELECT min(rowid) FROM main.%s)',
     'SELECT count(*) FROM main.%s',
     'PRAGMA cache_size = -%u',   # store-shards.c: an integer computed here

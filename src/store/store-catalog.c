@@ -47,7 +47,12 @@ static const char catalog_sql[] =
   " bytes INTEGER NOT NULL, modified INTEGER NOT NULL);"
   "CREATE TABLE deja_catalog_messages (id INTEGER PRIMARY KEY, thread_id INTEGER,"
   " parent_id INTEGER, duplicate_of INTEGER, missing_parent TEXT, thread_flags TEXT,"
-  " author_id INTEGER);";
+  " author_id INTEGER);"
+  /* what each table read of each shard when it was first opened
+   * (store-shards.c, read_extents()): opening the catalog again reads
+   * no shard until a query does */
+  "CREATE TABLE deja_catalog_extents (table_name TEXT NOT NULL, shard INTEGER NOT NULL,"
+  " position INTEGER NOT NULL, value, PRIMARY KEY (table_name, shard, position)) WITHOUT ROWID;";
 
 /* A catalog is marked unfinished until threads and authors are computed
  * over its set (store_catalog_finish()): one left so by a deja that was
@@ -484,6 +489,16 @@ store_catalog_make (Store *store, const char *const *shards, guint n, StoreCatal
   store->catalog = TRUE;
   if (!read_in_place (store, set, error))
     return FALSE;
+  {
+    int rc = _store_exec_sql (store, "BEGIN IMMEDIATE", error) ? _store_shards_keep_extents (set, store->db)
+                                                                : SQLITE_ERROR;
+
+    if (rc != SQLITE_OK || !_store_exec_sql (store, "COMMIT", error))
+      {
+        _store_exec_sql (store, "ROLLBACK", NULL);
+        return rc == SQLITE_OK ? FALSE : _store_fail (store, rc, "cannot write the catalog", error);
+      }
+  }
   /* Each message has the author its address has in the set, as a merge
    * gives it before the authors are found again over everything: a
    * shard told the people of an address apart that the set may not */

@@ -237,6 +237,7 @@ StoreShards *_store_shards_new (const char *const *paths, const gint64 *numbers,
 void _store_shards_free (StoreShards *set);
 void _store_shards_deja_only (StoreShards *set);
 int _store_shards_register (sqlite3 *db, StoreShards *set);
+int _store_shards_keep_extents (StoreShards *set, sqlite3 *db);
 
 /* People's decisions taken from a shard attached as "shard" (store-merge.c) */
 #define STORE_N_DECISIONS 2

@@ -52,7 +52,37 @@ struct _StoreShards {
   GPtrArray *shards;      /* of Shard *, in number order */
   gboolean deja_only;     /* shards must be deja databases of this schema */
   char *error;            /* why a shard could not be opened */
+  GPtrArray *read;        /* of Extents *: what tables read of shards, for a catalog to keep
+                             (_store_shards_keep_extents()) */
 };
+
+/* What a table read of a shard when it was opened (read_extents()): its
+ * answer, kept in a catalog's deja_catalog_extents so that opening the
+ * catalog again asks no shard (it checks that none changed). */
+typedef struct {
+  char *table;
+  gint64 number;
+  guint width;
+  sqlite3_value **values;
+} Extents;
+
+static void
+values_clear (sqlite3_value **values, guint width)
+{
+  for (guint k = 0; k < width; k++)
+    g_clear_pointer (&values[k], sqlite3_value_free);
+}
+
+static void
+extents_free (gpointer data)
+{
+  Extents *e = data;
+
+  values_clear (e->values, e->width);
+  g_free (e->values);
+  g_free (e->table);
+  g_free (e);
+}
 
 typedef struct {
   sqlite3_vtab base;
@@ -200,6 +230,8 @@ _store_shards_free (StoreShards *set)
   if (set == NULL)
     return;
   g_ptr_array_unref (set->shards);
+  if (set->read)
+    g_ptr_array_unref (set->read);
   g_free (set->error);
   g_free (set);
 }
@@ -612,13 +644,17 @@ read_overlay (ShardsTable *t, const char *name, char **err)
 /* A column of the table that names a message or a file (a catalog's
  * own declaration of deja's schema says which), but for those whose
  * values may be changed here: its rows a value are estimated from its
- * range (read_extents()), and one that names a message is a candidate
- * for routing.  Not one that names a file: a file's messages are
- * thousands, and a plan that reads them file after file has to sort
- * them back into archive order (an export's bodies: 1 GiB). */
+ * range (read_extents(); a file's messages are thousands, a message's
+ * references a few, and a plan that took a file for a few rows would read
+ * file after file and sort every message back into archive order).  One
+ * that names a message is a candidate for routing.  Not one that names a
+ * file: routed, a file's messages looked cheap enough to SQLite to read
+ * every file's to find a message's copies (deja show: 0.05 -> 0.6 s on
+ * 64 shards); nor one changed here (a reply's parent): with it, so did
+ * they. */
 typedef struct {
   guint column;
-  gboolean message;
+  gboolean message;   /* else a file: not routed */
 } Key;
 
 static int
@@ -650,17 +686,107 @@ read_keys (ShardsTable *t, GArray *keys)
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* Whether a shard's least and largest values of a column, @lo and @hi
- * (columns of a row), are both of shard @number, or there are none: then
- * every value between is (text or a blob would be the largest). */
+/* Whether a shard's least and largest values of a column, @lo and @hi,
+ * are both of shard @number, or there are none: then every value between
+ * is (text or a blob would be the largest). */
 static gboolean
-of_shard (sqlite3_stmt *stmt, int lo, int hi, gint64 number)
+of_shard (sqlite3_value *lo, sqlite3_value *hi, gint64 number)
 {
-  if (sqlite3_column_type (stmt, lo) == SQLITE_NULL && sqlite3_column_type (stmt, hi) == SQLITE_NULL)
+  if (sqlite3_value_type (lo) == SQLITE_NULL && sqlite3_value_type (hi) == SQLITE_NULL)
     return TRUE;
-  return sqlite3_column_type (stmt, lo) == SQLITE_INTEGER && sqlite3_column_type (stmt, hi) == SQLITE_INTEGER
-         && SHARD_OF (sqlite3_column_int64 (stmt, lo)) == number
-         && SHARD_OF (sqlite3_column_int64 (stmt, hi)) == number;
+  return sqlite3_value_type (lo) == SQLITE_INTEGER && sqlite3_value_type (hi) == SQLITE_INTEGER
+         && SHARD_OF (sqlite3_value_int64 (lo)) == number && SHARD_OF (sqlite3_value_int64 (hi)) == number;
+}
+
+/* What a catalog kept of shard @number's answer to read_extents() for
+ * the table, into @values (@width of them): FALSE where it kept none (a
+ * set that is not a catalog's, a catalog made by an older deja). */
+static gboolean
+kept_extents (ShardsTable *t, gint64 number, guint width, sqlite3_value **values)
+{
+  sqlite3_stmt *stmt;
+  guint found = 0;
+
+  if ((sqlite3_prepare_v2) (t->db, "SELECT position, value FROM main.deja_catalog_extents"
+                            " WHERE table_name = ?1 AND shard = ?2 ORDER BY position", -1, &stmt, NULL) != SQLITE_OK)
+    return FALSE;
+  (sqlite3_bind_text) (stmt, 1, t->table, -1, SQLITE_TRANSIENT);
+  (sqlite3_bind_int64) (stmt, 2, number);
+  while ((sqlite3_step) (stmt) == SQLITE_ROW && found < width &&
+         sqlite3_column_int64 (stmt, 0) == (sqlite3_int64) found)
+    values[found++] = sqlite3_value_dup (sqlite3_column_value (stmt, 1));
+  (sqlite3_finalize) (stmt);
+  if (found == width)
+    return TRUE;
+  values_clear (values, width);
+  return FALSE;
+}
+
+/* Whether the table's connection holds what a catalog kept of any shard
+ * for the table (asked once, not once a shard) */
+static gboolean
+has_kept_extents (ShardsTable *t)
+{
+  sqlite3_stmt *stmt;
+  gboolean found;
+
+  if ((sqlite3_prepare_v2) (t->db, "SELECT 1 FROM sqlite_schema WHERE name = 'deja_catalog_extents'"
+                            " AND type = 'table'", -1, &stmt, NULL) != SQLITE_OK)
+    return FALSE;
+  found = (sqlite3_step) (stmt) == SQLITE_ROW;
+  (sqlite3_finalize) (stmt);
+  return found;
+}
+
+/* Keeps what shard @number answered for the set's catalog to write
+ * (_store_shards_keep_extents()). */
+static void
+keep_extents (ShardsTable *t, gint64 number, guint width, sqlite3_value **values)
+{
+  Extents *e = g_new0 (Extents, 1);
+
+  e->table = g_strdup (t->table);
+  e->number = number;
+  e->width = width;
+  e->values = g_new0 (sqlite3_value *, width + 1);
+  for (guint k = 0; k < width; k++)
+    e->values[k] = sqlite3_value_dup (values[k]);
+  if (t->set->read == NULL)
+    t->set->read = g_ptr_array_new_with_free_func (extents_free);
+  g_ptr_array_add (t->set->read, e);
+}
+
+/**
+ * _store_shards_keep_extents:
+ * @db: a catalog's connection, in a transaction, whose tables read @set
+ *
+ * Writes into @db's deja_catalog_extents what its tables read of each
+ * shard when they were opened, so that opening the catalog again reads
+ * no shard before a query needs it (1,000 shards are 1,000 files).
+ */
+int
+_store_shards_keep_extents (StoreShards *set, sqlite3 *db)
+{
+  sqlite3_stmt *stmt;
+  int rc = (sqlite3_prepare_v2) (db, "INSERT OR REPLACE INTO main.deja_catalog_extents"
+                                 " (table_name, shard, position, value) VALUES (?1, ?2, ?3, ?4)", -1, &stmt, NULL);
+
+  for (guint i = 0; rc == SQLITE_OK && set->read && i < set->read->len; i++)
+    {
+      Extents *e = g_ptr_array_index (set->read, i);
+
+      for (guint k = 0; rc == SQLITE_OK && k < e->width; k++)
+        {
+          (sqlite3_bind_text) (stmt, 1, e->table, -1, SQLITE_STATIC);
+          (sqlite3_bind_int64) (stmt, 2, e->number);
+          (sqlite3_bind_int) (stmt, 3, (int) k);
+          (sqlite3_bind_value) (stmt, 4, e->values[k]);
+          rc = (sqlite3_step) (stmt) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (db);
+          (sqlite3_reset) (stmt);
+        }
+    }
+  (sqlite3_finalize) (stmt);
+  return rc;
 }
 
 /* What each shard's table spans, in one statement a shard whose every
@@ -683,7 +809,9 @@ read_extents (ShardsTable *t, char **err)
   g_autoptr (GString) sql = g_string_new ("SELECT ");
   g_autofree gboolean *routes = NULL;
   g_autofree double *spans = NULL;     /* of each key: its values' ranges, summed */
-  gboolean own = FALSE;
+  g_autofree sqlite3_value **values = NULL;   /* a shard's answer */
+  guint width;
+  gboolean kept, own = FALSE;
   gint64 rows = 0;
   int rc;
 
@@ -707,52 +835,64 @@ read_extents (ShardsTable *t, char **err)
     {
       g_autofree char *c = quoted (t->columns[g_array_index (keys, Key, k).column]);
 
-      g_string_append_printf (sql, ", (SELECT min(%s) FROM main.%s), (SELECT max(%s) FROM main.%s)", c, q, c, q);
+      /* (IS NOT NULL: an index of the column's values alone, such as
+       * messages_duplicate_of, answers then) */
+      g_string_append_printf (sql, ", (SELECT min(%s) FROM main.%s WHERE %s IS NOT NULL),"
+                              " (SELECT max(%s) FROM main.%s WHERE %s IS NOT NULL)", c, q, c, c, q, c);
     }
   routes = g_new (gboolean, keys->len + 1);
   spans = g_new0 (double, keys->len + 1);
   for (guint k = 0; k < keys->len; k++)
     routes[k] = g_array_index (keys, Key, k).message;
+  kept = has_kept_extents (t);
+  width = 2 + 2 * keys->len;
+  values = g_new0 (sqlite3_value *, width + 1);
   for (guint i = 0; i < n; i++)
     {
       Shard *shard = g_ptr_array_index (t->set->shards, i);
-      sqlite3 *db = shard_db (t->set, i);
-      sqlite3_stmt *stmt;
 
-      if (db == NULL)
+      if (!kept || !kept_extents (t, shard->number, width, values))
         {
-          *err = sqlite3_mprintf ("%s", t->set->error);
-          return SQLITE_ERROR;
-        }
-      if ((sqlite3_prepare_v2) (db, sql->str, -1, &stmt, NULL) != SQLITE_OK)
-        {
-          *err = sqlite3_mprintf ("shard '%s': %s", shard->path, sqlite3_errmsg (db));
-          return SQLITE_ERROR;
-        }
-      if ((sqlite3_step) (stmt) == SQLITE_ROW)
-        {
-          if (sqlite3_column_type (stmt, 0) != SQLITE_NULL)
+          sqlite3 *db = shard_db (t->set, i);
+          sqlite3_stmt *stmt;
+
+          if (db == NULL)
             {
-              own |= SHARD_OF (sqlite3_column_int64 (stmt, 0)) != shard->number
-                     || SHARD_OF (sqlite3_column_int64 (stmt, 1)) != shard->number;
-              largest[i] = sqlite3_column_int64 (stmt, 1);
-              rows += sqlite3_column_int64 (stmt, 1) - sqlite3_column_int64 (stmt, 0) + 1;
+              *err = sqlite3_mprintf ("%s", t->set->error);
+              return SQLITE_ERROR;
             }
-          /* a table without rowid: about a row a message it names */
-          else if (!t->has_rowid && sqlite3_column_type (stmt, 2) == SQLITE_INTEGER
-                   && sqlite3_column_type (stmt, 3) == SQLITE_INTEGER)
-            rows += sqlite3_column_int64 (stmt, 3) - sqlite3_column_int64 (stmt, 2) + 1;
-          for (guint k = 0; k < keys->len; k++)
+          if ((sqlite3_prepare_v2) (db, sql->str, -1, &stmt, NULL) != SQLITE_OK ||
+              (sqlite3_step) (stmt) != SQLITE_ROW)
             {
-              routes[k] &= of_shard (stmt, 2 + 2 * k, 3 + 2 * k, shard->number);
-              if (sqlite3_column_type (stmt, 2 + 2 * k) == SQLITE_INTEGER)
-                spans[k] += (double) (sqlite3_column_int64 (stmt, 3 + 2 * k) - sqlite3_column_int64 (stmt, 2 + 2 * k) + 1);
+              *err = sqlite3_mprintf ("shard '%s': %s", shard->path, sqlite3_errmsg (db));
+              (sqlite3_finalize) (stmt);
+              return SQLITE_ERROR;
             }
+          for (guint k = 0; k < width; k++)
+            values[k] = sqlite3_value_dup (sqlite3_column_value (stmt, (int) k));
+          (sqlite3_finalize) (stmt);
+          keep_extents (t, shard->number, width, values);
         }
-      else
-        for (guint k = 0; k < keys->len; k++)
-          routes[k] = FALSE;
-      (sqlite3_finalize) (stmt);
+      if (sqlite3_value_type (values[0]) != SQLITE_NULL)
+        {
+          own |= SHARD_OF (sqlite3_value_int64 (values[0])) != shard->number
+                 || SHARD_OF (sqlite3_value_int64 (values[1])) != shard->number;
+          largest[i] = sqlite3_value_int64 (values[1]);
+          rows += sqlite3_value_int64 (values[1]) - sqlite3_value_int64 (values[0]) + 1;
+        }
+      /* a table without rowid: about a row a message it names */
+      else if (!t->has_rowid && sqlite3_value_type (values[2]) == SQLITE_INTEGER
+               && sqlite3_value_type (values[3]) == SQLITE_INTEGER)
+        rows += sqlite3_value_int64 (values[3]) - sqlite3_value_int64 (values[2]) + 1;
+      for (guint k = 0; k < keys->len; k++)
+        {
+          sqlite3_value *lo = values[2 + 2 * k], *hi = values[3 + 2 * k];
+
+          routes[k] &= of_shard (lo, hi, shard->number);
+          if (sqlite3_value_type (lo) == SQLITE_INTEGER)
+            spans[k] += (double) (sqlite3_value_int64 (hi) - sqlite3_value_int64 (lo) + 1);
+        }
+      values_clear (values, width);
     }
   t->rows = rows;
   /* (a message's references: a few rows a value; the messages of a
