@@ -698,44 +698,47 @@ of_shard (sqlite3_value *lo, sqlite3_value *hi, gint64 number)
          && SHARD_OF (sqlite3_value_int64 (lo)) == number && SHARD_OF (sqlite3_value_int64 (hi)) == number;
 }
 
-/* What a catalog kept of shard @number's answer to read_extents() for
- * the table, into @values (@width of them): FALSE where it kept none (a
- * set that is not a catalog's, a catalog made by an older deja). */
-static gboolean
-kept_extents (ShardsTable *t, gint64 number, guint width, sqlite3_value **values)
-{
-  sqlite3_stmt *stmt;
-  guint found = 0;
-
-  if ((sqlite3_prepare_v2) (t->db, "SELECT position, value FROM main.deja_catalog_extents"
-                            " WHERE table_name = ?1 AND shard = ?2 ORDER BY position", -1, &stmt, NULL) != SQLITE_OK)
-    return FALSE;
-  (sqlite3_bind_text) (stmt, 1, t->table, -1, SQLITE_TRANSIENT);
-  (sqlite3_bind_int64) (stmt, 2, number);
-  while ((sqlite3_step) (stmt) == SQLITE_ROW && found < width &&
-         sqlite3_column_int64 (stmt, 0) == (sqlite3_int64) found)
-    values[found++] = sqlite3_value_dup (sqlite3_column_value (stmt, 1));
-  (sqlite3_finalize) (stmt);
-  if (found == width)
-    return TRUE;
-  values_clear (values, width);
-  return FALSE;
-}
-
-/* Whether the table's connection holds what a catalog kept of any shard
- * for the table (asked once, not once a shard) */
-static gboolean
-has_kept_extents (ShardsTable *t)
+/* The statement that reads what a catalog kept of a shard's answer to
+ * read_extents() for the table (kept_extents()), prepared once a table:
+ * NULL where the connection has none (a set that is not a catalog's, a
+ * catalog made by an older deja). */
+static sqlite3_stmt *
+kept_statement (ShardsTable *t)
 {
   sqlite3_stmt *stmt;
   gboolean found;
 
   if ((sqlite3_prepare_v2) (t->db, "SELECT 1 FROM sqlite_schema WHERE name = 'deja_catalog_extents'"
                             " AND type = 'table'", -1, &stmt, NULL) != SQLITE_OK)
-    return FALSE;
+    return NULL;
   found = (sqlite3_step) (stmt) == SQLITE_ROW;
   (sqlite3_finalize) (stmt);
-  return found;
+  if (!found || (sqlite3_prepare_v2) (t->db, "SELECT position, value FROM main.deja_catalog_extents"
+                                      " WHERE table_name = ?1 AND shard = ?2 ORDER BY position",
+                                      -1, &stmt, NULL) != SQLITE_OK)
+    return NULL;
+  (sqlite3_bind_text) (stmt, 1, t->table, -1, SQLITE_TRANSIENT);
+  return stmt;
+}
+
+/* What the catalog kept of shard @number's answer, into @values (@width
+ * of them), read with @kept (kept_statement()): FALSE where it kept none. */
+static gboolean
+kept_extents (sqlite3_stmt *kept, gint64 number, guint width, sqlite3_value **values)
+{
+  guint found = 0;
+
+  if (kept == NULL)
+    return FALSE;
+  (sqlite3_bind_int64) (kept, 2, number);
+  while ((sqlite3_step) (kept) == SQLITE_ROW && found < width &&
+         sqlite3_column_int64 (kept, 0) == (sqlite3_int64) found)
+    values[found++] = sqlite3_value_dup (sqlite3_column_value (kept, 1));
+  (sqlite3_reset) (kept);
+  if (found == width)
+    return TRUE;
+  values_clear (values, width);
+  return FALSE;
 }
 
 /* Keeps what shard @number answered for the set's catalog to write
@@ -811,7 +814,8 @@ read_extents (ShardsTable *t, char **err)
   g_autofree double *spans = NULL;     /* of each key: its values' ranges, summed */
   g_autofree sqlite3_value **values = NULL;   /* a shard's answer */
   guint width;
-  gboolean kept, own = FALSE;
+  sqlite3_stmt *kept;
+  gboolean own = FALSE;
   gint64 rows = 0;
   int rc;
 
@@ -844,14 +848,14 @@ read_extents (ShardsTable *t, char **err)
   spans = g_new0 (double, keys->len + 1);
   for (guint k = 0; k < keys->len; k++)
     routes[k] = g_array_index (keys, Key, k).message;
-  kept = has_kept_extents (t);
+  kept = kept_statement (t);
   width = 2 + 2 * keys->len;
   values = g_new0 (sqlite3_value *, width + 1);
   for (guint i = 0; i < n; i++)
     {
       Shard *shard = g_ptr_array_index (t->set->shards, i);
 
-      if (!kept || !kept_extents (t, shard->number, width, values))
+      if (!kept_extents (kept, shard->number, width, values))
         {
           sqlite3 *db = shard_db (t->set, i);
           sqlite3_stmt *stmt;
@@ -859,6 +863,7 @@ read_extents (ShardsTable *t, char **err)
           if (db == NULL)
             {
               *err = sqlite3_mprintf ("%s", t->set->error);
+              (sqlite3_finalize) (kept);
               return SQLITE_ERROR;
             }
           if ((sqlite3_prepare_v2) (db, sql->str, -1, &stmt, NULL) != SQLITE_OK ||
@@ -866,6 +871,7 @@ read_extents (ShardsTable *t, char **err)
             {
               *err = sqlite3_mprintf ("shard '%s': %s", shard->path, sqlite3_errmsg (db));
               (sqlite3_finalize) (stmt);
+              (sqlite3_finalize) (kept);
               return SQLITE_ERROR;
             }
           for (guint k = 0; k < width; k++)
@@ -894,6 +900,7 @@ read_extents (ShardsTable *t, char **err)
         }
       values_clear (values, width);
     }
+  (sqlite3_finalize) (kept);
   t->rows = rows;
   /* (a message's references: a few rows a value; the messages of a
    * file: thousands) */
