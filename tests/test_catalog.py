@@ -127,6 +127,13 @@ def the_set_has_what_the_catalog_must_get_right():
         shards = c.execute("SELECT number, path FROM deja_catalog_shards ORDER BY number").fetchall()
         # the catalog holds no message of its own
         assert c.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
+        # the indexes left for the end of its making are built (store-catalog.c)
+        indexes = {r[0] for r in c.execute("SELECT name FROM sqlite_schema WHERE type = 'index'")}
+        assert {"message_newsgroups_group", "messages_date", "messages_thread"} <= indexes, indexes
+        assert c.execute("SELECT count(*) FROM deja_state WHERE key = 'deferred_indexes'").fetchone()[0] == 0
+        plan = " ".join(r[3] for r in c.execute(
+            "EXPLAIN QUERY PLAN SELECT message_id FROM message_newsgroups WHERE newsgroup_id = 1"))
+        assert "message_newsgroups_group" in plan, plan
     assert changed > 0, "no message of the set has another thread than in its shard"
     # named from the catalog's folder
     assert [s[1] for s in shards] == ["shard-1.db", "shard-2.db", "shard-3.db"], shards
