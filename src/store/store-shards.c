@@ -116,6 +116,7 @@ typedef struct {
   GHashTable **by_value;  /* of each overlay column, or NULL to be made again: an integer
                              value (gint64 *) -> the changed rows' ids with it, in order */
   char *values_sql;       /* what a shard has of the overlay's columns, of one row */
+  char **column_sql;      /* of each column, NULL or what reads it of one row (read_column()) */
   char *counts_for;       /* the last full-text query ranked, and the set's counts of it */
   sqlite3_value *counts;  /* (set_counts(): the same for every row a join looks up) */
   sqlite3_stmt *write[2]; /* on db: the overlay's row deleted, or written (shards_update()) */
@@ -161,6 +162,7 @@ typedef struct {
    * the shard that a changed row is not wanted (overlay_may_match()) */
   OverlayCheck checks[OVERLAY_CHECKS];
   guint n_checks;
+  gboolean lazy;          /* columns the statement leaves out are read when asked (read_column()) */
 } ShardsCursor;
 
 static void
@@ -516,6 +518,9 @@ table_free (ShardsTable *t)
   g_free (t->key_rows);
   g_free (t->routes);
   g_free (t->values_sql);
+  for (guint i = 0; t->column_sql && i < t->n_columns; i++)
+    g_free (t->column_sql[i]);
+  g_free (t->column_sql);
   g_free (t->counts_for);
   sqlite3_value_free (t->counts);
   for (guint i = 0; i < G_N_ELEMENTS (t->write); i++)
@@ -1131,9 +1136,15 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
   int overlay_check;
   double rows = (double) table_rows (t) + 1;
 
-  /* The columns the query reads: the others are NULL */
+  /* The columns the query reads: the others are NULL.  An UPDATE says it
+   * uses every column (SQLite marks them all, past the table's too) and
+   * then reads those it does not change as "unchanged" (shards_column()):
+   * a row's columns are then read one by one where it reads them, never
+   * its body to change its thread. */
+  gboolean lazy = t->has_rowid && !t->fts && t->n_columns < 64 && info->colUsed == ~(sqlite3_uint64) 0;
+
   g_string_append (select, t->has_rowid ? "rowid" : "NULL");
-  for (guint i = 0; i < t->n_columns; i++)
+  for (guint i = 0; i < t->n_columns && !lazy; i++)
     {
       gboolean wanted = i >= 63 ? (info->colUsed >> 63) & 1 : (info->colUsed >> i) & 1;
 
@@ -1248,6 +1259,8 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
     g_string_append_printf (flags, "M%d%s", match_arg, ranked ? "R" : "");
   if (null_is_none)
     g_string_append_printf (flags, "Z%" G_GINT64_MODIFIER "x", null_is_none);
+  if (lazy)
+    g_string_append_c (flags, 'L');
   if (by_overlay)
     g_string_append_printf (flags, "O%s", checks->str);
   if (flags->len == 0)
@@ -1840,6 +1853,7 @@ shards_filter (sqlite3_vtab_cursor *cursor, int idx, const char *plan, int argc,
       if ((null_is_none >> i) & 1 && sqlite3_value_type (argv[i]) == SQLITE_NULL)
         nothing = TRUE;
   }
+  c->lazy = strchr (flag_line, 'L') != NULL;
   c->n_checks = 0;
   for (const char *at = strchr (flag_line, 'O'); at && (at = strchr (at, ';')) != NULL; at++)
     {
@@ -1911,6 +1925,41 @@ offset (const ShardsCursor *c)
   return c->table->offsets ? c->table->offsets[c->shard] : 0;
 }
 
+/* Column @i of the row @c is on, read of its shard by rowid (a lazy
+ * cursor's, which left it out) */
+static int
+read_column (ShardsCursor *c, sqlite3_context *ctx, int i)
+{
+  ShardsTable *t = c->table;
+  sqlite3 *db = shard_db (t->set, c->shard);
+  sqlite3_stmt *stmt;
+  int rc;
+
+  if (db == NULL)
+    return SQLITE_ERROR;
+  if (t->column_sql == NULL)
+    t->column_sql = g_new0 (char *, t->n_columns);
+  if (t->column_sql[i] == NULL)
+    {
+      g_autofree char *q = quoted (t->columns[i]);
+      g_autofree char *table = quoted (t->table);
+      GString *sql = g_string_new ("SELECT ");
+
+      g_string_append (sql, q);
+      g_string_append_printf (sql, " FROM main.%s WHERE rowid = ?1", table);
+      t->column_sql[i] = g_string_free (sql, FALSE);
+    }
+  rc = stmt_take (t, c->shard, db, t->column_sql[i], &stmt);
+  if (rc != SQLITE_OK)
+    return rc;
+  (sqlite3_bind_int64) (stmt, 1, sqlite3_column_int64 (c->stmt, 0));
+  rc = (sqlite3_step) (stmt);
+  if (rc == SQLITE_ROW)
+    sqlite3_result_value (ctx, sqlite3_column_value (stmt, 0));
+  stmt_give (t, c->shard, stmt);
+  return rc == SQLITE_ROW ? SQLITE_OK : rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+}
+
 static int
 shards_column (sqlite3_vtab_cursor *cursor, sqlite3_context *ctx, int i)
 {
@@ -1929,6 +1978,8 @@ shards_column (sqlite3_vtab_cursor *cursor, sqlite3_context *ctx, int i)
     sqlite3_result_value (ctx, c->over[t->overlay_of[i]]);
   else if (i >= 0 && (guint) i < t->n_columns && c->to_stmt[i] > 0)
     sqlite3_result_value (ctx, sqlite3_column_value (c->stmt, c->to_stmt[i]));
+  else if (c->lazy && i >= 0 && (guint) i < t->n_columns && t->columns[i])
+    return read_column (c, ctx, i);
   return SQLITE_OK;
 }
 
