@@ -2,6 +2,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "id-hash.h"
 #include "identity.h"
 #include "pseudonym.h"
 
@@ -266,6 +267,37 @@ test_shared (void)
   g_assert_false (identity_placeholder ("gatech!ann"));
 }
 
+/* Ids of numbered shards (N x 2^32 + k) spread over the hash values as
+ * plain numbers do: g_int64_hash() gives 64 shards of 7,311 messages
+ * 8,192 values, whose runs every lookup walked. */
+static void
+test_id_hash (void)
+{
+  g_autoptr (GHashTable) hashes = g_hash_table_new (NULL, NULL);
+  g_autoptr (GHashTable) ids = deja_id_table_new (g_free, NULL);
+  guint n = 0;
+
+  for (gint64 shard = 1; shard <= 64; shard++)
+    for (gint64 k = 1; k <= 7311; k++)
+      {
+        gint64 id = shard << 32 | k;
+
+        g_hash_table_add (hashes, GUINT_TO_POINTER (deja_id_hash (&id)));
+        if (k % 50 == 0)
+          g_hash_table_add (ids, g_memdup2 (&id, sizeof id));
+        n++;
+      }
+  /* as random 32-bit values would: a handful collide */
+  g_assert_cmpuint (g_hash_table_size (hashes), >, n - 100);
+  {
+    gint64 in = (gint64) 17 << 32 | 350, out = (gint64) 17 << 32 | 351;
+
+    g_assert_true (g_hash_table_contains (ids, &in));
+    g_assert_false (g_hash_table_contains (ids, &out));
+    g_assert_cmpuint (g_hash_table_size (ids), ==, 64 * 146);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -277,6 +309,7 @@ main (int argc, char **argv)
   g_test_add_func ("/identity/suggest", test_suggest);
   g_test_add_func ("/identity/keyed", test_keyed);
   g_test_add_func ("/identity/shared", test_shared);
+  g_test_add_func ("/ids/hash", test_id_hash);
   g_test_add_func ("/pseudonym/redact", test_redact);
   return g_test_run ();
 }

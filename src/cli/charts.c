@@ -10,6 +10,7 @@
 #include "network.h"
 #include "roles.h"
 #include "rows.h"
+#include "id-hash.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -432,8 +433,8 @@ network_chart (Store *store, PlotPage *page, NetworkKind kind, GError **error)
   /* Communities are numbered by size only by chance: colour the largest
    * ones among the drawn vertices, grey the rest. */
   {
-    g_autoptr (GHashTable) count = g_hash_table_new (g_int64_hash, g_int64_equal);
-    g_autoptr (GHashTable) rank = g_hash_table_new (g_int64_hash, g_int64_equal);
+    g_autoptr (GHashTable) count = deja_id_table_new (NULL, NULL);
+    g_autoptr (GHashTable) rank = deja_id_table_new (NULL, NULL);
     for (guint i = 0; i < keep->len; i++)
       {
         gint64 *key = &group[i];
@@ -448,7 +449,11 @@ network_chart (Store *store, PlotPage *page, NetworkKind kind, GError **error)
 
         g_hash_table_iter_init (&it, count);
         while (g_hash_table_iter_next (&it, &k, &v))
-          if (!g_hash_table_contains (rank, k) && GPOINTER_TO_UINT (v) > best_n)
+          /* (of communities as large, the lowest numbered: not the
+           * table's order) */
+          if (!g_hash_table_contains (rank, k) &&
+              (GPOINTER_TO_UINT (v) > best_n ||
+               (GPOINTER_TO_UINT (v) == best_n && best && *(gint64 *) k < *best)))
             best = k, best_n = GPOINTER_TO_UINT (v);
         if (best == NULL || best_n < 2)
           break;

@@ -16,6 +16,7 @@
  */
 #include "accounting.h"
 #include "date.h"
+#include "id-hash.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -154,7 +155,7 @@ thread_shapes (Store *store, GError **error)
 
   if (!store_reply_tree (store, add_tree_node, nodes, error))
     return NULL;
-  shapes = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, thread_shape_free);
+  shapes = deja_id_table_new (NULL, thread_shape_free);
   for (guint i = 0; i < nodes->len; i++)
     {
       TreeNode *n = &g_array_index (nodes, TreeNode, i);
@@ -360,7 +361,7 @@ group_of (Accounting *a, const StoreGroupPost *row)
       g = g_new0 (GroupAcc, 1);
       g->id = row->group_id;
       g->name = g_strdup (row->group);
-      g->periods = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, period_free);
+      g->periods = deja_id_table_new (NULL, period_free);
       g->first = g_hash_table_new (g_direct_hash, g_direct_equal);
       g->last = g_hash_table_new (g_direct_hash, g_direct_equal);
       g_hash_table_insert (a->groups, &g->id, g);
@@ -712,11 +713,11 @@ accounting_run (Store *store, const AccountingOptions *options, StoreRowFunc fun
     .options = options,
     .func = func,
     .user_data = user_data,
-    .groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, group_acc_free),
-    .crossposts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+    .groups = deja_id_table_new (NULL, group_acc_free),
+    .crossposts = deja_id_table_new (g_free,
                                          (GDestroyNotify) g_ptr_array_unref),
     .names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
-    .revised = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL),
+    .revised = deja_id_table_new (g_free, NULL),
   };
   gboolean ok;
 

@@ -12,6 +12,7 @@
  */
 #include "authors.h"
 #include "identity.h"
+#include "id-hash.h"
 
 #include <string.h>
 
@@ -260,7 +261,7 @@ author_free (Author *a)
 static GHashTable *
 gather_authors (const Senders *in, const gint64 *author_of)
 {
-  GHashTable *authors = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
+  GHashTable *authors = deja_id_table_new (NULL,
                                                (GDestroyNotify) author_free);
 
   for (guint i = 0; i < in->senders->len; i++)
@@ -596,7 +597,7 @@ authors_suggest (Store *store, int min_score, StoreRowFunc func, gpointer user_d
   g_autoptr (GArray) decisions = g_array_new (FALSE, FALSE, sizeof (IdentityDecision));
   g_autoptr (GArray) found = NULL;
   g_autoptr (GStringChunk) strings = g_string_chunk_new (65536);
-  g_autoptr (GHashTable) info = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
+  g_autoptr (GHashTable) info = deja_id_table_new (NULL,
                                                        (GDestroyNotify) author_info_free);
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GArray) aliases = g_array_new (FALSE, FALSE, sizeof (IdentityAlias));

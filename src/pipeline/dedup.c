@@ -20,6 +20,7 @@
 #include "dedup.h"
 #include "minhash.h"
 #include "words.h"
+#include "id-hash.h"
 
 #define BUCKET_MAX 64      /* compare with at most this many of a band's earlier texts */
 
@@ -438,12 +439,12 @@ dedup_run (Store *store, const StoreFilter *filter, const DedupOptions *options,
   counts->rows = d.rows;
   d.docs = g_array_new (FALSE, FALSE, sizeof (Doc));
   d.signatures = g_array_new (FALSE, FALSE, sizeof (TextMinhash));
-  d.exact = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  d.exact = deja_id_table_new (g_free, NULL);
   d.buckets = g_new0 (GHashTable *, d.bands);
   for (guint b = 0; b < d.bands; b++)
-    d.buckets[b] = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+    d.buckets[b] = deja_id_table_new (g_free,
                                           (GDestroyNotify) g_array_unref);
-  d.paragraphs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, paragraph_free);
+  d.paragraphs = deja_id_table_new (g_free, paragraph_free);
   ok = corpus_map (store, filter, options->threads, &funcs, &d, error);
   for (guint b = 0; b < d.bands; b++)   /* the buckets go before the clusters are saved */
     g_hash_table_destroy (d.buckets[b]);

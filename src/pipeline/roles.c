@@ -12,6 +12,7 @@
  * direction, to oneself left out), over the whole archive.
  */
 #include "roles.h"
+#include "id-hash.h"
 
 struct _Roles {
   GHashTable *facts;     /* author id -> RoleFacts */
@@ -39,7 +40,7 @@ building_of (GHashTable *table, gint64 author)
   if (b == NULL)
     {
       b = g_new0 (Building, 1);
-      b->partners = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      b->partners = deja_id_table_new (g_free, NULL);
       g_hash_table_insert (table, g_memdup2 (&author, sizeof author), b);
     }
   return b;
@@ -86,7 +87,7 @@ add_start (const StoreNetRow *r, gpointer data)
 Roles *
 roles_load (Store *store, GError **error)
 {
-  g_autoptr (GHashTable) building = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, building_free);
+  g_autoptr (GHashTable) building = deja_id_table_new (g_free, building_free);
   StoreFilter all = { 0 };
   g_autoptr (GArray) degrees = g_array_new (FALSE, FALSE, sizeof (guint));
   Roles *roles;
@@ -112,7 +113,7 @@ roles_load (Store *store, GError **error)
       few = g_array_index (degrees, guint, (degrees->len - 1) / 2);
     }
   roles = g_new0 (Roles, 1);
-  roles->facts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  roles->facts = deja_id_table_new (g_free, g_free);
   g_hash_table_iter_init (&it, building);
   while (g_hash_table_iter_next (&it, &key, &value))
     {

@@ -31,6 +31,7 @@
  * of a row are asked of its shard.
  */
 #include "store-private.h"
+#include "id-hash.h"
 
 #include <errno.h>
 #include <math.h>
@@ -956,7 +957,7 @@ load_overlay (ShardsTable *t)
       g_string_append_printf (sql, ", %s", c);
     }
   g_string_append_printf (sql, " FROM main.%s", q);
-  t->changed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, values_free);
+  t->changed = deja_id_table_new (g_free, values_free);
   rc = (sqlite3_prepare_v2) (t->db, sql->str, -1, &stmt, NULL);
   while (rc == SQLITE_OK && (rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
     {
@@ -1470,7 +1471,7 @@ changed_with (ShardsTable *t, guint slot, gint64 value)
     {
       GArray *order = changed_ids (t);
 
-      t->by_value[slot] = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+      t->by_value[slot] = deja_id_table_new (g_free,
                                                  (GDestroyNotify) g_array_unref);
       for (guint i = 0; i < order->len; i++)
         {

@@ -27,6 +27,7 @@
 #include "store-private.h"
 #include "fnv.h"
 #include "thread.h"
+#include "id-hash.h"
 
 #include <string.h>
 
@@ -170,7 +171,7 @@ keeping_init (Keeping *k, const StoreThreadKeep *keep, gint64 n)
   k->keep = keep;
   k->origin = g_array_sized_new (FALSE, FALSE, sizeof (gint32), n);
   k->marks = g_array_sized_new (FALSE, FALSE, sizeof (guint16), n);
-  k->senders = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  k->senders = deja_id_table_new (g_free, NULL);
 }
 
 static void

@@ -24,6 +24,7 @@
 #include "schema.h"
 #include "profile.h"
 #include "identity.h"
+#include "id-hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -2199,7 +2200,7 @@ load_author_ids (Store *store, GError **error)
       GHashTableIter iter;
       gpointer id;
 
-      store->author_ids_used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      store->author_ids_used = deja_id_table_new (g_free, NULL);
       g_hash_table_iter_init (&iter, store->author_ids);
       while (g_hash_table_iter_next (&iter, NULL, &id))
         g_hash_table_add (store->author_ids_used, g_memdup2 (id, sizeof (gint64)));

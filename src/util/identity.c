@@ -21,6 +21,7 @@
  */
 #include "identity.h"
 #include "fnv.h"
+#include "id-hash.h"
 
 #include <string.h>
 
@@ -588,8 +589,8 @@ identity_resolve (const IdentityAddress *a, guint n, const IdentityDecision *dec
              g_hash_table_new (g_str_hash, g_str_equal) };
   gint64 *author = g_new0 (gint64, MAX (n, 1)), next = 0;
   g_autoptr (GArray) groups = g_array_new (FALSE, FALSE, sizeof (Group));
-  g_autoptr (GHashTable) taken = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (GHashTable) previous = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GHashTable) taken = deja_id_table_new (NULL, NULL);
+  g_autoptr (GHashTable) previous = deja_id_table_new (NULL, NULL);
   g_autofree gint64 *group_of_root = g_new0 (gint64, MAX (n, 1));
   gboolean keyed;
 
