@@ -351,15 +351,18 @@ store_begin_threads (Store *store, GError **error)
  * After store_begin_threads() and the plan, before the placeholders
  * threading finds are saved.  A placeholder's thread is its first
  * message's, which is in the same component: a plan that keeps a
- * component as it is keeps its placeholders, and the others go.
+ * component as it is keeps its placeholders, and the others go.  That
+ * thread's id is its root's, a message of the component too, so the
+ * batches' ids tell which go without reading a message (the threads of
+ * the batches' messages did: in a catalog, every message of every shard
+ * read for it, 0.10-0.14 s of the realistic 1 GiB's).
  */
 gboolean
 store_clear_thread_placeholders (Store *store, gboolean batches_only, GError **error)
 {
   static const char *const clear_sql[2] = {
     "DELETE FROM thread_placeholders",
-    "DELETE FROM thread_placeholders WHERE thread_id IN"
-    " (SELECT m.thread_id FROM temp.thread_batch b JOIN messages m ON m.id = b.id)",
+    "DELETE FROM thread_placeholders WHERE thread_id IN (SELECT id FROM temp.thread_batch)",
   };
   int rc = sqlite3_exec (store->db, clear_sql[batches_only != FALSE], NULL, NULL, NULL);
 
