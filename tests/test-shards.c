@@ -432,6 +432,78 @@ test_update_reads (Fixture *f, gconstpointer data)
   }
 }
 
+typedef struct {
+  gint64 id;
+  char subject[48];
+} ScanRow;
+
+static void
+scan_convert (sqlite3_stmt *stmt, GArray *records)
+{
+  ScanRow row = { .id = sqlite3_column_int64 (stmt, 0) };
+
+  g_strlcpy (row.subject, (const char *) sqlite3_column_text (stmt, 1), sizeof row.subject);
+  g_array_append_val (records, row);
+}
+
+static void
+scan_take (const GArray *records, gpointer data)
+{
+  for (guint i = 0; i < records->len; i++)
+    g_string_append_printf (data, "%" G_GINT64_FORMAT "|%s\n", g_array_index (records, ScanRow, i).id,
+                            g_array_index (records, ScanRow, i).subject);
+}
+
+/* Every shard read at once, by workers (a catalog's threading plan):
+ * their rows handed over in the set's order, as one database gives them;
+ * a shard that cannot answer is named. */
+static void
+test_scan (Fixture *f, gconstpointer data)
+{
+  static const char sql[] = "SELECT rowid, subject FROM main.messages ORDER BY rowid";
+  g_autofree char *want = answer (f->whole, "SELECT id, subject FROM messages ORDER BY id");
+  StoreShards *set = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
+  g_autoptr (GString) got = g_string_new (NULL);
+  char *error = NULL;
+
+  (void) data;
+  g_assert_cmpint (_store_shards_scan (set, sql, scan_convert, sizeof (ScanRow), scan_take, got, &error), ==,
+                   SQLITE_OK);
+  g_assert_null (error);
+  g_assert_cmpstr (got->str, ==, want);
+  g_assert_cmpuint (strlen (want), >, 100);
+  /* a statement one shard cannot run */
+  {
+    sqlite3 *db;
+
+    g_assert_cmpint ((sqlite3_open) (f->paths[1], &db), ==, SQLITE_OK);
+    exec_ok (db, "CREATE TABLE only_here (x)");
+    (sqlite3_close) (db);
+  }
+  _store_shards_free (set);
+  set = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
+  g_string_truncate (got, 0);
+  g_assert_cmpint (_store_shards_scan (set, "SELECT rowid, 'x' FROM main.only_here", scan_convert,
+                                       sizeof (ScanRow), scan_take, got, &error), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (error, "shard-0.db"));
+  g_assert_nonnull (strstr (error, "no such table"));
+  g_clear_pointer (&error, g_free);
+  /* a shard gone */
+  _store_shards_free (set);
+  {
+    g_autofree char *moved = g_strconcat (f->paths[2], ".away", NULL);
+
+    g_assert_cmpint (g_rename (f->paths[2], moved), ==, 0);
+    set = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
+    g_assert_cmpint (_store_shards_scan (set, sql, scan_convert, sizeof (ScanRow), scan_take, got, &error), !=,
+                     SQLITE_OK);
+    g_assert_nonnull (strstr (error, "shard-2.db"));
+    g_clear_pointer (&error, g_free);
+    _store_shards_free (set);
+    g_assert_cmpint (g_rename (moved, f->paths[2]), ==, 0);
+  }
+}
+
 static sqlite3 *connect_set (Fixture *f, guint n);
 
 /* The idxNum of the plan of @sql's first scan of a deja_shards table */
@@ -648,6 +720,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/shards/as-whole", Fixture, NULL, set_up, test_as_whole, tear_down);
   g_test_add ("/shards/changed-here", Fixture, NULL, set_up, test_changed_here, tear_down);
+  g_test_add ("/shards/scan", Fixture, NULL, set_up, test_scan, tear_down);
   g_test_add ("/shards/update-reads", Fixture, NULL, set_up, test_update_reads, tear_down);
   g_test_add ("/shards/routed", Fixture, NULL, set_up, test_routed, tear_down);
   g_test_add ("/shards/kept-extents", Fixture, NULL, set_up, test_kept_extents, tear_down);

@@ -125,6 +125,7 @@ read_in_place (Store *store, StoreShards *set, GError **error)
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read the catalog's shards", error);
+  store->shards = set;
   /* The keys of its own rows are messages of the shards, which its own
    * (empty) tables do not hold */
   if (!_store_exec_sql (store, "PRAGMA foreign_keys = OFF", error))

@@ -113,6 +113,7 @@ struct _Store {
   int wal_frames;          /* pages in the write-ahead log after the last commit */
   char *path;
   gboolean catalog;        /* a catalog of shards (store-catalog.c), read through deja_shards */
+  struct _StoreShards *shards; /* and those shards (owned by the module that reads them) */
   sqlite3_stmt *stmts[N_STMTS];
   int params[N_STMTS][N_PARAMS];   /* each statement's index of each named parameter */
   GHashTable *cached;      /* SQL -> sqlite3_stmt *, kept prepared (_store_cached()) */
@@ -238,6 +239,10 @@ void _store_shards_free (StoreShards *set);
 void _store_shards_deja_only (StoreShards *set);
 int _store_shards_register (sqlite3 *db, StoreShards *set);
 int _store_shards_keep_extents (StoreShards *set, sqlite3 *db);
+typedef void (*StoreShardsRowFunc) (sqlite3_stmt *stmt, GArray *records);
+typedef void (*StoreShardsTakeFunc) (const GArray *records, gpointer data);
+int _store_shards_scan (StoreShards *set, const char *sql, StoreShardsRowFunc convert, gsize record_size,
+                        StoreShardsTakeFunc take, gpointer data, char **error);
 
 /* People's decisions taken from a shard attached as "shard" (store-merge.c) */
 #define STORE_N_DECISIONS 2

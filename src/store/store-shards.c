@@ -31,6 +31,7 @@
  * of a row are asked of its shard.
  */
 #include "store-private.h"
+#include "cpus.h"
 #include "id-hash.h"
 
 #include <errno.h>
@@ -444,6 +445,153 @@ shard_db (StoreShards *set, guint i)
     }
   sqlite3_busy_timeout (shard->db, STORE_BUSY_TIMEOUT_MS);
   return shard->db;
+}
+
+/* ---- every shard read at once (_store_shards_scan()) ---- */
+
+typedef struct {
+  StoreShards *set;
+  const char *sql;
+  StoreShardsRowFunc convert;
+  gsize record_size;
+  GMutex lock;
+  GCond changed;
+  guint next;              /* the next shard a worker takes */
+  guint taken;             /* shards the caller has taken */
+  guint ahead;             /* how many past that a worker may read */
+  gboolean stop;
+  GArray **records;        /* each shard's, once read */
+  char **errors;           /* or why it could not be */
+} Scan;
+
+static gpointer
+scan_worker (gpointer data)
+{
+  Scan *scan = data;
+
+  for (;;)
+    {
+      GArray *records;
+      sqlite3_stmt *stmt = NULL;
+      char *error = NULL;
+      guint i;
+      int rc;
+
+      g_mutex_lock (&scan->lock);
+      while (!scan->stop && scan->next < scan->set->shards->len && scan->next >= scan->taken + scan->ahead)
+        g_cond_wait (&scan->changed, &scan->lock);
+      if (scan->stop || scan->next >= scan->set->shards->len)
+        {
+          g_mutex_unlock (&scan->lock);
+          return NULL;
+        }
+      i = scan->next++;
+      g_mutex_unlock (&scan->lock);
+
+      /* (opened by the caller: shard_db() is not for several threads) */
+      records = g_array_new (FALSE, FALSE, (guint) scan->record_size);
+      {
+        Shard *shard = g_ptr_array_index (scan->set->shards, i);
+
+        rc = (sqlite3_prepare_v2) (shard->db, scan->sql, -1, &stmt, NULL);
+        while (rc == SQLITE_OK && (rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
+          {
+            rc = SQLITE_OK;
+            scan->convert (stmt, records);
+          }
+        if (rc != SQLITE_DONE)
+          error = g_strdup_printf ("shard '%s': %s", shard->path, sqlite3_errmsg (shard->db));
+        (sqlite3_finalize) (stmt);
+      }
+      g_mutex_lock (&scan->lock);
+      if (error)
+        {
+          scan->errors[i] = error;
+          g_array_unref (records);
+        }
+      else
+        scan->records[i] = records;
+      g_cond_broadcast (&scan->changed);
+      g_mutex_unlock (&scan->lock);
+    }
+}
+
+/**
+ * _store_shards_scan:
+ * @sql: a statement each shard runs on its own tables (main.)
+ * @convert: called in a worker thread with each row of a shard: appends
+ *   what the caller needs of it to @records (of @record_size each)
+ * @take: called in the caller's thread with each shard's records, shard
+ *   after shard in the set's order (the order of their ids)
+ * @error: (out): why a shard could not be read (g_free())
+ *
+ * Reads every shard at once, a shard a worker, one worker a CPU: a plan
+ * over the whole set reads every row of a table, and the shards' files
+ * and connections are each their own.  Workers read at most a few
+ * shards ahead of @take.  Returns an SQLite code.
+ */
+int
+_store_shards_scan (StoreShards *set, const char *sql, StoreShardsRowFunc convert, gsize record_size,
+                    StoreShardsTakeFunc take, gpointer data, char **error)
+{
+  guint n = set->shards->len, workers = MAX (1, MIN (cpus_available (), n));
+  g_autofree GThread **threads = g_new0 (GThread *, workers);
+  Scan scan = { .set = set, .sql = sql, .convert = convert, .record_size = record_size,
+                .ahead = 2 * workers + 1 };
+  int rc = SQLITE_OK;
+
+  *error = NULL;
+  for (guint i = 0; i < n; i++)
+    if (shard_db (set, i) == NULL)
+      {
+        *error = g_strdup (set->error);
+        return SQLITE_CANTOPEN;
+      }
+  scan.records = g_new0 (GArray *, MAX (n, 1));
+  scan.errors = g_new0 (char *, MAX (n, 1));
+  g_mutex_init (&scan.lock);
+  g_cond_init (&scan.changed);
+  for (guint w = 0; w < workers; w++)
+    threads[w] = g_thread_new ("deja-shards", scan_worker, &scan);
+  for (guint i = 0; i < n && rc == SQLITE_OK; i++)
+    {
+      GArray *records;
+
+      g_mutex_lock (&scan.lock);
+      while (scan.records[i] == NULL && scan.errors[i] == NULL)
+        g_cond_wait (&scan.changed, &scan.lock);
+      records = g_steal_pointer (&scan.records[i]);
+      if (scan.errors[i])
+        {
+          *error = g_steal_pointer (&scan.errors[i]);
+          rc = SQLITE_ERROR;
+        }
+      scan.taken = i + 1;
+      g_cond_broadcast (&scan.changed);
+      g_mutex_unlock (&scan.lock);
+      if (records)
+        {
+          take (records, data);
+          g_array_unref (records);
+        }
+    }
+  g_mutex_lock (&scan.lock);
+  scan.stop = TRUE;
+  g_cond_broadcast (&scan.changed);
+  g_mutex_unlock (&scan.lock);
+  for (guint w = 0; w < workers; w++)
+    g_thread_join (threads[w]);
+  for (guint i = 0; i < n; i++)
+    {
+      if (scan.records[i])
+        g_array_unref (scan.records[i]);
+      g_free (scan.errors[i]);
+    }
+  g_free (scan.records);
+  g_free (scan.errors);
+  g_mutex_clear (&scan.lock);
+  g_cond_clear (&scan.changed);
+  return rc;
 }
 
 static char *
