@@ -6,7 +6,9 @@ column (export), the mbox written back, groups, links, the network, terms,
 the separator log, a message and a thread shown, the report.  And what a
 catalog cannot be is refused with a reason: shards that are not numbered
 or share a number or a file, a catalog as a shard, a shard changed after,
-a shard that is not deja's, writing into a catalog.
+a shard that is not deja's, writing into a catalog (but for authors'
+decisions, which are the catalog's own and go to the next with
+--decisions).
 
 The archives are test_merge.py's but its zip, whose members are two of
 the others (threads across files, a cross-post, people with several
@@ -185,11 +187,71 @@ def a_catalog_is_not_a_shard_and_is_not_written():
     assert "catalog of shards" in err, err
     err = refused("thread", "--db", CATALOG)
     assert "catalog of shards" in err, err
-    err = refused("authors", "--db", CATALOG, "--merge", "ann@example.org", "--merge", "bob@example.org")
-    assert "catalog of shards" in err, err
     assert open(CATALOG, "rb").read() == before
     err = refused("catalog", "--db", CATALOG, *SHARDS)
     assert "exists" in err, err
+
+
+def two_people_of_two_shards(db):
+    """Two addresses whose messages are in different shards, of different authors."""
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT from_addr, min(id) >> 32, author_id FROM messages WHERE from_addr IS NOT NULL"
+                         " GROUP BY from_addr HAVING count(DISTINCT id >> 32) = 1 ORDER BY from_addr").fetchall()
+    for a in rows:
+        for b in rows:
+            if a[1] < b[1] and a[2] != b[2]:
+                return a[0], b[0]
+    raise AssertionError("no two people of two shards")
+
+
+@tap.test
+def authors_decided_on_a_catalog_are_its_own_and_go_to_the_next():
+    """A shard refuses an address it does not hold; the catalog takes the
+    decision, keeps it (its shards are not written), groups the authors as
+    the same decision on the merge does, and the next catalog of the
+    shards takes it with --decisions."""
+    folder = tmp("decided-set")
+    shutil.copytree(tmp("set"), folder)
+    catalog = os.path.join(folder, "catalog.db")
+    shards = [os.path.join(folder, os.path.basename(s)) for s in SHARDS]
+    a, b = two_people_of_two_shards(MERGED)
+    err = refused("authors", "--db", shards[0], "--merge", a, "--merge", b)
+    assert "no author or address" in err, err
+    merged = fresh_db("decided-merged.db")
+    shutil.copyfile(MERGED, merged)
+    ok("authors", "-q", "--db", merged, "--merge", a, "--merge", b)
+    before = [open(s, "rb").read() for s in shards]
+    made = ok("authors", "--db", catalog, "--merge", a, "--merge", b)
+    assert "--decisions " + catalog in made.stderr, made.stderr
+    assert [open(s, "rb").read() for s in shards] == before
+
+    def same_people(db):
+        with sqlite3.connect(db) as c:
+            return c.execute("SELECT count(DISTINCT author_id) FROM messages WHERE from_addr IN (?, ?)",
+                             (a, b)).fetchone()[0] == 1
+
+    def outputs(db):
+        return [ok(*args, "--db", db).stdout for args in
+                (["authors"], ["authors", "--addresses"], ["export", "--format", "csv"])]
+
+    assert same_people(merged)
+    assert outputs(catalog) == outputs(merged)
+    assert ok("stats", "--db", catalog).stdout == ok("stats", "--db", merged).stdout.replace(merged, catalog)
+    # made again from the shards alone: without it; with --decisions: with it
+    again = os.path.join(folder, "again.db")
+    ok("catalog", "-q", "--db", again, *shards)
+    assert outputs(again) == outputs(CATALOG) and outputs(again) != outputs(merged)
+    kept = os.path.join(folder, "kept.db")
+    ok("catalog", "-q", "--db", kept, "--decisions", catalog, *shards)
+    assert outputs(kept) == outputs(merged)
+    # what is not a deja database gives none, and no catalog is left
+    junk = os.path.join(folder, "junk.db")
+    with open(junk, "w") as f:
+        f.write("not a database\n")
+    out = os.path.join(folder, "not-made.db")
+    err = refused("catalog", "--db", out, "--decisions", junk, *shards)
+    assert "cannot take the decisions of" in err and junk in err, err
+    assert not os.path.exists(out)
 
 
 @tap.test

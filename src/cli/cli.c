@@ -43,6 +43,15 @@ deja_open_existing_store (const char *path)
   return store;
 }
 
+/* Opens an existing database, or a catalog of shards, to change what is
+ * its own (a catalog's: authors' decisions, stored in it, never in its
+ * shards), or says why not (naming it). */
+Store *
+deja_open_existing_store_or_catalog (const char *path)
+{
+  return open_existing (path, store_open);
+}
+
 /* Whether @store, opened to be changed, is a catalog of shards (deja
  * catalog), which is read, not changed: says so, and what to do
  * @instead. */

@@ -158,6 +158,16 @@ bring_up_to_date (Store *store, GError **error)
   return TRUE;
 }
 
+/* Decisions made in a catalog are its own, not its shards': says how
+ * the next catalog of them keeps them. */
+static void
+catalog_note (Store *store, const char *db)
+{
+  if (store_is_catalog (store))
+    deja_note ("the decisions are kept in the catalog '%s', not in its shards: make the next catalog"
+               " with 'deja catalog --decisions %s' to keep them", db, db);
+}
+
 /* An author id ("a12", "12") or an address, as an address of the database. */
 static char *
 address_of (Store *store, const char *ref, GError **error)
@@ -305,6 +315,8 @@ done:
       return DEJA_EXIT_FAILED;
     }
   deja_note ("%u decisions", decided);
+  if (decided > 0)
+    catalog_note (store, a->db);
   return DEJA_EXIT_OK;
 }
 
@@ -438,6 +450,7 @@ decide_all (Store *store, const Args *a)
     }
   if (a->import_path)
     deja_note ("%u decisions read from '%s'", decided, a->import_path);
+  catalog_note (store, a->db);
   return DEJA_EXIT_OK;
 }
 
@@ -509,8 +522,9 @@ cmd_authors (DejaRun *run, int argc, char **argv)
       args_clear (&a);
       return status;
     }
+  /* (a catalog's decisions are its own: its shards are not changed) */
   if (a.merge || a.never || a.split || a.import_path || a.review)
-    store = deja_open_existing_store (a.db);
+    store = deja_open_existing_store_or_catalog (a.db);
   else
     store = deja_open_store_to_read (a.db);
   if (store == NULL)

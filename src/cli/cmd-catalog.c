@@ -37,9 +37,12 @@ int
 cmd_catalog (DejaRun *run, int argc, char **argv)
 {
   g_autofree char *db = NULL;
+  g_autofree char *decisions = NULL;
   int status;
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "the catalog to make (a new file)", "CATALOG" },
+    { "decisions", 0, 0, G_OPTION_ARG_FILENAME, &decisions,
+      "take the decisions of this deja database too (a catalog made before, which holds those made in it)", "DB" },
     { NULL }
   };
   g_autoptr (GOptionContext) context =
@@ -67,6 +70,8 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
     "it (the folder can move whole), else by their full path; a shard that changed after\n"
     "is refused when the catalog is opened: make the catalog again.  A catalog is read, not\n"
     "written: ingest into a shard, then make the catalog again (or merge, 'deja merge').\n"
+    "Authors' decisions are the exception ('deja authors --merge' and the others on it):\n"
+    "they are the catalog's own, and '--decisions OLD' takes them into the next one.\n"
     "A file in two shards (its path or its content) is refused: a merge keeps one of them.\n"
     "Exit status: 0 when the catalog was made, 1 when not, 2 on usage errors.");
   if (!deja_parse_options (context, &argc, &argv, &status))
@@ -88,12 +93,14 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
   deja_note ("cataloguing %d shard%s in '%s'", argc - 1, argc == 2 ? "" : "s", db);
   shard_bytes = deja_files_bytes (argv + 1, argc - 1);
   progress = progress_run_new ("shards", (guint) (argc - 1), (guint64) shard_bytes);
-  ok = store_catalog_make (store, (const char *const *) argv + 1, (guint) (argc - 1), next_shard, progress,
+  ok = store_catalog_make (store, (const char *const *) argv + 1, (guint) (argc - 1), decisions, next_shard, progress,
                            &failed, &ranges, &error);
   g_clear_pointer (&progress, progress_run_free);
   if (!ok)
     {
-      if (failed)
+      if (failed && failed == decisions)
+        deja_error ("cannot take the decisions of '%s': %s", failed, error->message);
+      else if (failed)
         deja_error ("cannot catalogue '%s': %s", failed, error->message);
       else
         deja_error ("cannot make '%s': %s", db, error->message);

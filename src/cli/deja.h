@@ -64,6 +64,7 @@ void deja_profile_report (double wall_seconds, guint64 bytes);
 gboolean deja_analyse_stored (Store *store, const char *db, gboolean force, guint threads,
                               const volatile int *cancel);
 Store *deja_open_existing_store (const char *path);
+Store *deja_open_existing_store_or_catalog (const char *path);
 Store *deja_open_store_to_read (const char *path);
 gboolean deja_valid_date (const char *s);
 gboolean deja_use_colour (void);

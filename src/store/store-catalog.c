@@ -60,6 +60,11 @@ static const char catalog_sql[] =
 #define CATALOG_UNFINISHED_SQL \
   "INSERT OR REPLACE INTO deja_state (key, value) VALUES ('catalog', 'unfinished')"
 
+/* The addresses the decisions of the database attached as "shard" name */
+#define MOVED_BY_DECISIONS \
+  "SELECT address FROM shard.author_decisions UNION SELECT other FROM shard.author_decisions WHERE other <> ''"
+#define MOVED_BY_DECISIONS_SQL "INSERT OR IGNORE INTO temp.catalog_moved (address) " MOVED_BY_DECISIONS
+
 /* What each shard gives the catalog's own tables (attached as "shard"),
  * as deja merge takes them (store-merge.c). */
 static const char *const copy_sql[] = {
@@ -84,8 +89,7 @@ static const char *const copy_sql[] = {
   /* (an address shared by several people, or one people's decisions
    * name: its messages are given authors by name, not by address) */
   "INSERT OR IGNORE INTO temp.catalog_moved (address) SELECT shared_address FROM shard.authors"
-  " WHERE shared_address IS NOT NULL UNION SELECT address FROM shard.author_decisions"
-  " UNION SELECT other FROM shard.author_decisions WHERE other <> ''",
+  " WHERE shared_address IS NOT NULL UNION " MOVED_BY_DECISIONS,
   /* Each path and each content once in the set */
   "INSERT INTO temp.catalog_files (path, sha256) SELECT path, sha256 FROM shard.files",
 };
@@ -424,10 +428,52 @@ fail:
   return FALSE;
 }
 
+/* Takes the decisions @path holds (authors', separators') into the
+ * catalog being made, as a shard's are taken: the decisions made in a
+ * catalog before (deja authors on it), which its shards do not hold, or
+ * those of any deja database.  The later of two decisions on the same
+ * addresses wins, as in a merge. */
+static gboolean
+take_decisions (Store *store, const char *path, GError **error)
+{
+  gboolean current = FALSE;
+
+  if (!attach (store, path, error))
+    return FALSE;
+  if (!_store_exec_sql (store, "BEGIN IMMEDIATE", error))
+    {
+      detach (store);
+      return FALSE;
+    }
+  if (!_store_attached_is_this_version (store, &current, error))
+    goto fail;
+  if (!current)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+                   "not a deja database of this version: open it once with this deja (deja stats --db)");
+      goto fail;
+    }
+  for (guint i = 0; i < STORE_N_DECISIONS; i++)
+    if (!_store_exec_sql (store, _store_decisions_sql[i], error))
+      goto fail;
+  /* the addresses they name: their messages are given authors again */
+  if (!_store_exec_sql (store, MOVED_BY_DECISIONS_SQL, error) || !_store_exec_sql (store, "COMMIT", error))
+    goto fail;
+  detach (store);
+  return TRUE;
+
+fail:
+  _store_exec_sql (store, "ROLLBACK", NULL);
+  detach (store);
+  return FALSE;
+}
+
 /**
  * store_catalog_make:
  * @store: a new, empty database
  * @shards: (array length=n): the shards' databases
+ * @decisions: (nullable): a deja database whose decisions the catalog
+ *   takes too (a catalog made before, which holds those made in it)
  * @each: (nullable): called with each shard before it is taken (progress)
  * @failed: (out): the shard that was refused, when one was
  * @ranges: (out) (transfer full): of StoreIdRange, each shard's message
@@ -439,8 +485,9 @@ fail:
  * commands' finish.c), on @store.
  */
 gboolean
-store_catalog_make (Store *store, const char *const *shards, guint n, StoreCatalogEach each,
-                    gpointer data, const char **failed, GArray **ranges, GError **error)
+store_catalog_make (Store *store, const char *const *shards, guint n, const char *decisions,
+                    StoreCatalogEach each, gpointer data, const char **failed, GArray **ranges,
+                    GError **error)
 {
   gint64 messages = 1;
   g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (StoreIdRange));
@@ -489,6 +536,11 @@ store_catalog_make (Store *store, const char *const *shards, guint n, StoreCatal
           *failed = shards[i];
           return FALSE;
         }
+    }
+  if (decisions && !take_decisions (store, decisions, error))
+    {
+      *failed = decisions;
+      return FALSE;
     }
   if (!_store_exec_sql (store, "DROP TABLE temp.catalog_files", error) ||
       (deferred && !store_build_deferred_indexes (store, error)))

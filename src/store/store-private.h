@@ -190,6 +190,7 @@ gboolean _store_claimed_by_another (const char *path);
  * end (store-indexes.c) */
 #define STORE_DEFERRED_INDEXES_KEY "deferred_indexes"
 gboolean _store_attached_is_current (Store *store, gboolean *current, GError **error);
+gboolean _store_attached_is_this_version (Store *store, gboolean *current, GError **error);
 Store *_store_open_second (Store *first, GError **error);
 int _store_prepare_sql (Store *store, const char *sql, sqlite3_stmt **stmt);
 int _store_cached (Store *store, const char *sql, sqlite3_stmt **stmt);

@@ -1155,6 +1155,21 @@ _store_attached_is_current (Store *store, gboolean *current, GError **error)
   return TRUE;
 }
 
+/* Whether the database attached as "shard" is a deja database of this
+ * schema's version (a catalog too: its own tables are a database's),
+ * for what a catalog takes of it besides its shards' rows. */
+gboolean
+_store_attached_is_this_version (Store *store, gboolean *current, GError **error)
+{
+  gint64 version = 0;
+
+  *current = FALSE;
+  if (!check_schema_identity (store, SCHEMA_SHARD, &version, error))
+    return FALSE;
+  *current = version == SCHEMA_VERSION;
+  return TRUE;
+}
+
 /**
  * store_open_to_read:
  * @path: an existing database

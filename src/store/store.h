@@ -732,8 +732,9 @@ void store_set_shard (Store *store, guint shard);
 
 /* A catalog: shards read in place as one corpus (store-catalog.c) */
 typedef void (*StoreCatalogEach) (const char *shard, gpointer data);
-gboolean store_catalog_make (Store *store, const char *const *shards, guint n, StoreCatalogEach each,
-                             gpointer data, const char **failed, GArray **ranges, GError **error);
+gboolean store_catalog_make (Store *store, const char *const *shards, guint n, const char *decisions,
+                             StoreCatalogEach each, gpointer data, const char **failed, GArray **ranges,
+                             GError **error);
 gboolean store_is_catalog (Store *store);
 gboolean store_catalog_finish (Store *store, GError **error);
 void store_index_beside (Store *store, gboolean on);
