@@ -185,7 +185,9 @@ def a_catalog_is_not_a_shard_and_is_not_written():
     before = open(CATALOG, "rb").read()
     err = refused("ingest", "--db", CATALOG, ARCHIVES[0])
     assert "catalog of shards" in err, err
-    err = refused("thread", "--db", CATALOG)
+    err = refused("review", "--db", CATALOG)
+    assert "catalog of shards" in err, err
+    err = refused("analyse", "--db", CATALOG)
     assert "catalog of shards" in err, err
     assert open(CATALOG, "rb").read() == before
     err = refused("catalog", "--db", CATALOG, *SHARDS)
@@ -252,6 +254,38 @@ def authors_decided_on_a_catalog_are_its_own_and_go_to_the_next():
     err = refused("catalog", "--db", out, "--decisions", junk, *shards)
     assert "cannot take the decisions of" in err and junk in err, err
     assert not os.path.exists(out)
+
+
+@tap.test
+def threads_joined_by_subject_on_a_catalog_are_its_own_and_go_to_the_next():
+    """deja thread --subject on a catalog threads the set as on the merge,
+    writes none of its shards, is taken to the next catalog with
+    --decisions, and deja thread without it makes the catalog as it was."""
+    folder = tmp("subject-set")
+    shutil.copytree(tmp("set"), folder)
+    catalog = os.path.join(folder, "catalog.db")
+    shards = [os.path.join(folder, os.path.basename(s)) for s in SHARDS]
+    merged = fresh_db("subject-merged.db")
+    shutil.copyfile(MERGED, merged)
+
+    def outputs(db):
+        return [ok(*args, "--db", db).stdout.replace(db, "NAME") for args in
+                (["export", "--format", "csv"], ["stats"], ["search", "--threads", "thread"],
+                 ["show", "--thread", "4294967297"])]
+
+    plain = outputs(CATALOG)
+    ok("thread", "-q", "--subject", "--db", merged)
+    before = [open(s, "rb").read() for s in shards]
+    made = ok("thread", "--subject", "--db", catalog)
+    assert "joined by subject" in made.stderr and "--decisions " + catalog in made.stderr, made.stderr
+    assert [open(s, "rb").read() for s in shards] == before
+    assert outputs(catalog) == outputs(merged)
+    assert outputs(catalog) != plain, "joining by subject changed nothing: the test shows nothing"
+    kept = os.path.join(folder, "kept.db")
+    ok("catalog", "-q", "--db", kept, "--decisions", catalog, *shards)
+    assert outputs(kept) == outputs(merged)
+    ok("thread", "-q", "--db", catalog)
+    assert outputs(catalog) == plain
 
 
 @tap.test

@@ -424,7 +424,7 @@ deja_run_parse (DejaRun *run, const char *parameters, const GOptionEntry *entrie
   };
 
   run->context = g_option_context_new (parameters);
-  if (c->db == DEJA_DB_READ || c->db == DEJA_DB_WRITE)
+  if (c->db == DEJA_DB_READ || c->db == DEJA_DB_WRITE || c->db == DEJA_DB_WRITE_OWN)
     g_option_context_add_main_entries (run->context, db, NULL);
   if (c->takes & DEJA_TAKES_FORMAT)
     g_option_context_add_main_entries (run->context, format, NULL);
@@ -436,7 +436,7 @@ deja_run_parse (DejaRun *run, const char *parameters, const GOptionEntry *entrie
     g_option_context_set_description (run->context, description);
   if (!deja_parse_options (run->context, argc, argv, status))
     return FALSE;
-  if ((c->db == DEJA_DB_READ || c->db == DEJA_DB_WRITE) && run->db == NULL)
+  if ((c->db == DEJA_DB_READ || c->db == DEJA_DB_WRITE || c->db == DEJA_DB_WRITE_OWN) && run->db == NULL)
     {
       *status = deja_usage_error (run->context, "--db is required");
       return FALSE;
@@ -462,9 +462,11 @@ deja_run_parse (DejaRun *run, const char *parameters, const GOptionEntry *entrie
 gboolean
 deja_run_open (DejaRun *run, int *status)
 {
-  g_return_val_if_fail (run->command->db == DEJA_DB_READ || run->command->db == DEJA_DB_WRITE, FALSE);
+  g_return_val_if_fail (run->command->db == DEJA_DB_READ || run->command->db == DEJA_DB_WRITE ||
+                        run->command->db == DEJA_DB_WRITE_OWN, FALSE);
   run->store = run->command->db == DEJA_DB_READ ? deja_open_store_to_read (run->db)
-                                                : deja_open_existing_store (run->db);
+             : run->command->db == DEJA_DB_WRITE_OWN ? deja_open_existing_store_or_catalog (run->db)
+                                                    : deja_open_existing_store (run->db);
   *status = run->store ? DEJA_EXIT_OK : DEJA_EXIT_FAILED;
   return run->store != NULL;
 }

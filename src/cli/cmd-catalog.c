@@ -42,7 +42,7 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
   GOptionEntry entries[] = {
     { "db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "the catalog to make (a new file)", "CATALOG" },
     { "decisions", 0, 0, G_OPTION_ARG_FILENAME, &decisions,
-      "take the decisions of this deja database too (a catalog made before, which holds those made in it)", "DB" },
+      "take the decisions of this deja database too (a catalog made before, which holds those made in it: authors', threads by subject)", "DB" },
     { NULL }
   };
   g_autoptr (GOptionContext) context =
@@ -70,8 +70,9 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
     "it (the folder can move whole), else by their full path; a shard that changed after\n"
     "is refused when the catalog is opened: make the catalog again.  A catalog is read, not\n"
     "written: ingest into a shard, then make the catalog again (or merge, 'deja merge').\n"
-    "Authors' decisions are the exception ('deja authors --merge' and the others on it):\n"
-    "they are the catalog's own, and '--decisions OLD' takes them into the next one.\n"
+    "Authors' decisions and threads joined by subject are the exceptions ('deja authors\n"
+    "--merge' and the others, 'deja thread --subject' on it): they are the catalog's own,\n"
+    "and '--decisions OLD' takes them into the next one.\n"
     "A file in two shards (its path or its content) is refused: a merge keeps one of them.\n"
     "Exit status: 0 when the catalog was made, 1 when not, 2 on usage errors.");
   if (!deja_parse_options (context, &argc, &argv, &status))

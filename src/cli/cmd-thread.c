@@ -78,7 +78,8 @@ cmd_thread (DejaRun *run, int argc, char **argv)
     "newsgroups into the first copy; records parents that are not in the archive in\n"
     "missing_parent and thread_placeholders.  deja ingest runs this at its end, in the mode\n"
     "the database was last threaded in: after --subject, later ingests join by subject\n"
-    "too, until 'deja thread' without --subject.  See docs/threads.md.",
+    "too, until 'deja thread' without --subject.  On a catalog of shards (deja catalog)\n"
+    "the threads are the catalog's, never written into its shards.  See docs/threads.md.",
     &argc, &argv, &status))
     return status;
   if (!deja_run_open (run, &status))
@@ -95,5 +96,9 @@ cmd_thread (DejaRun *run, int argc, char **argv)
       g_autofree char *summary = threads_describe (&counts);
       deja_note ("threaded '%s': %s", run->db, summary);
     }
+  /* a catalog's threads are its own, not its shards' */
+  if (by_subject && store_is_catalog (store))
+    deja_note ("threads joined by subject are kept in the catalog '%s', not in its shards: make the"
+               " next catalog with 'deja catalog --decisions %s' to keep them", run->db, run->db);
   return DEJA_EXIT_OK;
 }

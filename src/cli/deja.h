@@ -104,6 +104,8 @@ typedef enum {
                        take several) */
   DEJA_DB_READ,     /* --db: an existing database, read (stale authors computed first) */
   DEJA_DB_WRITE,    /* --db: an existing database, written */
+  DEJA_DB_WRITE_OWN, /* the same, or a catalog of shards, of which it writes the catalog's own
+                        tables (threads across its shards, authors, placeholders) */
 } DejaDbUse;
 
 typedef enum {

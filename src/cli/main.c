@@ -27,7 +27,7 @@ static const DejaCommand commands[] = {
     DEJA_DB_NONE, DEJA_TAKES_ARGS, 0 },
   { "log", cmd_log, "print the separator log of a database", DEJA_DB_READ, 0, 0 },
   { "review", cmd_review, "decide where the splitter had to judge; decisions stick", DEJA_DB_WRITE, 0, 0 },
-  { "thread", cmd_thread, "rebuild threads from References and In-Reply-To", DEJA_DB_WRITE, 0, 0 },
+  { "thread", cmd_thread, "rebuild threads from References and In-Reply-To", DEJA_DB_WRITE_OWN, 0, 0 },
   { "authors", cmd_authors, "list authors, suggest and decide which addresses are one person",
     DEJA_DB_OWN, 0, 0 },
   { "network", cmd_network, "export the reply network (GraphML, GML, Pajek, CSV, GEXF) and its statistics",

@@ -428,11 +428,12 @@ fail:
   return FALSE;
 }
 
-/* Takes the decisions @path holds (authors', separators') into the
- * catalog being made, as a shard's are taken: the decisions made in a
- * catalog before (deja authors on it), which its shards do not hold, or
- * those of any deja database.  The later of two decisions on the same
- * addresses wins, as in a merge. */
+/* Takes the decisions @path holds (authors', separators', threads
+ * joined by subject) into the catalog being made, as a shard's are
+ * taken: those made in a catalog before (deja authors, deja thread
+ * --subject on it), which its shards do not hold, or those of any deja
+ * database.  The later of two decisions on the same addresses wins, as
+ * in a merge. */
 static gboolean
 take_decisions (Store *store, const char *path, GError **error)
 {
@@ -456,6 +457,11 @@ take_decisions (Store *store, const char *path, GError **error)
   for (guint i = 0; i < STORE_N_DECISIONS; i++)
     if (!_store_exec_sql (store, _store_decisions_sql[i], error))
       goto fail;
+  /* and how its threads were last made: joined by subject too (deja
+   * thread --subject), which the catalog's threading then does */
+  if (!_store_exec_sql (store, "INSERT OR REPLACE INTO main.deja_state (key, value) SELECT key, value"
+                        " FROM shard.deja_state WHERE key = 'threading' AND value = 'subject'", error))
+    goto fail;
   /* the addresses they name: their messages are given authors again */
   if (!_store_exec_sql (store, MOVED_BY_DECISIONS_SQL, error) || !_store_exec_sql (store, "COMMIT", error))
     goto fail;
