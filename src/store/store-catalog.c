@@ -310,19 +310,15 @@ detach (Store *store)
   sqlite3_exec (store->db, "DETACH shard", NULL, NULL, NULL);
 }
 
-/* Takes shard @path into the catalog being made: checks it and copies
- * what is the catalog's own. */
+/* Attaches @path as "shard" in a transaction begun, where @check (one
+ * of store.c's _store_attached_is_*()) finds it may be read; else says
+ * @refusal. */
 static gboolean
-take_shard (Store *store, const char *path, gint64 *number, GError **error)
+attach_and_begin (Store *store, const char *path, gboolean (*check) (Store *, gboolean *, GError **),
+                  const char *refusal, GError **error)
 {
-  gboolean current = FALSE;
-  GStatBuf st;
+  gboolean may = FALSE;
 
-  if (g_stat (path, &st) != 0)
-    {
-      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot read it: %s", g_strerror (errno));
-      return FALSE;
-    }
   if (!attach (store, path, error))
     return FALSE;
   if (!_store_exec_sql (store, "BEGIN IMMEDIATE", error))
@@ -330,15 +326,43 @@ take_shard (Store *store, const char *path, gint64 *number, GError **error)
       detach (store);
       return FALSE;
     }
-  if (!_store_attached_is_current (store, &current, error))
-    goto fail;
-  if (!current)
+  if (check (store, &may, error) && may)
+    return TRUE;
+  if (!may && error && *error == NULL)
+    g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s", refusal);
+  _store_exec_sql (store, "ROLLBACK", NULL);
+  detach (store);
+  return FALSE;
+}
+
+/* Ends what attach_and_begin() began: commits where @ok, else rolls
+ * back; detaches.  Returns whether it was committed. */
+static gboolean
+end_attached (Store *store, gboolean ok, GError **error)
+{
+  ok = ok && _store_exec_sql (store, "COMMIT", error);
+  if (!ok)
+    _store_exec_sql (store, "ROLLBACK", NULL);
+  detach (store);
+  return ok;
+}
+
+/* Takes shard @path into the catalog being made: checks it and copies
+ * what is the catalog's own. */
+static gboolean
+take_shard (Store *store, const char *path, gint64 *number, GError **error)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0)
     {
-      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
-                   "made by an older deja, or with work left: open it once with this deja"
-                   " (deja stats --db)");
-      goto fail;
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot read it: %s", g_strerror (errno));
+      return FALSE;
     }
+  if (!attach_and_begin (store, path, _store_attached_is_current,
+                         "made by an older deja, or with work left: open it once with this deja"
+                         " (deja stats --db)", error))
+    return FALSE;
   if (!_store_query_int (store, number_sql, number, NULL, error))
     goto fail;
   if (*number == 0)
@@ -417,15 +441,10 @@ take_shard (Store *store, const char *path, gint64 *number, GError **error)
         goto fail;
       }
   }
-  if (!_store_exec_sql (store, "COMMIT", error))
-    goto fail;
-  detach (store);
-  return TRUE;
+  return end_attached (store, TRUE, error);
 
 fail:
-  _store_exec_sql (store, "ROLLBACK", NULL);
-  detach (store);
-  return FALSE;
+  return end_attached (store, FALSE, error);
 }
 
 /* Takes the decisions @path holds (authors', separators', threads
@@ -437,41 +456,21 @@ fail:
 static gboolean
 take_decisions (Store *store, const char *path, GError **error)
 {
-  gboolean current = FALSE;
+  gboolean ok = TRUE;
 
-  if (!attach (store, path, error))
+  if (!attach_and_begin (store, path, _store_attached_is_this_version,
+                         "not a deja database of this version: open it once with this deja (deja stats --db)",
+                         error))
     return FALSE;
-  if (!_store_exec_sql (store, "BEGIN IMMEDIATE", error))
-    {
-      detach (store);
-      return FALSE;
-    }
-  if (!_store_attached_is_this_version (store, &current, error))
-    goto fail;
-  if (!current)
-    {
-      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
-                   "not a deja database of this version: open it once with this deja (deja stats --db)");
-      goto fail;
-    }
-  for (guint i = 0; i < STORE_N_DECISIONS; i++)
-    if (!_store_exec_sql (store, _store_decisions_sql[i], error))
-      goto fail;
+  for (guint i = 0; ok && i < STORE_N_DECISIONS; i++)
+    ok = _store_exec_sql (store, _store_decisions_sql[i], error);
   /* and how its threads were last made: joined by subject too (deja
-   * thread --subject), which the catalog's threading then does */
-  if (!_store_exec_sql (store, "INSERT OR REPLACE INTO main.deja_state (key, value) SELECT key, value"
-                        " FROM shard.deja_state WHERE key = 'threading' AND value = 'subject'", error))
-    goto fail;
-  /* the addresses they name: their messages are given authors again */
-  if (!_store_exec_sql (store, MOVED_BY_DECISIONS_SQL, error) || !_store_exec_sql (store, "COMMIT", error))
-    goto fail;
-  detach (store);
-  return TRUE;
-
-fail:
-  _store_exec_sql (store, "ROLLBACK", NULL);
-  detach (store);
-  return FALSE;
+   * thread --subject), which the catalog's threading then does; the
+   * addresses they name: their messages are given authors again */
+  ok = ok && _store_exec_sql (store, "INSERT OR REPLACE INTO main.deja_state (key, value) SELECT key, value"
+                              " FROM shard.deja_state WHERE key = 'threading' AND value = 'subject'", error) &&
+       _store_exec_sql (store, MOVED_BY_DECISIONS_SQL, error);
+  return end_attached (store, ok, error);
 }
 
 /**
