@@ -44,8 +44,8 @@ deja_open_existing_store (const char *path)
 }
 
 /* Opens an existing database, or a catalog of shards, to change what is
- * its own (a catalog's: authors' decisions, stored in it, never in its
- * shards), or says why not (naming it). */
+ * a catalog's own (authors' decisions, threads: stored in it, never in
+ * its shards), or says why not (naming it). */
 Store *
 deja_open_existing_store_or_catalog (const char *path)
 {
