@@ -289,6 +289,32 @@ def threads_joined_by_subject_on_a_catalog_are_its_own_and_go_to_the_next():
 
 
 @tap.test
+def near_duplicates_found_on_a_catalog_are_the_merges():
+    """deja dedup on a catalog writes its tables there, never in a shard,
+    with the rows the same run on the merge gives."""
+    folder = tmp("dedup-set")
+    shutil.copytree(tmp("set"), folder)
+    catalog = os.path.join(folder, "catalog.db")
+    shards = [os.path.join(folder, os.path.basename(s)) for s in SHARDS]
+    merged = fresh_db("dedup-merged.db")
+    shutil.copyfile(MERGED, merged)
+    before = [open(s, "rb").read() for s in shards]
+    args = ["dedup", "--threshold", "0.5", "--min-words", "5", "--paragraph-messages", "2", "--list"]
+    got = ok(*args, "--db", catalog).stdout
+    want = ok(*args, "--db", merged).stdout
+    assert got == want and got.count("\n") > 1, (got, want)
+    assert [open(s, "rb").read() for s in shards] == before
+    tables = ("SELECT message_id, cluster_id, similarity, method FROM near_duplicates ORDER BY 1",
+              "SELECT hash, text, messages, authors FROM repeated_paragraphs ORDER BY 1",
+              "SELECT count(*) FROM repeated_paragraph_messages")
+    for q in tables:
+        with sqlite3.connect(catalog) as c, sqlite3.connect(merged) as m:
+            assert c.execute(q).fetchall() == m.execute(q).fetchall(), q
+    distinct = ["export", "--format", "csv", "--distinct-text"]
+    assert ok(*distinct, "--db", catalog).stdout == ok(*distinct, "--db", merged).stdout
+
+
+@tap.test
 def a_catalog_whose_making_was_stopped_is_refused():
     """Killed before threads and authors were computed over the set (its
     mark still there): not read as a set of fewer shards."""

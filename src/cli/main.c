@@ -44,7 +44,7 @@ static const DejaCommand commands[] = {
   { "terms", cmd_terms, "words and n-grams per slice, keyness, collocations; exports for MALLET, R, Voyant",
     DEJA_DB_READ, DEJA_TAKES_FILTERS, 0 },
   { "dedup", cmd_dedup, "find exact and near-duplicate own text and repeated paragraphs (flags, never deletes)",
-    DEJA_DB_WRITE, DEJA_TAKES_FILTERS, 0 },
+    DEJA_DB_WRITE_OWN, DEJA_TAKES_FILTERS, 0 },
   { "score", cmd_score, "score messages and slices with a lexicon the researcher brings (TSV)",
     DEJA_DB_READ, DEJA_TAKES_FILTERS, 0 },
   { "search", cmd_search, "full-text search of the authors' own words", DEJA_DB_OWN, DEJA_TAKES_ARGS, 0 },
