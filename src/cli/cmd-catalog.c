@@ -70,9 +70,10 @@ cmd_catalog (DejaRun *run, int argc, char **argv)
     "it (the folder can move whole), else by their full path; a shard that changed after\n"
     "is refused when the catalog is opened: make the catalog again.  A catalog is read, not\n"
     "written: ingest into a shard, then make the catalog again (or merge, 'deja merge').\n"
-    "Authors' decisions and threads joined by subject are the exceptions ('deja authors\n"
-    "--merge' and the others, 'deja thread --subject' on it): they are the catalog's own,\n"
-    "and '--decisions OLD' takes them into the next one.\n"
+    "What is the set's own is the exception: authors' decisions ('deja authors --merge'\n"
+    "and the others), threads ('deja thread --subject') and near-duplicates ('deja dedup')\n"
+    "made on the catalog go into it, never into a shard; '--decisions OLD' takes the\n"
+    "decisions and threads by subject of OLD into the next catalog.\n"
     "A file in two shards (its path or its content) is refused: a merge keeps one of them.\n"
     "Exit status: 0 when the catalog was made, 1 when not, 2 on usage errors.");
   if (!deja_parse_options (context, &argc, &argv, &status))
