@@ -194,6 +194,23 @@ def a_catalog_is_not_a_shard_and_is_not_written():
     assert "exists" in err, err
 
 
+def a_set_to_change(name):
+    """A copy of the set's folder (its catalog, its shards) and of its
+    merge, for a test that writes into them: (folder, catalog, shards,
+    merged)."""
+    folder = tmp(name + "-set")
+    shutil.copytree(tmp("set"), folder)
+    merged = fresh_db(name + "-merged.db")
+    shutil.copyfile(MERGED, merged)
+    return (folder, os.path.join(folder, "catalog.db"),
+            [os.path.join(folder, os.path.basename(s)) for s in SHARDS], merged)
+
+
+def contents(paths):
+    """Every byte of each file: a shard left as it was is equal."""
+    return [open(p, "rb").read() for p in paths]
+
+
 def two_people_of_two_shards(db):
     """Two addresses whose messages are in different shards, of different authors."""
     with sqlite3.connect(db) as c:
@@ -212,20 +229,15 @@ def authors_decided_on_a_catalog_are_its_own_and_go_to_the_next():
     decision, keeps it (its shards are not written), groups the authors as
     the same decision on the merge does, and the next catalog of the
     shards takes it with --decisions."""
-    folder = tmp("decided-set")
-    shutil.copytree(tmp("set"), folder)
-    catalog = os.path.join(folder, "catalog.db")
-    shards = [os.path.join(folder, os.path.basename(s)) for s in SHARDS]
+    folder, catalog, shards, merged = a_set_to_change("decided")
     a, b = two_people_of_two_shards(MERGED)
     err = refused("authors", "--db", shards[0], "--merge", a, "--merge", b)
     assert "no author or address" in err, err
-    merged = fresh_db("decided-merged.db")
-    shutil.copyfile(MERGED, merged)
     ok("authors", "-q", "--db", merged, "--merge", a, "--merge", b)
-    before = [open(s, "rb").read() for s in shards]
+    before = contents(shards)
     made = ok("authors", "--db", catalog, "--merge", a, "--merge", b)
     assert "--decisions " + catalog in made.stderr, made.stderr
-    assert [open(s, "rb").read() for s in shards] == before
+    assert contents(shards) == before
 
     def same_people(db):
         with sqlite3.connect(db) as c:
@@ -261,12 +273,7 @@ def threads_joined_by_subject_on_a_catalog_are_its_own_and_go_to_the_next():
     """deja thread --subject on a catalog threads the set as on the merge,
     writes none of its shards, is taken to the next catalog with
     --decisions, and deja thread without it makes the catalog as it was."""
-    folder = tmp("subject-set")
-    shutil.copytree(tmp("set"), folder)
-    catalog = os.path.join(folder, "catalog.db")
-    shards = [os.path.join(folder, os.path.basename(s)) for s in SHARDS]
-    merged = fresh_db("subject-merged.db")
-    shutil.copyfile(MERGED, merged)
+    folder, catalog, shards, merged = a_set_to_change("subject")
 
     def outputs(db):
         return [ok(*args, "--db", db).stdout.replace(db, "NAME") for args in
@@ -275,10 +282,10 @@ def threads_joined_by_subject_on_a_catalog_are_its_own_and_go_to_the_next():
 
     plain = outputs(CATALOG)
     ok("thread", "-q", "--subject", "--db", merged)
-    before = [open(s, "rb").read() for s in shards]
+    before = contents(shards)
     made = ok("thread", "--subject", "--db", catalog)
     assert "joined by subject" in made.stderr and "--decisions " + catalog in made.stderr, made.stderr
-    assert [open(s, "rb").read() for s in shards] == before
+    assert contents(shards) == before
     assert outputs(catalog) == outputs(merged)
     assert outputs(catalog) != plain, "joining by subject changed nothing: the test shows nothing"
     kept = os.path.join(folder, "kept.db")
@@ -292,18 +299,13 @@ def threads_joined_by_subject_on_a_catalog_are_its_own_and_go_to_the_next():
 def near_duplicates_found_on_a_catalog_are_the_merges():
     """deja dedup on a catalog writes its tables there, never in a shard,
     with the rows the same run on the merge gives."""
-    folder = tmp("dedup-set")
-    shutil.copytree(tmp("set"), folder)
-    catalog = os.path.join(folder, "catalog.db")
-    shards = [os.path.join(folder, os.path.basename(s)) for s in SHARDS]
-    merged = fresh_db("dedup-merged.db")
-    shutil.copyfile(MERGED, merged)
-    before = [open(s, "rb").read() for s in shards]
+    _, catalog, shards, merged = a_set_to_change("dedup")
+    before = contents(shards)
     args = ["dedup", "--threshold", "0.5", "--min-words", "5", "--paragraph-messages", "2", "--list"]
     got = ok(*args, "--db", catalog).stdout
     want = ok(*args, "--db", merged).stdout
     assert got == want and got.count("\n") > 1, (got, want)
-    assert [open(s, "rb").read() for s in shards] == before
+    assert contents(shards) == before
     tables = ("SELECT message_id, cluster_id, similarity, method FROM near_duplicates ORDER BY 1",
               "SELECT hash, text, messages, authors FROM repeated_paragraphs ORDER BY 1",
               "SELECT count(*) FROM repeated_paragraph_messages")
