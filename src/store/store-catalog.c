@@ -348,11 +348,13 @@ end_attached (Store *store, gboolean ok, GError **error)
 }
 
 /* Takes shard @path into the catalog being made: checks it and copies
- * what is the catalog's own. */
+ * what is the catalog's own; says its number and the first and last id
+ * of its messages (@ids). */
 static gboolean
-take_shard (Store *store, const char *path, gint64 *number, GError **error)
+take_shard (Store *store, const char *path, gint64 *number, StoreIdRange *ids, GError **error)
 {
   GStatBuf st;
+  gboolean found = FALSE;
 
   if (g_stat (path, &st) != 0)
     {
@@ -377,6 +379,9 @@ take_shard (Store *store, const char *path, gint64 *number, GError **error)
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "it holds no messages");
       goto fail;
     }
+  if (!_store_query_int (store, "SELECT min(id) FROM shard.messages", &ids->first, &found, error) ||
+      !_store_query_int (store, "SELECT max(id) FROM shard.messages", &ids->last, &found, error))
+    goto fail;
   {
     sqlite3_stmt *stmt;
     int rc = _store_prepare_sql (store, "SELECT 1 FROM deja_catalog_shards WHERE number = ?1", &stmt);
@@ -473,6 +478,14 @@ take_decisions (Store *store, const char *path, GError **error)
   return end_attached (store, ok, error);
 }
 
+static gint
+by_first (gconstpointer a, gconstpointer b)
+{
+  const StoreIdRange *x = a, *y = b;
+
+  return (x->first > y->first) - (x->first < y->first);
+}
+
 /**
  * store_catalog_make:
  * @store: a new, empty database
@@ -533,15 +546,20 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
   for (guint i = 0; i < n; i++)
     {
       gint64 number = 0;
+      StoreIdRange ids = { 0, 0 };
 
       if (each)
         each (shards[i], data);
-      if (!take_shard (store, shards[i], &number, error))
+      if (!take_shard (store, shards[i], &number, &ids, error))
         {
           *failed = shards[i];
           return FALSE;
         }
+      g_array_append_val (found, ids);
     }
+  /* in the order of their ids, for the threads each shard keeps
+   * (store_plan_threads()) */
+  g_array_sort (found, by_first);
   if (decisions && !take_decisions (store, decisions, error))
     {
       *failed = decisions;
@@ -578,25 +596,6 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
   if (!_store_exec_sql (store, "DROP TABLE temp.catalog_moved", error))
     return FALSE;
   g_debug ("catalog: authors of addresses in %.2f s", g_timer_elapsed (timer, NULL));
-  g_timer_start (timer);
-  /* Each shard's ids, for the threads it keeps */
-  {
-    sqlite3_stmt *stmt;
-    int rc = _store_prepare_sql (store, "SELECT id >> 32 AS number, min(id), max(id) FROM messages"
-                                 " GROUP BY number ORDER BY number", &stmt);
-
-    while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
-      {
-        StoreIdRange r = { sqlite3_column_int64 (stmt, 1), sqlite3_column_int64 (stmt, 2) };
-
-        g_array_append_val (found, r);
-        rc = SQLITE_OK;
-      }
-    sqlite3_finalize (stmt);
-    if (rc != SQLITE_DONE)
-      return _store_fail (store, rc, "cannot read the shards", error);
-  }
-  g_debug ("catalog: shards' ids in %.2f s", g_timer_elapsed (timer, NULL));
   *ranges = g_steal_pointer (&found);
   return TRUE;
 }
