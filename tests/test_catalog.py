@@ -14,6 +14,7 @@ The archives are test_merge.py's but its zip, whose members are two of
 the others (threads across files, a cross-post, people with several
 addresses, six languages), in three numbered shards.  Run by meson (suite 'slow').
 """
+import json
 import os
 import re
 import shutil
@@ -139,6 +140,66 @@ def the_set_has_what_the_catalog_must_get_right():
     assert changed > 0, "no message of the set has another thread than in its shard"
     # named from the catalog's folder
     assert [s[1] for s in shards] == ["shard-1.db", "shard-2.db", "shard-3.db"], shards
+
+
+MAIL = ("From {a}@example.org Mon Mar  3 10:0{n}:00 1997\nFrom: {a} <{a}@example.org>\n"
+        "Subject: {s}\nMessage-ID: <{mid}>\nDate: Mon, 3 Mar 1997 10:0{n}:00 GMT\n{refs}\n{body}\n\n")
+
+
+def threads_by_message_id(db):
+    """Each message's (thread, parent) by Message-ID, as deja export gives them."""
+    rows = [json.loads(l) for l in ok("export", "--db", db, "--format", "jsonl").stdout.splitlines()]
+    mid = {r["id"]: r["message_id"] for r in rows}
+    return {r["message_id"]: (mid.get(r["thread_id"]), mid.get(r["parent_id"])) for r in rows}
+
+
+@tap.test
+def a_reference_that_is_a_sender_of_another_shard_is_threaded_as_one_ingest():
+    """Threading leaves out a reference that is some sender's address and no Message-ID
+    (store-thread.c): in a catalog the senders are the whole set's, read in every shard
+    at once, and the threads are one ingest's, as the catalog is made (its batch read in
+    the shards) and when it is threaded again (read through the catalog).  A reference
+    that is an address and a Message-ID too is kept."""
+    folder = tmp("address-refs")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    parts = []
+    for i, mails in enumerate([
+            [("ann", 0, "hello", "hello@x", "", "A post."),
+             ("ann", 1, "Re: bob", "asks@x", "References: <bob@example.org>\n", "An address."),
+             ("ann", 2, "Re: weird", "both@x", "References: <weird@example.org>\n", "Both.")],
+            [("bob", 3, "Re: hello", "reply@x", "References: <hello@x>\n", "A reply across."),
+             ("weird", 4, "weird", "weird@example.org", "", "Its address is its Message-ID.")]]):
+        path = os.path.join(folder, "part-%d.mbox" % i)
+        with open(path, "w") as f:
+            for a, n, subject, mid, refs, body in mails:
+                f.write(MAIL.format(a=a, n=n, s=subject, mid=mid, refs=refs, body=body))
+        parts.append(path)
+    one = os.path.join(folder, "one.db")
+    ok("ingest", "-q", "--db", one, *parts)
+    dbs = []
+    for i, path in enumerate(parts):
+        dbs.append(os.path.join(folder, "shard-%d.db" % (i + 1)))
+        ok("ingest", "-q", "--shard", str(i + 1), "--db", dbs[-1], path)
+    # the first shard's view: the address is a Message-ID it lacks
+    with sqlite3.connect(dbs[0]) as c:
+        assert c.execute("SELECT missing_parent FROM messages WHERE message_id = 'asks@x'").fetchall() == \
+            [("bob@example.org",)]
+    catalog = os.path.join(folder, "catalog.db")
+    ok("catalog", "-q", "--db", catalog, *dbs)
+    want = threads_by_message_id(one)
+    assert want["asks@x"] == ("asks@x", None), want
+    assert want["both@x"] == ("weird@example.org", "weird@example.org"), want
+    assert want["reply@x"] == ("hello@x", "hello@x"), want
+    assert threads_by_message_id(catalog) == want
+    # the catalog's own value of the reply whose reference it left out
+    asks = [json.loads(l)["id"] for l in ok("export", "--db", catalog, "--format", "jsonl").stdout.splitlines()
+            if json.loads(l)["message_id"] == "asks@x"]
+    with sqlite3.connect(catalog) as c:
+        assert c.execute("SELECT missing_parent FROM deja_catalog_messages WHERE id = ?",
+                         (asks[0],)).fetchall() == [(None,)]
+    ok("thread", "-q", "--db", catalog)
+    assert threads_by_message_id(catalog) == want
 
 
 @tap.test

@@ -114,6 +114,8 @@ struct _Store {
   char *path;
   gboolean catalog;        /* a catalog of shards (store-catalog.c), read through deja_shards */
   struct _StoreShards *shards; /* and those shards (owned by the module that reads them) */
+  GHashTable *senders;     /* a catalog's: the set's from_addr values (GBytes), read once
+                              (store-thread.c), or NULL */
   sqlite3_stmt *stmts[N_STMTS];
   int params[N_STMTS][N_PARAMS];   /* each statement's index of each named parameter */
   GHashTable *cached;      /* SQL -> sqlite3_stmt *, kept prepared (_store_cached()) */
@@ -230,6 +232,8 @@ gboolean _store_query_text (Store *store, const char *sql, const char *param, gi
                             char **value, GError **error);
 void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);
 gboolean _store_register_functions (Store *store, GError **error);
+int _store_register_content_hash (sqlite3 *db);
+gboolean _store_reads_shards (Store *store);
 gboolean _store_make_safe (Store *store, GError **error);
 int _store_make_safe_db (sqlite3 *db);
 
@@ -244,6 +248,17 @@ typedef void (*StoreShardsRowFunc) (sqlite3_stmt *stmt, GArray *records);
 typedef void (*StoreShardsTakeFunc) (const GArray *records, gpointer data);
 int _store_shards_scan (StoreShards *set, const char *sql, StoreShardsRowFunc convert, gsize record_size,
                         StoreShardsTakeFunc take, gpointer data, char **error);
+typedef int (*StoreShardsBindFunc) (sqlite3_stmt *stmt, gint64 number, gconstpointer bind_data);
+int _store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBindFunc bind, gconstpointer bind_data,
+                              StoreShardsRowFunc convert, gsize record_size, StoreShardsTakeFunc take, gpointer data,
+                              char **error);
+/* Values of a row packed by a StoreShardsRowFunc into records of bytes
+ * (record_size 1), read back in the caller's thread at *at: integers,
+ * and texts as their length (-1: NULL), bytes and a NUL. */
+void _store_pack_int (GArray *bytes, gint64 value);
+void _store_pack_text (GArray *bytes, sqlite3_stmt *stmt, int column);
+gint64 _store_unpack_int (const GArray *bytes, gsize *at);
+const char *_store_unpack_text (const GArray *bytes, gsize *at, gint32 *length);
 
 /* People's decisions taken from a shard attached as "shard" (store-merge.c) */
 #define STORE_N_DECISIONS 2

@@ -423,6 +423,8 @@ shard_db (StoreShards *set, guint i)
     }
   if (rc == SQLITE_OK)
     rc = register_ranking (shard->db);
+  if (rc == SQLITE_OK)
+    rc = _store_register_content_hash (shard->db);
   /* A catalog names its shards; one of a stranger's could name any file */
   if (rc == SQLITE_OK && set->deja_only && !_store_is_current_deja (shard->db))
     {
@@ -452,6 +454,8 @@ shard_db (StoreShards *set, guint i)
 typedef struct {
   StoreShards *set;
   const char *sql;
+  StoreShardsBindFunc bind;
+  gconstpointer bind_data;
   StoreShardsRowFunc convert;
   gsize record_size;
   GMutex lock;
@@ -494,6 +498,8 @@ scan_worker (gpointer data)
         Shard *shard = g_ptr_array_index (scan->set->shards, i);
 
         rc = (sqlite3_prepare_v2) (shard->db, scan->sql, -1, &stmt, NULL);
+        if (rc == SQLITE_OK && scan->bind)
+          rc = scan->bind (stmt, shard->number, scan->bind_data);   /* SQLITE_DONE: nothing asked */
         while (rc == SQLITE_OK && (rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
           {
             rc = SQLITE_OK;
@@ -534,10 +540,28 @@ int
 _store_shards_scan (StoreShards *set, const char *sql, StoreShardsRowFunc convert, gsize record_size,
                     StoreShardsTakeFunc take, gpointer data, char **error)
 {
+  return _store_shards_scan_bound (set, sql, NULL, NULL, convert, record_size, take, data, error);
+}
+
+/**
+ * _store_shards_scan_bound:
+ * @bind: (nullable): called in a worker thread with each shard's
+ *   statement and the shard's number, before it runs: binds its
+ *   parameters from @bind_data (which nothing changes meanwhile) and
+ *   returns SQLITE_OK; or SQLITE_DONE where nothing is asked of that
+ *   shard (no records); or the failure of a bind
+ *
+ * _store_shards_scan() of a statement with parameters.
+ */
+int
+_store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBindFunc bind, gconstpointer bind_data,
+                          StoreShardsRowFunc convert, gsize record_size, StoreShardsTakeFunc take, gpointer data,
+                          char **error)
+{
   guint n = set->shards->len, workers = MAX (1, MIN (cpus_available (), n));
   g_autofree GThread **threads = g_new0 (GThread *, workers);
-  Scan scan = { .set = set, .sql = sql, .convert = convert, .record_size = record_size,
-                .ahead = 2 * workers + 1 };
+  Scan scan = { .set = set, .sql = sql, .bind = bind, .bind_data = bind_data, .convert = convert,
+                .record_size = record_size, .ahead = 2 * workers + 1 };
   int rc = SQLITE_OK;
 
   *error = NULL;
@@ -592,6 +616,50 @@ _store_shards_scan (StoreShards *set, const char *sql, StoreShardsRowFunc conver
   g_mutex_clear (&scan.lock);
   g_cond_clear (&scan.changed);
   return rc;
+}
+
+void
+_store_pack_int (GArray *bytes, gint64 value)
+{
+  g_array_append_vals (bytes, &value, sizeof value);
+}
+
+void
+_store_pack_text (GArray *bytes, sqlite3_stmt *stmt, int column)
+{
+  const unsigned char *text = (sqlite3_column_text) (stmt, column);
+  gint32 length = text ? (gint32) (sqlite3_column_bytes) (stmt, column) : -1;
+
+  g_array_append_vals (bytes, &length, sizeof length);
+  if (text)
+    g_array_append_vals (bytes, text, (guint) length + 1);
+}
+
+gint64
+_store_unpack_int (const GArray *bytes, gsize *at)
+{
+  gint64 value;
+
+  g_assert (*at + sizeof value <= bytes->len);
+  memcpy (&value, bytes->data + *at, sizeof value);
+  *at += sizeof value;
+  return value;
+}
+
+const char *
+_store_unpack_text (const GArray *bytes, gsize *at, gint32 *length)
+{
+  const char *text;
+
+  g_assert (*at + sizeof *length <= bytes->len);
+  memcpy (length, bytes->data + *at, sizeof *length);
+  *at += sizeof *length;
+  if (*length < 0)
+    return NULL;
+  g_assert (*at + (gsize) *length + 1 <= bytes->len);
+  text = bytes->data + *at;
+  *at += (gsize) *length + 1;
+  return text;
 }
 
 static char *

@@ -408,19 +408,6 @@ take_refs (const GArray *records, gpointer data)
     take_ref (data, &g_array_index (records, PlanRef, i));
 }
 
-/* Whether the plan reads a catalog's shards themselves: every message's
- * columns are its shard's (none changed here yet, as when the catalog is
- * made), and so are their ids. */
-static gboolean
-reads_shards (Store *store)
-{
-  gint64 changed = 1;
-
-  return store->catalog && store->shards &&
-         _store_query_int (store, "SELECT count(*) FROM main.deja_catalog_messages", &changed, NULL, NULL) &&
-         changed == 0;
-}
-
 static gboolean
 scan_shards (Store *store, const char *sql, gboolean messages, Reading *r, GError **error)
 {
@@ -442,7 +429,7 @@ read_plan_rows (Store *store, Reading *r, GError **error)
 {
   gboolean keeping = r->k != NULL;
 
-  if (reads_shards (store))
+  if (_store_reads_shards (store))
     return scan_shards (store, plan_messages_sql[1][keeping], TRUE, r, error) &&
            scan_shards (store, plan_refs_sql[1], FALSE, r, error);
   return read_rows (store, plan_messages_sql[0][keeping], TRUE, r, error) &&

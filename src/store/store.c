@@ -1302,6 +1302,7 @@ store_close (Store *store)
   if (store->claim_fd >= 0)
     close (store->claim_fd);   /* and with it the claim */
   g_hash_table_unref (store->group_ids);
+  g_clear_pointer (&store->senders, g_hash_table_unref);
   _store_forget_authors (store);
   if (store->previous)
     g_array_unref (store->previous);
