@@ -73,19 +73,19 @@ static const char *const copy_sql[] = {
   " SELECT mg.message_id, g2.id, 0 FROM shard.message_newsgroups mg"
   " JOIN shard.newsgroups g ON g.id = mg.newsgroup_id JOIN main.newsgroups g2 ON g2.name = g.name"
   " WHERE mg.merged = 0",
-  "INSERT OR IGNORE INTO main.thread_placeholders (message_id, thread_id, children)"
+  /* (these three into TEMP tables, staged_sql: keyed by Message-ID, id
+   * or address, each shard's rows would land all over them, and each
+   * shard's commit write most of their pages again) */
+  "INSERT OR IGNORE INTO temp.catalog_placeholders (message_id, thread_id, children)"
   " SELECT message_id, thread_id, children FROM shard.thread_placeholders",
   /* Provisional, as a merge's: authors_update() writes them all */
-  "INSERT INTO main.authors (id, name, address, messages) SELECT a.id, a.address, a.address, 0"
-  " FROM shard.authors a WHERE NOT EXISTS (SELECT 1 FROM main.authors x WHERE x.id = a.id)"
-  " ORDER BY a.id",
-  "INSERT INTO main.author_addresses (address, author_id, messages)"
-  " SELECT a.address, a.author_id, 0 FROM shard.author_addresses a"
-  " WHERE NOT EXISTS (SELECT 1 FROM main.author_addresses x WHERE x.address = a.address)",
+  "INSERT OR IGNORE INTO temp.catalog_authors (id, address) SELECT id, address FROM shard.authors ORDER BY id",
+  "INSERT OR IGNORE INTO temp.catalog_addresses (address, author_id)"
+  " SELECT address, author_id FROM shard.author_addresses",
   /* The addresses whose messages may have another author in the set than
    * in the shard: another id here, or people the shard told apart */
   "INSERT OR IGNORE INTO temp.catalog_moved (address) SELECT s.address FROM shard.author_addresses s"
-  " JOIN main.author_addresses a ON a.address = s.address WHERE a.author_id IS NOT s.author_id",
+  " JOIN temp.catalog_addresses a ON a.address = s.address WHERE a.author_id IS NOT s.author_id",
   /* (an address shared by several people, or one people's decisions
    * name: its messages are given authors by name, not by address) */
   "INSERT OR IGNORE INTO temp.catalog_moved (address) SELECT shared_address FROM shard.authors"
@@ -93,6 +93,25 @@ static const char *const copy_sql[] = {
   /* Each path and each content once in the set */
   "INSERT INTO temp.catalog_files (path, sha256) SELECT path, sha256 FROM shard.files",
 };
+
+/* What the shards gave the TEMP tables of copy_sql, into the catalog's
+ * own once (realistic 1 GiB in 64 shards: the log written while the
+ * shards are taken 66 -> 26 MB, their commits 0.26 -> 0.06 s) */
+#define STAGED_SQL \
+  "CREATE TEMP TABLE catalog_placeholders (message_id TEXT PRIMARY KEY, thread_id INTEGER," \
+  " children INTEGER NOT NULL);" \
+  "CREATE TEMP TABLE catalog_authors (id INTEGER PRIMARY KEY, address TEXT NOT NULL);" \
+  "CREATE TEMP TABLE catalog_addresses (address TEXT PRIMARY KEY, author_id INTEGER NOT NULL) WITHOUT ROWID"
+static const char staged_sql[] =
+  "BEGIN IMMEDIATE;"
+  "INSERT INTO main.thread_placeholders (message_id, thread_id, children)"
+  " SELECT message_id, thread_id, children FROM temp.catalog_placeholders ORDER BY message_id;"
+  "INSERT INTO main.authors (id, name, address, messages)"
+  " SELECT id, address, address, 0 FROM temp.catalog_authors ORDER BY id;"
+  "INSERT INTO main.author_addresses (address, author_id, messages)"
+  " SELECT address, author_id, 0 FROM temp.catalog_addresses ORDER BY address;"
+  "COMMIT;"
+  "DROP TABLE temp.catalog_placeholders; DROP TABLE temp.catalog_authors; DROP TABLE temp.catalog_addresses";
 
 #define ADDRESS_AUTHOR "(SELECT a.author_id FROM author_addresses a WHERE a.address = messages.from_addr)"
 #define AUTHOR_OF_ADDRESS \
@@ -532,7 +551,7 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
       !_store_exec_sql (store, "BEGIN IMMEDIATE;" CATALOG_UNFINISHED_SQL "; COMMIT", error) ||
       !_store_exec_sql (store, catalog_sql, error) ||
       !_store_exec_sql (store, "CREATE TEMP TABLE catalog_files (path TEXT UNIQUE, sha256 BLOB UNIQUE);"
-                        "CREATE TEMP TABLE catalog_moved (address TEXT PRIMARY KEY)", error))
+                        "CREATE TEMP TABLE catalog_moved (address TEXT PRIMARY KEY);" STAGED_SQL, error))
     return FALSE;
   /* Each shard's newsgroup rows go all over message_newsgroups_group, so
    * each shard's commit wrote most of that index again (realistic 1 GiB
@@ -565,8 +584,14 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
       *failed = decisions;
       return FALSE;
     }
-  if (!_store_exec_sql (store, "DROP TABLE temp.catalog_files", error) ||
-      (deferred && !store_build_deferred_indexes (store, error)))
+  if (!_store_exec_sql (store, "DROP TABLE temp.catalog_files", error))
+    return FALSE;
+  if (!_store_exec_sql (store, staged_sql, error))
+    {
+      _store_exec_sql (store, "ROLLBACK", NULL);
+      return FALSE;
+    }
+  if (deferred && !store_build_deferred_indexes (store, error))
     return FALSE;
   g_debug ("catalog: shards' own rows copied in %.2f s", g_timer_elapsed (timer, NULL));
   g_timer_start (timer);
