@@ -8,6 +8,8 @@
  * transaction.
  */
 #include "store-private.h"
+#include "id-hash.h"
+#include "fnv.h"
 
 #include <string.h>
 
@@ -65,12 +67,245 @@ store_authors_end (Store *store, gboolean own, gboolean ok, GError **error)
   return ok;
 }
 
+/* ---- a catalog's senders: grouped in each shard at once ---- */
+
+/* What each shard of a catalog groups of its messages (as
+ * store_author_senders() does) but of those whose duplicate_of the
+ * catalog holds (?1: their ids), and [1] those, one by one: that column is
+ * the catalog's.  The groups are put together by their text, as
+ * store_author_senders() hands them on (sqlite3_column_text()): a value
+ * of another type in a shard (a stranger's) is grouped with the text it
+ * reads as, where SQLite would keep a group of each type. */
+static const char *const shard_senders_sql[2] = {
+  "SELECT from_addr, from_name, count(*), sum(duplicate_of IS NULL), min(id),"
+  " min(CASE WHEN duplicate_of IS NULL THEN date END), max(CASE WHEN duplicate_of IS NULL THEN date END)"
+  " FROM main.messages WHERE from_addr IS NOT NULL AND id NOT IN (SELECT value FROM json_each(?1))"
+  " GROUP BY from_addr, from_name ORDER BY from_addr, from_name",
+  "SELECT from_addr, from_name, 1, 0, id, date, date FROM main.messages"
+  " WHERE from_addr IS NOT NULL AND id IN (SELECT value FROM json_each(?1))",
+};
+
+/* A group of senders' rows: borrowed from a shard's records */
+typedef struct {
+  const char *address, *name, *first_date, *last_date;
+  gint32 address_length, name_length, first_length, last_length;   /* -1: NULL */
+  gint64 copies, messages, first_id;
+} SenderGroup;
+
+typedef struct {
+  GHashTable *changed;        /* id (gint64 *) -> its duplicate_of IS NULL here, + 1 */
+  GHashTable *lists;          /* their ids by shard (_store_shard_ids_new()) */
+  GArray *groups;             /* of SenderGroup */
+  GPtrArray *records;         /* the shards' records they point into */
+} CatalogSenders;
+
+static void
+convert_sender_group (sqlite3_stmt *stmt, GArray *bytes)
+{
+  for (int column = 0; column < 7; column++)
+    if (column == 0 || column == 1 || column == 5 || column == 6)
+      _store_pack_text (bytes, stmt, column);
+    else
+      _store_pack_int (bytes, (sqlite3_column_int64) (stmt, column));
+}
+
+/* Takes a shard's groups ([0]) or its rows of changed messages ([1]) */
+static void
+take_sender_groups (const GArray *bytes, CatalogSenders *c, gboolean changed)
+{
+  gsize at = 0;
+
+  g_ptr_array_add (c->records, g_array_ref ((GArray *) bytes));
+  while (at < bytes->len)
+    {
+      SenderGroup g;
+
+      g.address = _store_unpack_text (bytes, &at, &g.address_length);
+      g.name = _store_unpack_text (bytes, &at, &g.name_length);
+      g.copies = _store_unpack_int (bytes, &at);
+      g.messages = _store_unpack_int (bytes, &at);
+      g.first_id = _store_unpack_int (bytes, &at);
+      g.first_date = _store_unpack_text (bytes, &at, &g.first_length);
+      g.last_date = _store_unpack_text (bytes, &at, &g.last_length);
+      if (changed)
+        {
+          /* one message, distinct where the catalog says so */
+          g.messages = GPOINTER_TO_INT (g_hash_table_lookup (c->changed, &g.first_id)) == 2;
+          if (!g.messages)
+            g.first_date = g.last_date = NULL, g.first_length = g.last_length = -1;
+        }
+      if (g.address)
+        g_array_append_val (c->groups, g);
+    }
+}
+
+static void
+take_unchanged (const GArray *bytes, gpointer data)
+{
+  take_sender_groups (bytes, data, FALSE);
+}
+
+static void
+take_changed (const GArray *bytes, gpointer data)
+{
+  take_sender_groups (bytes, data, TRUE);
+}
+
+/* Every shard groups its own, but its changed messages ... */
+static int
+bind_unchanged (sqlite3_stmt *stmt, gint64 number, gconstpointer data)
+{
+  return _store_bind_shard_ids (stmt, 1, ((const CatalogSenders *) data)->lists, number, TRUE);
+}
+
+/* ... which only the shards that have some read */
+static int
+bind_changed (sqlite3_stmt *stmt, gint64 number, gconstpointer data)
+{
+  return _store_bind_shard_ids (stmt, 1, ((const CatalogSenders *) data)->lists, number, FALSE);
+}
+
+/* Text compared as SQLite compares it (BINARY), NULL first */
+static int
+compare_text (const char *a, gint32 a_length, const char *b, gint32 b_length)
+{
+  int c;
+
+  if (a == NULL || b == NULL)
+    return (a != NULL) - (b != NULL);
+  c = memcmp (a, b, (gsize) MIN (a_length, b_length));
+  return c ? c : (a_length > b_length) - (a_length < b_length);
+}
+
+static int
+by_sender (gconstpointer x, gconstpointer y)
+{
+  const SenderGroup *a = x, *b = y;
+  int c = compare_text (a->address, a->address_length, b->address, b->address_length);
+
+  return c ? c : compare_text (a->name, a->name_length, b->name, b->name_length);
+}
+
+static int
+by_sender_pointer (gconstpointer x, gconstpointer y)
+{
+  return by_sender (*(SenderGroup *const *) x, *(SenderGroup *const *) y);
+}
+
+static guint
+sender_hash (gconstpointer x)
+{
+  const SenderGroup *g = x;
+
+  return (guint) fnv_field (fnv_field (FNV_START, g->address, (gsize) MAX (g->address_length, 0)), g->name,
+                            (gsize) MAX (g->name_length, 0));
+}
+
+static gboolean
+same_sender (gconstpointer a, gconstpointer b)
+{
+  return by_sender (a, b) == 0;
+}
+
+/* min() and max() of text, which leave NULL out */
+static void
+keep_date (const char **date, gint32 *length, const char *other, gint32 other_length, int sign)
+{
+  if (other && (*date == NULL || sign * compare_text (other, other_length, *date, *length) < 0))
+    *date = other, *length = other_length;
+}
+
+/* The groups put together across shards, in the statement's order */
+static gboolean
+catalog_senders (Store *store, StoreSenderFunc func, gpointer user_data, GError **error)
+{
+  CatalogSenders c = {
+    .changed = deja_id_table_new (g_free, NULL),
+    .lists = _store_shard_ids_new (),
+    .groups = g_array_new (FALSE, FALSE, sizeof (SenderGroup)),
+    .records = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref),
+  };
+  g_autofree char *why = NULL;
+  sqlite3_stmt *stmt;
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT id, duplicate_of IS NULL FROM main.deja_catalog_messages", -1,
+                               &stmt, NULL);
+
+  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (stmt, 0);
+
+      g_hash_table_insert (c.changed, g_memdup2 (&id, sizeof id), GINT_TO_POINTER (1 + sqlite3_column_int (stmt, 1)));
+      _store_shard_ids_add (c.lists, id);
+      rc = SQLITE_OK;
+    }
+  sqlite3_finalize (stmt);
+  _store_shard_ids_close (c.lists);
+  if (rc == SQLITE_DONE)
+    rc = _store_shards_scan_bound (store->shards, shard_senders_sql[0], bind_unchanged, &c, convert_sender_group, 1,
+                                   take_unchanged, &c, &why);
+  if (rc == SQLITE_OK)
+    rc = _store_shards_scan_bound (store->shards, shard_senders_sql[1], bind_changed, &c, convert_sender_group, 1,
+                                   take_changed, &c, &why);
+  if (rc == SQLITE_OK)
+    {
+      /* each (address, name) once, its groups added up into its first;
+       * then those in order (fewer than the shards' groups: 5,996
+       * addresses have 168,914 groups in 64 shards) */
+      g_autoptr (GHashTable) first = g_hash_table_new (sender_hash, same_sender);
+      g_autoptr (GPtrArray) sums = g_ptr_array_new ();
+
+      for (guint i = 0; i < c.groups->len; i++)
+        {
+          SenderGroup *g = &g_array_index (c.groups, SenderGroup, i);
+          SenderGroup *sum = g_hash_table_lookup (first, g);
+
+          if (sum == NULL)
+            {
+              g_hash_table_add (first, g);
+              g_ptr_array_add (sums, g);
+              continue;
+            }
+          sum->copies += g->copies;
+          sum->messages += g->messages;
+          sum->first_id = MIN (sum->first_id, g->first_id);
+          keep_date (&sum->first_date, &sum->first_length, g->first_date, g->first_length, 1);
+          keep_date (&sum->last_date, &sum->last_length, g->last_date, g->last_length, -1);
+        }
+      g_ptr_array_sort (sums, by_sender_pointer);
+      for (guint i = 0; i < sums->len; i++)
+        {
+          const SenderGroup *sum = sums->pdata[i];
+
+          if (!func (&(StoreSenderRow) { .address = sum->address, .name = sum->name, .copies = sum->copies,
+                                         .messages = sum->messages, .first_id = sum->first_id,
+                                         .first_date = sum->first_date, .last_date = sum->last_date },
+                     user_data))
+            break;
+        }
+    }
+  g_hash_table_unref (c.changed);
+  g_hash_table_unref (c.lists);
+  g_array_unref (c.groups);
+  g_ptr_array_unref (c.records);
+  if (rc == SQLITE_OK)
+    return TRUE;
+  if (why)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot read senders: %s", why);
+      return FALSE;
+    }
+  return _store_fail (store, rc, "cannot read senders", error);
+}
+
 /**
  * store_author_senders:
  *
  * Calls @func with every (address, display name) of the messages, in
  * address and name order: how many copies and distinct messages, the
  * first message's id, the first and last date of the distinct ones.
+ * A catalog's are grouped in each shard, a worker a CPU, and put
+ * together here (realistic 1 GiB, 2 cores: 0.46 -> 0.13 s in 8 shards,
+ * 0.49 -> 0.23 s in 64).
  */
 gboolean
 store_author_senders (Store *store, StoreSenderFunc func, gpointer user_data, GError **error)
@@ -84,6 +319,8 @@ store_author_senders (Store *store, StoreSenderFunc func, gpointer user_data, GE
   sqlite3_stmt *stmt;
   int rc;
 
+  if (store->catalog && store->shards)
+    return catalog_senders (store, func, user_data, error);
   if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
     return _store_fail (store, rc, "cannot read senders", error);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)

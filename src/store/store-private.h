@@ -255,6 +255,10 @@ int _store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBind
 /* Values of a row packed by a StoreShardsRowFunc into records of bytes
  * (record_size 1), read back in the caller's thread at *at: integers,
  * and texts as their length (-1: NULL), bytes and a NUL. */
+GHashTable *_store_shard_ids_new (void);
+void _store_shard_ids_add (GHashTable *lists, gint64 id);
+void _store_shard_ids_close (GHashTable *lists);
+int _store_bind_shard_ids (sqlite3_stmt *stmt, int param, GHashTable *lists, gint64 number, gboolean none_too);
 void _store_pack_int (GArray *bytes, gint64 value);
 void _store_pack_text (GArray *bytes, sqlite3_stmt *stmt, int column);
 gint64 _store_unpack_int (const GArray *bytes, gsize *at);

@@ -618,6 +618,60 @@ _store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBindFunc
   return rc;
 }
 
+/* ---- ids asked of each shard: a JSON array each, for json_each() ---- */
+
+static void
+string_free (gpointer s)
+{
+  g_string_free (s, TRUE);
+}
+
+/* Returns: (transfer full): a shard's number -> its ids asked, empty */
+GHashTable *
+_store_shard_ids_new (void)
+{
+  return deja_id_table_new (g_free, string_free);
+}
+
+/* Adds @id to its shard's (SHARD_OF()) */
+void
+_store_shard_ids_add (GHashTable *lists, gint64 id)
+{
+  gint64 number = SHARD_OF (id);
+  GString *ids = g_hash_table_lookup (lists, &number);
+
+  if (ids == NULL)
+    g_hash_table_insert (lists, g_memdup2 (&number, sizeof number), ids = g_string_new ("["));
+  else
+    g_string_append_c (ids, ',');
+  g_string_append_printf (ids, "%" G_GINT64_FORMAT, id);
+}
+
+/* Once every id was added: the arrays closed */
+void
+_store_shard_ids_close (GHashTable *lists)
+{
+  GHashTableIter iter;
+  gpointer ids;
+
+  g_hash_table_iter_init (&iter, lists);
+  while (g_hash_table_iter_next (&iter, NULL, &ids))
+    g_string_append_c (ids, ']');
+}
+
+/* Binds the ids of shard @number as parameter @param of @stmt (a shard's,
+ * in a worker: _store_shards_scan_bound()); where it has none, "[]" if
+ * @none_too, else returns SQLITE_DONE (nothing asked of it) */
+int
+_store_bind_shard_ids (sqlite3_stmt *stmt, int param, GHashTable *lists, gint64 number, gboolean none_too)
+{
+  const GString *ids = g_hash_table_lookup (lists, &number);
+
+  if (ids == NULL)
+    return none_too ? (sqlite3_bind_text) (stmt, param, "[]", -1, SQLITE_STATIC) : SQLITE_DONE;
+  return (sqlite3_bind_text) (stmt, param, ids->str, (int) ids->len, SQLITE_STATIC);
+}
+
 void
 _store_pack_int (GArray *bytes, gint64 value)
 {

@@ -11,7 +11,6 @@
  */
 #include "store-private.h"
 #include "fnv.h"
-#include "id-hash.h"
 
 #include <string.h>
 
@@ -337,22 +336,11 @@ static int
 bind_asked (sqlite3_stmt *stmt, gint64 number, gconstpointer data)
 {
   const Asked *asked = data;
-  const GString *ids = asked->ids ? g_hash_table_lookup (asked->ids, &number) : NULL;
-  int rc = SQLITE_OK;
+  int rc = asked->ids ? _store_bind_shard_ids (stmt, 1, asked->ids, number, FALSE) : SQLITE_OK;
 
-  if (asked->ids && ids == NULL)
-    return SQLITE_DONE;
-  if (ids)
-    rc = (sqlite3_bind_text) (stmt, 1, ids->str, (int) ids->len, SQLITE_STATIC);
   if (rc == SQLITE_OK && (sqlite3_bind_parameter_count) (stmt) >= 2)
     rc = (sqlite3_bind_int) (stmt, 2, asked->subjects);
   return rc;
-}
-
-static void
-string_free (gpointer s)
-{
-  g_string_free (s, TRUE);
 }
 
 /* Each shard's messages of batch @batch, as JSON arrays in @asked */
@@ -365,30 +353,14 @@ ask_batch (Store *store, gint batch, Asked *asked, GError **error)
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read the threading plan", error);
-  asked->ids = deja_id_table_new (g_free, string_free);
+  asked->ids = _store_shard_ids_new ();
   sqlite3_bind_int (stmt, 1, batch);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      gint64 id = sqlite3_column_int64 (stmt, 0), number = id >> 32;
-      GString *ids = g_hash_table_lookup (asked->ids, &number);
-
-      if (ids == NULL)
-        g_hash_table_insert (asked->ids, g_memdup2 (&number, sizeof number), ids = g_string_new ("["));
-      else
-        g_string_append_c (ids, ',');
-      g_string_append_printf (ids, "%" G_GINT64_FORMAT, id);
-    }
+    _store_shard_ids_add (asked->ids, sqlite3_column_int64 (stmt, 0));
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot read the threading plan", error);
-  {
-    GHashTableIter iter;
-    gpointer ids;
-
-    g_hash_table_iter_init (&iter, asked->ids);
-    while (g_hash_table_iter_next (&iter, NULL, &ids))
-      g_string_append_c (ids, ']');
-  }
+  _store_shard_ids_close (asked->ids);
   return TRUE;
 }
 
