@@ -406,6 +406,30 @@ def a_shard_changed_or_gone_after_is_refused_on_opening():
 
 
 @tap.test
+def a_shard_whose_log_holds_commits_is_refused():
+    """A catalog reads its shards immutable: a write-ahead log beside one, whose commits
+    its file does not hold yet (a writer at work, or one that stopped), is refused when
+    the catalog is made and when it is opened, and the shard is read once the log is
+    in its file."""
+    folder, catalog, shards, _ = a_set_to_change("logged")
+    writer = sqlite3.connect(shards[0])
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("UPDATE messages SET subject = 'Changed in the log' WHERE id = (SELECT min(id) FROM messages)")
+    writer.commit()
+    assert os.path.getsize(shards[0] + "-wal") > 0
+    again = os.path.join(folder, "again.db")
+    err = refused("catalog", "-q", "--db", again, *shards)
+    assert "write-ahead log" in err and shards[0] in err, err
+    assert not os.path.exists(again)
+    err = refused("stats", "--db", catalog)
+    assert "write-ahead log" in err and shards[0] in err, err
+    writer.close()   # the last connection: the log goes into the file
+    assert not os.path.exists(shards[0] + "-wal")
+    ok("catalog", "-q", "--db", again, *shards)
+    assert "Changed in the log" in ok("export", "--db", again, "--format", "csv").stdout
+
+
+@tap.test
 def a_stranger_catalog_naming_other_files_reads_none():
     """A catalog from someone else could name any file: one that is not a
     deja database of this version is refused when it is read."""

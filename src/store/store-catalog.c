@@ -190,6 +190,23 @@ read_in_place (Store *store, StoreShards *set, GError **error)
   return TRUE;
 }
 
+/* Whether shard @path is all in its file: the catalog reads its shards
+ * immutable (no locks, no log looked at for each statement,
+ * store-shards.c), so a write-ahead log a writer left beside it (one at
+ * work, or stopped), whose commits the file does not hold yet, or a
+ * journal to undo, is refused with @error saying which. */
+static gboolean
+shard_whole (const char *path, const char *shard, GError **error)
+{
+  if (!_store_left_a_log (path, NULL))
+    return TRUE;
+  g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
+               "%s%s%sa write-ahead log or journal beside it holds changes its file does not yet:"
+               " let the deja writing it finish, or open it once (deja stats --db)",
+               shard ? "its shard '" : "", shard ? shard : "", shard ? "': " : "");
+  return FALSE;
+}
+
 /* The shards of the catalog @store has open, checked unchanged. */
 static StoreShards *
 read_shards (Store *store, GError **error)
@@ -233,6 +250,12 @@ read_shards (Store *store, GError **error)
           g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
                        "its shard '%s' changed after the catalog was made: make it again"
                        " (deja catalog)", path);
+          sqlite3_finalize (stmt);
+          return NULL;
+        }
+      /* (what a writer committed may still be in its log, the file as it was) */
+      if (!shard_whole (path, path, error))
+        {
           sqlite3_finalize (stmt);
           return NULL;
         }
@@ -380,6 +403,8 @@ take_shard (Store *store, const char *path, gint64 *number, StoreIdRange *ids, G
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot read it: %s", g_strerror (errno));
       return FALSE;
     }
+  if (!shard_whole (path, NULL, error))
+    return FALSE;
   if (!attach_and_begin (store, path, _store_attached_is_current,
                          "made by an older deja, or with work left: open it once with this deja"
                          " (deja stats --db)", error))
