@@ -452,13 +452,15 @@ load_in_shards (Store *store, gboolean subjects, gint batch, const StoreThreadRe
     rc = _store_shards_scan_bound (store->shards, shard_refs_sql[batch >= 0], bind_asked, &asked,
                                    convert_thread_ref, 1, take_thread_refs, &handing, &why);
   g_clear_pointer (&asked.ids, g_hash_table_unref);
+  if (!handing.ok)
+    return FALSE;   /* (@error says why) */
   if (rc != SQLITE_OK)
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot read messages: %s",
                    why ? why : sqlite3_errstr (rc));
       return FALSE;
     }
-  return handing.ok;
+  return TRUE;
 }
 
 /* Whether a file was stored after threads were last computed (an ingest
