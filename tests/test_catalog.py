@@ -203,6 +203,25 @@ def a_reference_that_is_a_sender_of_another_shard_is_threaded_as_one_ingest():
 
 
 @tap.test
+def a_set_past_the_plan_in_memory_is_planned_on_disk_and_said():
+    """Past DEJA_THREAD_PLAN_MEMORY messages threading is planned on disk (some twenty
+    times slower, every thread made again): the catalog says so and how to plan it in
+    memory, and its threads are the same."""
+    catalog = fresh_db("on-disk-plan.db")
+    os.environ["DEJA_THREAD_PLAN_MEMORY"] = "10"
+    try:
+        err = ok("catalog", "--db", catalog, *SHARDS).stderr
+    finally:
+        del os.environ["DEJA_THREAD_PLAN_MEMORY"]
+    assert "more than threading plans in memory (10): it is planned on disk" in err, err
+    assert "DEJA_THREAD_PLAN_MEMORY=" in err, err
+    assert "more than threading plans in memory" not in MADE.stderr
+    for args in (["export", "--format", "csv"], ["stats"]):
+        want = ok(*args, "--db", CATALOG).stdout.replace(CATALOG, "NAME")
+        assert ok(*args, "--db", catalog).stdout.replace(catalog, "NAME") == want, args
+
+
+@tap.test
 def a_catalog_moves_with_its_shards():
     folder = tmp("moved-set")
     shutil.copytree(tmp("set"), folder)
