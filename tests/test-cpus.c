@@ -3,8 +3,13 @@
  * /proc/self/mountinfo as found on Debian 12, on a hybrid cgroup host and
  * in a container), and the count on this machine. */
 #include "cpus.h"
+#include "memory.h"
+
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void
@@ -160,6 +165,77 @@ test_count_here (void)
     g_assert_nonnull (strstr (described, of));
 }
 
+/* util/memory.c: a limit's text, v2 and v1 */
+static void
+test_memory_limit (void)
+{
+  static const struct {
+    const char *text;
+    guint64 bytes;
+  } cases[] = {
+    { "max\n", 0 },
+    { "1073741824\n", G_GUINT64_CONSTANT (1073741824) },
+    { "  536870912  \n", G_GUINT64_CONSTANT (536870912) },
+    { "9223372036854771712\n", 0 },       /* v1's "none" */
+    { "4611686018427387904", 0 },          /* 2^62: none */
+    { "4611686018427387903", G_GUINT64_CONSTANT (4611686018427387903) },
+    { "", 0 },
+    { "-1", 0 },
+    { "12 34", 0 },
+    { "12k", 0 },
+    { "18446744073709551616", 0 },         /* past 2^64 - 1 */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpuint (memory_parse_limit (cases[i].text), ==, cases[i].bytes);
+  g_assert_cmpuint (memory_parse_limit (NULL), ==, 0);
+}
+
+static void
+put (const char *dir, const char *name, const char *text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+/* The least limit on the way up, in a cgroup2 tree and a v1 memory
+ * hierarchy made in a temporary folder (as a Slurm job's: the job's
+ * limit above the step's "max") */
+static void
+test_memory_cgroups (void)
+{
+  g_autofree char *top = g_dir_make_tmp ("deja-memory-XXXXXX", NULL);
+  g_autofree char *v2 = g_build_filename (top, "v2", NULL);
+  g_autofree char *v1 = g_build_filename (top, "v1", NULL);
+  g_autofree char *job2 = g_build_filename (v2, "job_42", NULL);
+  g_autofree char *step2 = g_build_filename (job2, "step_0", NULL);
+  g_autofree char *job1 = g_build_filename (v1, "slurm", "job_42", NULL);
+  g_autofree char *mountinfo = g_strdup_printf (
+    "28 22 0:24 / %s rw - cgroup2 cgroup2 rw\n"
+    "29 22 0:25 / %s rw - cgroup cgroup rw,memory\n", v2, v1);
+  g_autofree char *only_v2 = g_strdup_printf ("28 22 0:24 / %s rw - cgroup2 cgroup2 rw\n", v2);
+  static const char cgroups[] = "5:memory:/slurm/job_42\n0::/job_42/step_0\n";
+
+  put (v2, "memory.max", "max\n");
+  put (job2, "memory.max", "8589934592\n");
+  put (step2, "memory.max", "max\n");
+  put (v1, "memory.limit_in_bytes", "9223372036854771712\n");
+  put (job1, "memory.limit_in_bytes", "4294967296\n");
+  g_assert_cmpuint (memory_cgroup_limit (only_v2, cgroups), ==, G_GUINT64_CONSTANT (8589934592));
+  g_assert_cmpuint (memory_cgroup_limit (mountinfo, cgroups), ==, G_GUINT64_CONSTANT (4294967296));
+  g_assert_cmpuint (memory_cgroup_limit (only_v2, "0::/elsewhere\n"), ==, 0);
+  g_assert_cmpuint (memory_cgroup_limit ("", cgroups), ==, 0);
+  /* and this machine's: some, never more than its memory */
+  g_assert_cmpuint (memory_available (), >, 0);
+  g_assert_cmpuint (memory_available (), <=, (guint64) sysconf (_SC_PHYS_PAGES) * (guint64) sysconf (_SC_PAGESIZE));
+  {
+    g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", top);
+    g_assert_cmpint (system (rm), ==, 0);
+  }
+}
+
 static void
 test_describe (void)
 {
@@ -193,5 +269,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cpus/cgroup-mount", test_cgroup_mount);
   g_test_add_func ("/cpus/describe", test_describe);
   g_test_add_func ("/cpus/count-here", test_count_here);
+  g_test_add_func ("/memory/limit", test_memory_limit);
+  g_test_add_func ("/memory/cgroups", test_memory_cgroups);
   return g_test_run ();
 }

@@ -128,6 +128,13 @@ has_word (const char *list, gsize len, const char *word)
 char *
 cpus_parse_cgroup_path (const char *text, gboolean v2)
 {
+  return cgroup_parse_path (text, v2, "cpu");
+}
+
+/* cpus_parse_cgroup_path() of the v1 hierarchy of @controller */
+char *
+cgroup_parse_path (const char *text, gboolean v2, const char *controller)
+{
   for (const char *line = text; line && *line;)
     {
       const char *end = strchr (line, '\n');
@@ -138,7 +145,7 @@ cpus_parse_cgroup_path (const char *text, gboolean v2)
         {
           gboolean is_v2 = a - line == 1 && line[0] == '0' && b == a + 1;
 
-          if (v2 ? is_v2 : !is_v2 && has_word (a + 1, (gsize) (b - a - 1), "cpu"))
+          if (v2 ? is_v2 : !is_v2 && has_word (a + 1, (gsize) (b - a - 1), controller))
             return g_strndup (b + 1, (gsize) (line + len - b - 1));
         }
       line = end ? end + 1 : NULL;
@@ -184,6 +191,13 @@ unescape (const char *s)
 gboolean
 cpus_parse_cgroup_mount (const char *text, gboolean v2, char **root, char **mount_point)
 {
+  return cgroup_parse_mount (text, v2, "cpu", root, mount_point);
+}
+
+/* cpus_parse_cgroup_mount() of the v1 mount of @controller */
+gboolean
+cgroup_parse_mount (const char *text, gboolean v2, const char *controller, char **root, char **mount_point)
+{
   *root = *mount_point = NULL;
   for (const char *line = text; line && *line;)
     {
@@ -200,7 +214,7 @@ cpus_parse_cgroup_mount (const char *text, gboolean v2, char **root, char **moun
         continue;
       if (v2 ? strcmp (fields[dash + 1], "cgroup2") != 0
              : strcmp (fields[dash + 1], "cgroup") != 0 ||
-               !has_word (fields[dash + 3], strlen (fields[dash + 3]), "cpu"))
+               !has_word (fields[dash + 3], strlen (fields[dash + 3]), controller))
         continue;
       *root = unescape (fields[3]);
       *mount_point = unescape (fields[4]);
@@ -236,7 +250,7 @@ affinity_count (void)
 }
 
 /* The quota of one cgroup directory, 0 when none */
-static guint
+static guint64
 quota_here (const char *dir, gboolean v2)
 {
   g_autofree char *max = NULL, *quota = NULL, *period = NULL;
@@ -252,18 +266,20 @@ quota_here (const char *dir, gboolean v2)
   return cpus_parse_cfs (quota, period);
 }
 
-/* The least quota from the process's cgroup up to the top of the mount
- * that shows it, in cgroup v2 or v1 (@v2), 0 when none */
-static guint
-quota_count_in (const char *mountinfo, const char *cgroups, gboolean v2)
+/* The least limit (@here's of each directory, 0 for none) from the
+ * process's cgroup up to the top of the mount that shows it, in cgroup
+ * v2 or v1 (@v2, of @controller), 0 when none */
+guint64
+cgroup_least_in (const char *mountinfo, const char *cgroups, gboolean v2, const char *controller,
+                 guint64 (*here) (const char *dir, gboolean v2))
 {
   g_autofree char *root = NULL, *mount_point = NULL, *path = NULL, *dir = NULL;
   const char *relative;
   gsize top;
-  guint least = 0;
+  guint64 least = 0;
 
-  if (!cpus_parse_cgroup_mount (mountinfo, v2, &root, &mount_point) ||
-      (path = cpus_parse_cgroup_path (cgroups, v2)) == NULL)
+  if (!cgroup_parse_mount (mountinfo, v2, controller, &root, &mount_point) ||
+      (path = cgroup_parse_path (cgroups, v2, controller)) == NULL)
     return 0;
   /* The path is from the hierarchy's top, the mount shows it from root */
   relative = path;
@@ -274,11 +290,11 @@ quota_count_in (const char *mountinfo, const char *cgroups, gboolean v2)
   top = strlen (mount_point);
   for (;;)
     {
-      guint quota = quota_here (dir, v2);
+      guint64 limit = here (dir, v2);
       char *slash;
 
-      if (quota > 0)
-        least = least ? MIN (least, quota) : quota;
+      if (limit > 0)
+        least = least ? MIN (least, limit) : limit;
       if (strlen (dir) <= top || (slash = strrchr (dir, '/')) == NULL || (gsize) (slash - dir) < top)
         break;
       *slash = '\0';
@@ -296,8 +312,8 @@ quota_count (void)
   if (!g_file_get_contents ("/proc/self/mountinfo", &mountinfo, NULL, NULL) ||
       !g_file_get_contents ("/proc/self/cgroup", &cgroups, NULL, NULL))
     return 0;
-  v2 = quota_count_in (mountinfo, cgroups, TRUE);
-  v1 = quota_count_in (mountinfo, cgroups, FALSE);
+  v2 = (guint) MIN (cgroup_least_in (mountinfo, cgroups, TRUE, "cpu", quota_here), G_MAXUINT);
+  v1 = (guint) MIN (cgroup_least_in (mountinfo, cgroups, FALSE, "cpu", quota_here), G_MAXUINT);
   return v2 && v1 ? MIN (v2, v1) : MAX (v2, v1);
 }
 

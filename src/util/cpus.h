@@ -17,6 +17,11 @@ guint cpus_parse_cgroup_max (const char *text);
 guint cpus_parse_cfs (const char *quota, const char *period);
 char *cpus_parse_cgroup_path (const char *text, gboolean v2);
 gboolean cpus_parse_cgroup_mount (const char *text, gboolean v2, char **root, char **mount_point);
+char *cgroup_parse_path (const char *text, gboolean v2, const char *controller);
+gboolean cgroup_parse_mount (const char *text, gboolean v2, const char *controller, char **root,
+                             char **mount_point);
+guint64 cgroup_least_in (const char *mountinfo, const char *cgroups, gboolean v2, const char *controller,
+                         guint64 (*here) (const char *dir, gboolean v2));
 void cpus_count (CpuCount *count);
 guint cpus_available (void);
 char *cpus_describe (const CpuCount *count);
