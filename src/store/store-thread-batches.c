@@ -37,6 +37,7 @@
 #include "store-private.h"
 #include "fnv.h"
 #include "thread.h"
+#include "memory.h"
 #include "id-hash.h"
 
 #include <string.h>
@@ -559,15 +560,21 @@ store_count_messages (Store *store, gint64 *n, GError **error)
   return *n >= 0 || _store_fail (store, sqlite3_errcode (store->db), "cannot count messages", error);
 }
 
+/* What the plan in memory holds a message while it is made, at most */
+#define PLAN_BYTES_A_MESSAGE 70
+
 /**
  * store_thread_plan_memory:
  *
- * Past this many messages (about 8 GiB of mbox) the plan is made on disk:
- * in memory it holds 50 to 70 bytes a message while it is made, on disk
- * it keeps the peak of its batches, takes some twenty times as long
- * (realistic 1 GiB in a catalog of 8 shards: 8.5 s against 0.4 s) and
- * keeps no shard's threads.  DEJA_THREAD_PLAN_MEMORY sets it; the tests
- * make it tiny.
+ * Past this many messages the plan is made on disk: in memory it holds
+ * 50 to 70 bytes a message while it is made, on disk it keeps the peak of
+ * its batches, takes some twenty times as long (realistic 1 GiB in a
+ * catalog of 8 shards: 8.5 s against 0.4 s) and keeps no shard's threads.
+ * By default, as many messages as an eighth of the memory this process
+ * may use holds (util/memory.c: the machine's, or its cgroup's limit, as
+ * a Slurm job's), and at least 4,000,000 (about 8 GiB of mbox, 280 MB):
+ * 24 GiB, 46 million messages.  DEJA_THREAD_PLAN_MEMORY sets it; the
+ * tests make it tiny.
  */
 gint64
 store_thread_plan_memory (void)
@@ -575,7 +582,9 @@ store_thread_plan_memory (void)
   const char *env = g_getenv ("DEJA_THREAD_PLAN_MEMORY");
   gint64 n = env ? g_ascii_strtoll (env, NULL, 10) : 0;
 
-  return n > 0 ? n : 4000000;
+  if (n > 0)
+    return n;
+  return MAX (4000000, (gint64) MIN (memory_available () / 8 / PLAN_BYTES_A_MESSAGE, (guint64) G_MAXINT64));
 }
 
 /* Every message's node (the hash of its Message-ID, as the union-find's:
