@@ -586,6 +586,13 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
    * to 0.06 s. */
   if (!store_defer_indexes (store, STORE_DEFER_ALL, &deferred, error))
     return FALSE;
+  /* The TEMP tables of copy_sql change at every shard's commit, their
+   * rows all over them: their rollback journal is kept in memory while
+   * the shards are taken, not written to a file each time (256 shards of
+   * the realistic 1 GiB: the shards' rows 2.02-2.49 -> 1.57-1.78 s; 64:
+   * 1.01-1.47 -> 0.83-0.96 s) */
+  if (!_store_exec_sql (store, "PRAGMA temp.journal_mode = MEMORY", error))
+    return FALSE;
   g_timer_start (timer);
   for (guint i = 0; i < n; i++)
     {
@@ -616,6 +623,9 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
       _store_exec_sql (store, "ROLLBACK", NULL);
       return FALSE;
     }
+  /* (threading's TEMP tables, of every message, journal to a file again) */
+  if (!_store_exec_sql (store, "PRAGMA temp.journal_mode = DELETE", error))
+    return FALSE;
   if (deferred && !store_build_deferred_indexes (store, error))
     return FALSE;
   g_debug ("catalog: shards' own rows copied in %.2f s", g_timer_elapsed (timer, NULL));
