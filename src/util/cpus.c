@@ -32,6 +32,28 @@
 #include <string.h>
 
 /**
+ * cgroup_parse_number:
+ * @text: (nullable): a cgroup file's number, after any blanks
+ * @value: (out): the number
+ * @end: (out): where it ends
+ *
+ * Returns: whether @text begins with a number of 64 bits
+ */
+gboolean
+cgroup_parse_number (const char *text, guint64 *value, char **end)
+{
+  if (text == NULL)
+    return FALSE;
+  while (g_ascii_isspace (*text))
+    text++;
+  if (!g_ascii_isdigit (*text))
+    return FALSE;
+  errno = 0;
+  *value = g_ascii_strtoull (text, end, 10);
+  return errno == 0 && *end != text;
+}
+
+/**
  * cpus_parse_cgroup_max:
  * @text: the content of a cgroup v2 `cpu.max` file: "max 100000",
  *   "150000 100000" (the period may be left out: 100000)
@@ -45,15 +67,7 @@ cpus_parse_cgroup_max (const char *text)
   char *end;
   guint64 quota, period = 100000;
 
-  if (text == NULL)
-    return 0;
-  while (g_ascii_isspace (*text))
-    text++;
-  if (!g_ascii_isdigit (*text))
-    return 0;
-  errno = 0;
-  quota = g_ascii_strtoull (text, &end, 10);
-  if (errno || end == text || quota == 0)
+  if (!cgroup_parse_number (text, &quota, &end) || quota == 0)
     return 0;
   text = end;
   if (*text == ' ' || *text == '\t')

@@ -17,6 +17,7 @@ guint cpus_parse_cgroup_max (const char *text);
 guint cpus_parse_cfs (const char *quota, const char *period);
 char *cpus_parse_cgroup_path (const char *text, gboolean v2);
 gboolean cpus_parse_cgroup_mount (const char *text, gboolean v2, char **root, char **mount_point);
+gboolean cgroup_parse_number (const char *text, guint64 *value, char **end);
 char *cgroup_parse_path (const char *text, gboolean v2, const char *controller);
 gboolean cgroup_parse_mount (const char *text, gboolean v2, const char *controller, char **root,
                              char **mount_point);

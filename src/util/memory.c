@@ -12,7 +12,6 @@
 #include "memory.h"
 #include "cpus.h"
 
-#include <errno.h>
 #include <unistd.h>
 
 /* A v1 limit this large is none: the kernel's default is the largest
@@ -33,15 +32,7 @@ memory_parse_limit (const char *text)
   char *end;
   guint64 bytes;
 
-  if (text == NULL)
-    return 0;
-  while (g_ascii_isspace (*text))
-    text++;
-  if (!g_ascii_isdigit (*text))
-    return 0;
-  errno = 0;
-  bytes = g_ascii_strtoull (text, &end, 10);
-  if (errno || end == text || bytes >= NO_LIMIT)
+  if (!cgroup_parse_number (text, &bytes, &end) || bytes >= NO_LIMIT)
     return 0;
   while (g_ascii_isspace (*end))
     end++;
