@@ -81,15 +81,8 @@ deja_rethread_keeping (Store *store, const char *db, GArray *kept)
   malloc_trim (0);
 #endif
   gint64 started = profile_start ();
-  gint64 messages = 0;
+  gint64 on_disk;
 
-  /* (a catalog of many shards gets there first: it plans over the set) */
-  if (store_count_messages (store, &messages, NULL) && messages > store_thread_plan_memory ())
-    deja_note ("'%s' holds %" G_GINT64_FORMAT " messages, more than threading plans in memory"
-               " (%" G_GINT64_FORMAT "): it is planned on disk, some twenty times slower%s; where"
-               " the machine has 70 bytes a message to spare, DEJA_THREAD_PLAN_MEMORY=%" G_GINT64_FORMAT
-               " plans it in memory", db, messages, store_thread_plan_memory (),
-               kept ? ", and every thread is made again" : "", messages);
   phase ("threading", db);
   if (!threads_rebuild_keeping (store, kept ? (const StoreIdRange *) kept->data : NULL, kept ? kept->len : 0,
                                 &counts, &error))
@@ -98,6 +91,13 @@ deja_rethread_keeping (Store *store, const char *db, GArray *kept)
       return FALSE;
     }
   profile_stop (PROFILE_THREADS, started);
+  /* (a catalog of many shards gets there first: it plans over the set) */
+  if ((on_disk = store_thread_planned_on_disk (store)) > 0)
+    deja_note ("'%s' holds %" G_GINT64_FORMAT " messages, more than threading plans in memory"
+               " (%" G_GINT64_FORMAT "): it is planned on disk, some twenty times slower%s; where"
+               " the machine has 70 bytes a message to spare, DEJA_THREAD_PLAN_MEMORY=%" G_GINT64_FORMAT
+               " plans it in memory", db, on_disk, store_thread_plan_memory (),
+               kept ? ", and every thread is made again" : "", on_disk);
   summary = threads_describe (&counts);
   deja_note ("threaded '%s': %s", db, summary);
   return TRUE;

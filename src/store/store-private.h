@@ -116,6 +116,7 @@ struct _Store {
   struct _StoreShards *shards; /* and those shards (owned by the module that reads them) */
   GHashTable *senders;     /* a catalog's: the set's from_addr values (GBytes), read once
                               (store-thread.c), or NULL */
+  gint64 planned_on_disk;  /* messages of the last threading plan made on disk, or 0 */
   sqlite3_stmt *stmts[N_STMTS];
   int params[N_STMTS][N_PARAMS];   /* each statement's index of each named parameter */
   GHashTable *cached;      /* SQL -> sqlite3_stmt *, kept prepared (_store_cached()) */
@@ -252,13 +253,14 @@ typedef int (*StoreShardsBindFunc) (sqlite3_stmt *stmt, gint64 number, gconstpoi
 int _store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBindFunc bind, gconstpointer bind_data,
                               StoreShardsRowFunc convert, gsize record_size, StoreShardsTakeFunc take, gpointer data,
                               char **error);
-/* Values of a row packed by a StoreShardsRowFunc into records of bytes
- * (record_size 1), read back in the caller's thread at *at: integers,
- * and texts as their length (-1: NULL), bytes and a NUL. */
+/* The ids each shard is asked for, a JSON array each (json_each(?N)) */
 GHashTable *_store_shard_ids_new (void);
 void _store_shard_ids_add (GHashTable *lists, gint64 id);
 void _store_shard_ids_close (GHashTable *lists);
 int _store_bind_shard_ids (sqlite3_stmt *stmt, int param, GHashTable *lists, gint64 number, gboolean none_too);
+/* Values of a row packed by a StoreShardsRowFunc into records of bytes
+ * (record_size 1), read back in the caller's thread at *at: integers,
+ * and texts as their length (-1: NULL), bytes and a NUL. */
 void _store_pack_int (GArray *bytes, gint64 value);
 void _store_pack_text (GArray *bytes, sqlite3_stmt *stmt, int column);
 gint64 _store_unpack_int (const GArray *bytes, gsize *at);

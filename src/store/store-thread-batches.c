@@ -840,6 +840,7 @@ store_plan_threads (Store *store, guint max, StoreThreadKeep *keep, guint *batch
     return _store_fail (store, sqlite3_errcode (store->db), "cannot count messages", error);
   if (!empty_plan (store, error))
     return FALSE;
+  store->planned_on_disk = n > store_thread_plan_memory () ? n : 0;
   keeping = keep && keep->n_ranges > 0 && n <= store_thread_plan_memory ();
   if (n <= max && !keeping)
     {
@@ -874,6 +875,18 @@ store_plan_threads (Store *store, guint max, StoreThreadKeep *keep, guint *batch
   if (ok && plan)
     *plan = plan_new (msg_ids, msg_nodes, *batches, keep);
   return ok;
+}
+
+/**
+ * store_thread_planned_on_disk:
+ *
+ * Returns: the messages of the last plan store_plan_threads() made on
+ *   disk on this connection (past store_thread_plan_memory()), or 0
+ */
+gint64
+store_thread_planned_on_disk (Store *store)
+{
+  return store->planned_on_disk;
 }
 
 /**

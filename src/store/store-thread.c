@@ -173,7 +173,7 @@ take_senders (const GArray *bytes, gpointer senders)
 /* The set's senders (store->senders), read once a connection: a shard's
  * never change while a catalog reads it. */
 static gboolean
-catalog_senders (Store *store, GError **error)
+set_senders (Store *store, GError **error)
 {
   g_autofree char *why = NULL;
   GHashTable *senders;
@@ -491,7 +491,7 @@ store_load_thread_data (Store *store, gboolean subjects, gint batch,
   /* A whole-table scan gains nothing from a large page cache, which would
    * only fill with message bodies: read through a small one. */
   _store_scan_cache (store, TRUE);
-  if (store->catalog && !catalog_senders (store, error))
+  if (store->catalog && !set_senders (store, error))
     ok = FALSE;
   else if (store->catalog && _store_reads_shards (store))
     ok = load_in_shards (store, subjects, batch, reader, error);

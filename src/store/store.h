@@ -306,6 +306,7 @@ typedef struct {
 gboolean store_threads_stale (Store *store, gboolean *stale, GError **error);
 guint store_thread_batch_messages (void);
 gint64 store_thread_plan_memory (void);
+gint64 store_thread_planned_on_disk (Store *store);
 gboolean store_count_messages (Store *store, gint64 *n, GError **error);
 /* Message ids a merge copied from one shard, whole, whose threads the
  * shard had computed (store_merge_shards()): first to last. */
