@@ -221,6 +221,52 @@ def a_set_past_the_plan_in_memory_is_planned_on_disk_and_said():
         assert ok(*args, "--db", catalog).stdout.replace(catalog, "NAME") == want, args
 
 
+CARL = ("From {a} Sat Jan 13 1{n}:00:00 2001\nFrom: Carl Dee <{a}>\nSubject: {s}\n"
+        "Date: Sat, 13 Jan 2001 1{n}:00:00 +0000\nMessage-ID: <{mid}>\n\n{body}\n\n")
+
+
+def authors_by_message_id(db):
+    """Each message's author id by Message-ID, as deja export gives them."""
+    rows = [json.loads(l) for l in ok("export", "--db", db, "--format", "jsonl").stdout.splitlines()]
+    return {r["message_id"]: r["author_id"] for r in rows}
+
+
+@tap.test
+def an_address_a_later_shard_gives_another_author_moves_to_the_sets():
+    """Google's masked carl...@example.org is Carl Dee's full address's in the
+    shard that has both (identity.c), and an author of its own in the shard
+    that has it alone: the catalog keeps the first shard's author of an
+    address and moves the other shard's messages of it, as the merge does,
+    in both orders (store-catalog.c, catalog_addresses.moved)."""
+    folder = tmp("moved-addresses")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    both = os.path.join(folder, "both.mbox")
+    masked = os.path.join(folder, "masked.mbox")
+    with open(both, "w") as f:
+        f.write(CARL.format(a="carl.dee@example.org", n=0, s="Kites", mid="kites@x", body="Kites fly."))
+        f.write(CARL.format(a="carl...@example.org", n=1, s="Re: Kites", mid="again@x", body="They do."))
+    with open(masked, "w") as f:
+        f.write(CARL.format(a="carl...@example.org", n=2, s="Boats", mid="boats@x", body="Boats float."))
+    for name, order in (("full-first", [both, masked]), ("masked-first", [masked, both])):
+        dbs = [os.path.join(folder, "%s-%d.db" % (name, i + 1)) for i in range(2)]
+        for i, path in enumerate(order):
+            ok("ingest", "-q", "--shard", str(i + 1), "--db", dbs[i], path)
+        shard_authors = [authors_by_message_id(db) for db in dbs]
+        # the shards disagree: the masked address is another author alone
+        boats = shard_authors[order.index(masked)]["boats@x"]
+        assert boats != shard_authors[order.index(both)]["kites@x"], (name, shard_authors)
+        merged = os.path.join(folder, name + "-merged.db")
+        catalog = os.path.join(folder, name + "-catalog.db")
+        ok("merge", "-q", "--db", merged, *dbs)
+        ok("catalog", "-q", "--db", catalog, *dbs)
+        want = authors_by_message_id(merged)
+        assert want["boats@x"] == want["kites@x"] == want["again@x"], (name, want)
+        assert authors_by_message_id(catalog) == want, name
+        for args in (["authors", "--addresses"], ["export", "--format", "csv"]):
+            assert ok(*args, "--db", catalog).stdout == ok(*args, "--db", merged).stdout, (name, args)
+
+
 @tap.test
 def a_catalog_moves_with_its_shards():
     folder = tmp("moved-set")

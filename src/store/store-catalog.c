@@ -56,9 +56,10 @@ static const char catalog_sql[] =
 
 /* A catalog is marked unfinished until threads and authors are computed
  * over its set (store_catalog_finish()): one left so by a deja that was
- * killed is refused, not read as a set of fewer shards. */
+ * killed is refused, not read as a set of fewer shards.  Its authors,
+ * none until then, are stale: authors_update() writes them. */
 #define CATALOG_UNFINISHED_SQL \
-  "INSERT OR REPLACE INTO deja_state (key, value) VALUES ('catalog', 'unfinished')"
+  "INSERT OR REPLACE INTO deja_state (key, value) VALUES ('catalog', 'unfinished'), ('authors', 'stale')"
 
 /* The addresses the decisions of the database attached as "shard" name */
 #define MOVED_BY_DECISIONS \
@@ -73,19 +74,22 @@ static const char *const copy_sql[] = {
   " SELECT mg.message_id, g2.id, 0 FROM shard.message_newsgroups mg"
   " JOIN shard.newsgroups g ON g.id = mg.newsgroup_id JOIN main.newsgroups g2 ON g2.name = g.name"
   " WHERE mg.merged = 0",
-  /* (these three into TEMP tables, staged_sql: keyed by Message-ID, id
-   * or address, each shard's rows would land all over them, and each
+  /* (these two into TEMP tables, staged_sql: keyed by Message-ID or
+   * address, each shard's rows would land all over them, and each
    * shard's commit write most of their pages again) */
   "INSERT OR IGNORE INTO temp.catalog_placeholders (message_id, thread_id, children)"
   " SELECT message_id, thread_id, children FROM shard.thread_placeholders",
-  /* Provisional, as a merge's: authors_update() writes them all */
-  "INSERT OR IGNORE INTO temp.catalog_authors (id, address) SELECT id, address FROM shard.authors ORDER BY id",
-  "INSERT OR IGNORE INTO temp.catalog_addresses (address, author_id)"
-  " SELECT address, author_id FROM shard.author_addresses",
-  /* The addresses whose messages may have another author in the set than
-   * in the shard: another id here, or people the shard told apart */
-  "INSERT OR IGNORE INTO temp.catalog_moved (address) SELECT s.address FROM shard.author_addresses s"
-  " JOIN temp.catalog_addresses a ON a.address = s.address WHERE a.author_id IS NOT s.author_id",
+  /* Each address's author as the first shard that has it says, for
+   * authors_update() to keep its id (the authors themselves it writes
+   * all anew: none is copied); and where a later shard has another id,
+   * the address is marked moved: its messages may have another author in
+   * the set than in that shard (one pass over the shard's rows, not a
+   * second one joined: 64 shards of the realistic 1 GiB, 0.12 -> 0.07 s) */
+  "INSERT INTO temp.catalog_addresses (address, author_id) SELECT address, author_id"
+  " FROM shard.author_addresses WHERE 1 ON CONFLICT (address) DO UPDATE SET moved = 1"
+  " WHERE author_id IS NOT excluded.author_id",
+  /* The other addresses whose messages may have another author in the
+   * set than in the shard: */
   /* (an address shared by several people, or one people's decisions
    * name: its messages are given authors by name, not by address) */
   "INSERT OR IGNORE INTO temp.catalog_moved (address) SELECT shared_address FROM shard.authors"
@@ -100,18 +104,17 @@ static const char *const copy_sql[] = {
 #define STAGED_SQL \
   "CREATE TEMP TABLE catalog_placeholders (message_id TEXT PRIMARY KEY, thread_id INTEGER," \
   " children INTEGER NOT NULL);" \
-  "CREATE TEMP TABLE catalog_authors (id INTEGER PRIMARY KEY, address TEXT NOT NULL);" \
-  "CREATE TEMP TABLE catalog_addresses (address TEXT PRIMARY KEY, author_id INTEGER NOT NULL) WITHOUT ROWID"
+  "CREATE TEMP TABLE catalog_addresses (address TEXT PRIMARY KEY, author_id INTEGER NOT NULL," \
+  " moved INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID"
 static const char staged_sql[] =
   "BEGIN IMMEDIATE;"
   "INSERT INTO main.thread_placeholders (message_id, thread_id, children)"
   " SELECT message_id, thread_id, children FROM temp.catalog_placeholders ORDER BY message_id;"
-  "INSERT INTO main.authors (id, name, address, messages)"
-  " SELECT id, address, address, 0 FROM temp.catalog_authors ORDER BY id;"
   "INSERT INTO main.author_addresses (address, author_id, messages)"
   " SELECT address, author_id, 0 FROM temp.catalog_addresses ORDER BY address;"
+  "INSERT OR IGNORE INTO temp.catalog_moved (address) SELECT address FROM temp.catalog_addresses WHERE moved;"
   "COMMIT;"
-  "DROP TABLE temp.catalog_placeholders; DROP TABLE temp.catalog_authors; DROP TABLE temp.catalog_addresses";
+  "DROP TABLE temp.catalog_placeholders; DROP TABLE temp.catalog_addresses";
 
 #define ADDRESS_AUTHOR "(SELECT a.author_id FROM author_addresses a WHERE a.address = messages.from_addr)"
 #define AUTHOR_OF_ADDRESS \
