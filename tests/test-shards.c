@@ -22,6 +22,7 @@ typedef struct {
   char *paths[N_SHARDS];
   sqlite3 *whole;      /* every row in one database */
   sqlite3 *set;        /* the shards through deja_shards */
+  StoreShards *module_set;   /* the set registered on it (owned by the module) */
 } Fixture;
 
 static const char schema[] =
@@ -144,8 +145,8 @@ set_up (Fixture *f, gconstpointer data)
   g_assert_cmpint ((sqlite3_open) (":memory:", &f->set), ==, SQLITE_OK);
   /* The tables' declarations, as a catalog has them (empty) */
   exec_ok (f->set, schema);
-  g_assert_cmpint (_store_shards_register (f->set, _store_shards_new ((const char *const *) f->paths,
-                                                                      numbers, N_SHARDS)), ==, SQLITE_OK);
+  f->module_set = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
+  g_assert_cmpint (_store_shards_register (f->set, f->module_set), ==, SQLITE_OK);
   exec_ok (f->set, "CREATE TABLE changed (id INTEGER PRIMARY KEY, thread_id INTEGER, parent_id INTEGER);"
                    "CREATE VIRTUAL TABLE temp.messages USING deja_shards (messages, changed);"
                    "CREATE VIRTUAL TABLE temp.links USING deja_shards (links);"
@@ -430,6 +431,82 @@ test_update_reads (Fixture *f, gconstpointer data)
     g_assert_cmpstr (got, ==, want);
     g_assert_cmpstr (changed, ==, "1\n");
   }
+}
+
+/* Many rows changed at once (_store_shards_update_from(), a catalog's
+ * threads saved) as the same UPDATEs change them, one by one: a column
+ * not given keeps its value changed here before, a row changed back to
+ * its shard's values leaves the overlay, a rollback undoes it all. */
+static void
+test_update_from (Fixture *f, gconstpointer data)
+{
+  static const char *const before[] = {
+    "UPDATE messages SET thread_id = 4294967297 WHERE id IN (8589934598, 21474836491)",
+    "UPDATE messages SET parent_id = NULL WHERE id = 21474836490",
+  };
+  static const char *const updates[] = {
+    "UPDATE messages SET parent_id = 4294967297 WHERE id = 8589934598",    /* keeps its thread here */
+    "UPDATE messages SET parent_id = 21474836489 WHERE id = 21474836490",  /* back to its shard's */
+    "UPDATE messages SET parent_id = 8589934597 WHERE id = 4294967300",
+    "UPDATE messages SET parent_id = 4294967306 WHERE id = 4294967307",    /* its shard's already */
+  };
+  static const char rows[] =
+    "CREATE TEMP TABLE saved (id INTEGER PRIMARY KEY, parent_id INTEGER);"
+    "INSERT INTO saved VALUES (8589934598, 4294967297), (21474836490, 21474836489),"
+    " (4294967300, 8589934597), (4294967307, 4294967306)";
+  static const char read[] = "SELECT * FROM messages ORDER BY id";
+  StoreShards *set = NULL;
+  char *why = NULL;
+
+  (void) data;
+  for (guint i = 0; i < G_N_ELEMENTS (before); i++)
+    {
+      exec_ok (f->whole, before[i]);
+      exec_ok (f->set, before[i]);
+    }
+  exec_ok (f->set, rows);
+  set = f->module_set;   /* as a catalog's store holds it */
+  /* undone with the transaction */
+  exec_ok (f->set, "BEGIN");
+  g_assert_cmpint (_store_shards_update_from (f->set, set, "messages", "temp.saved", &why), ==, SQLITE_OK);
+  g_assert_null (why);
+  exec_ok (f->set, "ROLLBACK");
+  {
+    g_autofree char *want = answer (f->whole, read);
+    g_autofree char *got = answer (f->set, read);
+
+    g_assert_cmpstr (got, ==, want);
+  }
+  exec_ok (f->set, "BEGIN");
+  g_assert_cmpint (_store_shards_update_from (f->set, set, "messages", "temp.saved", &why), ==, SQLITE_OK);
+  exec_ok (f->set, "COMMIT");
+  for (guint i = 0; i < G_N_ELEMENTS (updates); i++)
+    exec_ok (f->whole, updates[i]);
+  {
+    g_autofree char *want = answer (f->whole, read);
+    g_autofree char *got = answer (f->set, read);
+    g_autofree char *kept = answer (f->set, "SELECT id, thread_id, parent_id FROM changed ORDER BY id");
+
+    g_assert_cmpstr (got, ==, want);
+    g_assert_cmpstr (kept, ==, "4294967300|4294967297|8589934597\n"
+                               "8589934598|4294967297|4294967297\n"
+                               "21474836491|4294967297|21474836490\n");
+  }
+  /* what it cannot do: a column the catalog does not hold, a row no
+   * shard has, a table without values changed here */
+  exec_ok (f->set, "CREATE TEMP TABLE other (id INTEGER PRIMARY KEY, lang TEXT);"
+                   "INSERT INTO other VALUES (4294967297, 'fr');"
+                   "CREATE TEMP TABLE nowhere (id INTEGER PRIMARY KEY, parent_id INTEGER);"
+                   "INSERT INTO nowhere VALUES (12884901889, NULL)");
+  g_assert_cmpint (_store_shards_update_from (f->set, set, "messages", "temp.other", &why), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (why, "columns a catalog holds, not in lang"));
+  g_clear_pointer (&why, g_free);
+  g_assert_cmpint (_store_shards_update_from (f->set, set, "messages", "temp.nowhere", &why), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (why, "no row 12884901889"));
+  g_clear_pointer (&why, g_free);
+  g_assert_cmpint (_store_shards_update_from (f->set, set, "links", "temp.saved", &why), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (why, "not changed here"));
+  g_clear_pointer (&why, g_free);
 }
 
 typedef struct {
@@ -722,6 +799,7 @@ main (int argc, char **argv)
   g_test_add ("/shards/changed-here", Fixture, NULL, set_up, test_changed_here, tear_down);
   g_test_add ("/shards/scan", Fixture, NULL, set_up, test_scan, tear_down);
   g_test_add ("/shards/update-reads", Fixture, NULL, set_up, test_update_reads, tear_down);
+  g_test_add ("/shards/update-from", Fixture, NULL, set_up, test_update_from, tear_down);
   g_test_add ("/shards/routed", Fixture, NULL, set_up, test_routed, tear_down);
   g_test_add ("/shards/kept-extents", Fixture, NULL, set_up, test_kept_extents, tear_down);
   g_test_add ("/shards/missing-shard", Fixture, NULL, set_up, test_missing_shard, tear_down);

@@ -169,8 +169,11 @@ id_of (const ThreadData *d, ThreadIndex index)
   return index >= 0 ? g_array_index (d->ids, gint64, index) : 0;
 }
 
-/* Rows are handed to the store this many at a time. */
-#define SAVE_CHUNK 4096
+/* Rows are handed to the store this many at a time (3.5 MiB of them; a
+ * catalog reads the shards' values of each chunk's changed rows at once,
+ * so that a catalog's threads across shards are one chunk, not eleven:
+ * realistic 1 GiB in 64 shards, 43,042 rows) */
+#define SAVE_CHUNK 65536
 
 static gboolean
 save_rows (Store *store, const Computed *c, GError **error)

@@ -254,6 +254,7 @@ int _store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBind
                               StoreShardsRowFunc convert, gsize record_size, StoreShardsTakeFunc take, gpointer data,
                               char **error);
 /* The ids each shard is asked for, a JSON array each (json_each(?N)) */
+int _store_shards_update_from (sqlite3 *db, StoreShards *set, const char *table, const char *from, char **error);
 GHashTable *_store_shard_ids_new (void);
 void _store_shard_ids_add (GHashTable *lists, gint64 id);
 void _store_shard_ids_close (GHashTable *lists);

@@ -56,6 +56,8 @@ struct _StoreShards {
   char *error;            /* why a shard could not be opened */
   GPtrArray *read;        /* of Extents *: what tables read of shards, for a catalog to keep
                              (_store_shards_keep_extents()) */
+  GHashTable *tables;     /* name -> ShardsTable * of the connection's that have an overlay
+                             (_store_shards_update_from()); the module outlives its tables */
 };
 
 /* What a table read of a shard when it was opened (read_extents()): its
@@ -236,6 +238,8 @@ _store_shards_free (StoreShards *set)
   g_ptr_array_unref (set->shards);
   if (set->read)
     g_ptr_array_unref (set->read);
+  if (set->tables)
+    g_hash_table_unref (set->tables);
   g_free (set->error);
   g_free (set);
 }
@@ -774,6 +778,8 @@ table_free (ShardsTable *t)
 {
   if (t == NULL)
     return;
+  if (t->set && t->set->tables && g_hash_table_lookup (t->set->tables, t->table) == t)
+    g_hash_table_remove (t->set->tables, t->table);
   for (guint i = 0; i < t->n_columns; i++)
     g_free (t->columns[i]);
   g_free (t->columns);
@@ -1300,6 +1306,12 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
   sqlite3_vtab_config (db, SQLITE_VTAB_INNOCUOUS);
   t->idle = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
   t->replaced = g_ptr_array_new_with_free_func (values_free);
+  if (t->overlay)
+    {
+      if (set->tables == NULL)
+        set->tables = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_insert (set->tables, g_strdup (t->table), t);
+    }
   *vtab = &t->base;
   return SQLITE_OK;
 }
@@ -2326,52 +2338,29 @@ same_value (sqlite3_value *a, sqlite3_value *b)
     }
 }
 
-/* An UPDATE of the columns the overlay holds: their values go to it,
- * where they differ from the shard's (and a row changed back leaves it).
- * Nothing else of a shard's rows changes here. */
+/* Row @id's overlaid columns set: @given (of t->n_overlay) the new
+ * value of each, or NULL where it does not change; @shard the shard's
+ * values.  Their values go to the overlay where they differ from the
+ * shard's (and a row changed back leaves it). */
 static int
-shards_update (sqlite3_vtab *vtab, int argc, sqlite3_value **argv, sqlite3_int64 *rowid)
+overlay_apply (ShardsTable *t, gint64 id, sqlite3_value *const *given, sqlite3_value *const *shard)
 {
-  ShardsTable *t = (ShardsTable *) vtab;
-  sqlite3_value **shard = NULL, **now;
-  gint64 id;
+  sqlite3_value **now = g_new0 (sqlite3_value *, t->n_overlay + 1);
+  sqlite3_value **before = g_hash_table_lookup (t->changed, &id);
   gboolean differs = FALSE;
-  int rc;
+  int rc = SQLITE_OK;
 
-  (void) rowid;
-  if (t->overlay == NULL || argc == 1 || sqlite3_value_type (argv[0]) == SQLITE_NULL)
-    return refuse (t, "are read here, not changed");
-  id = sqlite3_value_int64 (argv[0]);
-  if (sqlite3_value_int64 (argv[1]) != id || sqlite3_value_type (argv[1]) != SQLITE_INTEGER)
-    return refuse (t, "keep their ids");
-  for (guint i = 0; i < t->n_columns; i++)
-    if (t->overlay_of[i] < 0 && (int) i != t->id_column && !sqlite3_value_nochange (argv[2 + i]))
-      return refuse (t, "change here only in the columns a catalog holds");
-  if ((rc = load_overlay (t)) != SQLITE_OK)
-    return rc;
-  shard = g_new0 (sqlite3_value *, t->n_overlay + 1);
-  rc = shard_values (t, id, shard);
-  if (rc != SQLITE_OK)
-    {
-      values_free (shard);
-      return rc == SQLITE_NOTFOUND ? refuse (t, "have no such row") : rc;
-    }
   /* What the row has now, and what changes */
-  now = g_new0 (sqlite3_value *, t->n_overlay + 1);
-  {
-    sqlite3_value **before = g_hash_table_lookup (t->changed, &id);
-
-    for (guint k = 0; k < t->n_overlay; k++)
-      {
-        sqlite3_value *v = argv[2 + t->overlaid[k]];
-
-        if (sqlite3_value_nochange (v))
-          v = before ? before[k] : shard[k];
-        now[k] = sqlite3_value_dup (v);
-        differs |= !same_value (now[k], shard[k]);
-      }
-  }
-  values_free (shard);
+  for (guint k = 0; k < t->n_overlay; k++)
+    {
+      now[k] = sqlite3_value_dup (given[k] ? given[k] : before ? before[k] : shard[k]);
+      if (now[k] == NULL)
+        {
+          values_free (now);
+          return SQLITE_NOMEM;
+        }
+      differs |= !same_value (now[k], shard[k]);
+    }
   /* The overlay's row written, or deleted where the shard's values are
    * the row's again */
   if (t->write[differs] == NULL)
@@ -2414,20 +2403,268 @@ shards_update (sqlite3_vtab *vtab, int argc, sqlite3_value **argv, sqlite3_int64
       return rc;
     }
   {
-    gpointer key = NULL, before = NULL;
+    gpointer key = NULL, old = NULL;
 
-    if (g_hash_table_steal_extended (t->changed, &id, &key, &before))
+    if (g_hash_table_steal_extended (t->changed, &id, &key, &old))
       {
         g_free (key);
-        g_ptr_array_add (t->replaced, before);
+        g_ptr_array_add (t->replaced, old);
       }
   }
   if (differs)
     g_hash_table_insert (t->changed, g_memdup2 (&id, sizeof id), now);
   else
     values_free (now);
-  forget_changed_order (t);
   return SQLITE_OK;
+}
+
+/* An UPDATE of the columns the overlay holds (overlay_apply()).
+ * Nothing else of a shard's rows changes here. */
+static int
+shards_update (sqlite3_vtab *vtab, int argc, sqlite3_value **argv, sqlite3_int64 *rowid)
+{
+  ShardsTable *t = (ShardsTable *) vtab;
+  sqlite3_value **shard = NULL, **given;
+  gint64 id;
+  int rc;
+
+  (void) rowid;
+  if (t->overlay == NULL || argc == 1 || sqlite3_value_type (argv[0]) == SQLITE_NULL)
+    return refuse (t, "are read here, not changed");
+  id = sqlite3_value_int64 (argv[0]);
+  if (sqlite3_value_int64 (argv[1]) != id || sqlite3_value_type (argv[1]) != SQLITE_INTEGER)
+    return refuse (t, "keep their ids");
+  for (guint i = 0; i < t->n_columns; i++)
+    if (t->overlay_of[i] < 0 && (int) i != t->id_column && !sqlite3_value_nochange (argv[2 + i]))
+      return refuse (t, "change here only in the columns a catalog holds");
+  if ((rc = load_overlay (t)) != SQLITE_OK)
+    return rc;
+  shard = g_new0 (sqlite3_value *, t->n_overlay + 1);
+  rc = shard_values (t, id, shard);
+  if (rc != SQLITE_OK)
+    {
+      values_free (shard);
+      return rc == SQLITE_NOTFOUND ? refuse (t, "have no such row") : rc;
+    }
+  given = g_new0 (sqlite3_value *, t->n_overlay + 1);
+  for (guint k = 0; k < t->n_overlay; k++)
+    if (!sqlite3_value_nochange (argv[2 + t->overlaid[k]]))
+      given[k] = argv[2 + t->overlaid[k]];
+  rc = overlay_apply (t, id, given, shard);
+  g_free (given);
+  values_free (shard);
+  forget_changed_order (t);
+  return rc;
+}
+
+/* ---- many rows changed at once (_store_shards_update_from()) ---- */
+
+/* A shard's values of a row asked for: its id, and the values of the
+ * overlay's columns (NULL-terminated; NULL where memory ran out) */
+typedef struct {
+  gint64 id;
+  sqlite3_value **values;
+} ShardRow;
+
+static void
+convert_shard_row (sqlite3_stmt *stmt, GArray *records)
+{
+  int n = (sqlite3_column_count) (stmt);
+  ShardRow row = { (sqlite3_column_int64) (stmt, 0), g_new0 (sqlite3_value *, (gsize) MAX (n, 1)) };
+
+  for (int k = 1; k < n; k++)
+    if ((row.values[k - 1] = sqlite3_value_dup ((sqlite3_column_value) (stmt, k))) == NULL)
+      {
+        values_free (row.values);
+        row.values = NULL;
+        break;
+      }
+  g_array_append_val (records, row);
+}
+
+static void
+take_shard_rows (const GArray *records, gpointer data)
+{
+  GHashTable *rows = data;
+
+  for (guint i = 0; i < records->len; i++)
+    {
+      const ShardRow *row = &g_array_index (records, ShardRow, i);
+
+      g_hash_table_insert (rows, g_memdup2 (&row->id, sizeof row->id), row->values);
+    }
+}
+
+static int
+bind_shard_rows (sqlite3_stmt *stmt, gint64 number, gconstpointer lists)
+{
+  return _store_bind_shard_ids (stmt, 1, (GHashTable *) lists, number, FALSE);
+}
+
+static void
+shard_values_free (gpointer values)
+{
+  if (values)
+    values_free (values);
+}
+
+/* Each row of @from as overlay_apply() takes it: the overlay's slot of
+ * each of its columns but the first (the id), or an error */
+static int
+from_slots (ShardsTable *t, sqlite3_stmt *from, int *slots, char **error)
+{
+  int n = (sqlite3_column_count) (from);
+
+  for (int i = 1; i < n; i++)
+    {
+      const char *name = sqlite3_column_name (from, i);
+
+      slots[i] = -1;
+      for (guint c = 0; name && c < t->n_columns; c++)
+        if (t->columns[c] && strcmp (t->columns[c], name) == 0)
+          slots[i] = t->overlay_of[c];
+      if (slots[i] < 0)
+        {
+          *error = g_strdup_printf ("%s of the shards change here only in the columns a catalog holds,"
+                                    " not in %s", t->table, name ? name : "a column without a name");
+          return SQLITE_ERROR;
+        }
+    }
+  return SQLITE_OK;
+}
+
+/**
+ * _store_shards_update_from:
+ * @db: the connection @set is registered on (a catalog's)
+ * @table: a table read in place whose values changed here the catalog
+ *   keeps ("messages")
+ * @from: the name of a table of @db ("temp.x"): its first column the id
+ *   of a row of @table, each other one a column of @table the catalog
+ *   keeps, by name, with that row's new value
+ * @error: (out): why it could not be (g_free())
+ *
+ * Does what "UPDATE @table SET column = value, ... WHERE id = id" does
+ * for each row of @from, in the caller's transaction, without looking up
+ * each row in its shard twice as each UPDATE does (for its cursor, then
+ * for the shard's values, shards_update()): the shards' values of those
+ * rows are read at once, a shard a worker.  A catalog's threads across
+ * shards (realistic 1 GiB in 64 shards: 16,978 rows) are saved so.
+ * Returns an SQLite code.
+ */
+int
+_store_shards_update_from (sqlite3 *db, StoreShards *set, const char *table, const char *from, char **error)
+{
+  ShardsTable *t = set->tables ? g_hash_table_lookup (set->tables, table) : NULL;
+  g_autoptr (GHashTable) lists = _store_shard_ids_new ();
+  g_autoptr (GHashTable) rows = deja_id_table_new (g_free, shard_values_free);
+  g_autofree char *q = quoted (table);
+  g_autofree char *join = NULL, *read = NULL, *ask = NULL;
+  g_autofree int *slots = NULL;
+  g_autofree sqlite3_value **given = NULL;
+  sqlite3_stmt *stmt = NULL;
+  int rc, n;
+
+  *error = NULL;
+  if (t == NULL || t->db != db || t->id_column < 0 || t->n_overlay == 0)
+    {
+      *error = g_strdup_printf ("%s of the shards are not changed here", table);
+      return SQLITE_ERROR;
+    }
+  /* ([schema.]name, plain: the caller's own table) */
+  {
+    g_auto (GStrv) parts = g_strsplit (from, ".", 3);
+
+    if (parts[0] == NULL || !plain_name (parts[0]) || (parts[1] && !plain_name (parts[1])) ||
+        (parts[1] && parts[2]))
+      {
+        *error = g_strdup_printf ("not a plain table name: %s", from);
+        return SQLITE_ERROR;
+      }
+  }
+  /* The table joins the transaction as an UPDATE of it does (xBegin):
+   * a rollback forgets the overlay's rows kept in memory */
+  {
+    g_autofree char *id = quoted (t->columns[t->id_column]);
+    g_autofree char *column = quoted (t->columns[t->overlaid[0]]);
+
+    join = g_strdup_printf ("UPDATE temp.%s SET %s = %s WHERE %s = -1", q, column, column, id);
+  }
+  if ((rc = sqlite3_exec (db, join, NULL, NULL, NULL)) != SQLITE_OK || (rc = load_overlay (t)) != SQLITE_OK)
+    {
+      *error = g_strdup (sqlite3_errmsg (db));
+      return rc;
+    }
+  /* The rows' ids, by shard */
+  read = g_strdup_printf ("SELECT * FROM %s", from);
+  if ((rc = sqlite3_prepare_v2 (db, read, -1, &stmt, NULL)) != SQLITE_OK)
+    {
+      *error = g_strdup (sqlite3_errmsg (db));
+      return rc;
+    }
+  n = sqlite3_column_count (stmt);
+  slots = g_new0 (int, (gsize) MAX (n, 1));
+  if (n < 2 || (rc = from_slots (t, stmt, slots, error)) != SQLITE_OK)
+    {
+      if (*error == NULL)
+        *error = g_strdup_printf ("%s: no column to change", from);
+      sqlite3_finalize (stmt);
+      return SQLITE_ERROR;
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    _store_shard_ids_add (lists, sqlite3_column_int64 (stmt, 0));
+  _store_shard_ids_close (lists);
+  sqlite3_reset (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      *error = g_strdup (sqlite3_errmsg (db));
+      sqlite3_finalize (stmt);
+      return rc;
+    }
+  /* Their shards' values, read at once */
+  {
+    GString *sql = g_string_new ("SELECT rowid");
+
+    for (guint k = 0; k < t->n_overlay; k++)
+      {
+        g_autofree char *c = quoted (t->columns[t->overlaid[k]]);
+
+        g_string_append_printf (sql, ", %s", c);
+      }
+    g_string_append_printf (sql, " FROM main.%s WHERE rowid IN (SELECT value FROM json_each(?1))", q);
+    ask = g_string_free (sql, FALSE);
+  }
+  rc = _store_shards_scan_bound (set, ask, bind_shard_rows, lists, convert_shard_row, sizeof (ShardRow),
+                                 take_shard_rows, rows, error);
+  /* Each row's new values */
+  given = g_new0 (sqlite3_value *, t->n_overlay + 1);
+  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (stmt, 0);
+      gpointer key, shard;
+
+      if (!g_hash_table_lookup_extended (rows, &id, &key, &shard))
+        {
+          *error = g_strdup_printf ("%s of the shards have no row %" G_GINT64_FORMAT, table, id);
+          rc = SQLITE_ERROR;
+          break;
+        }
+      if (shard == NULL)
+        {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+      memset (given, 0, sizeof *given * t->n_overlay);
+      for (int i = 1; i < n; i++)
+        given[slots[i]] = sqlite3_column_value (stmt, i);
+      rc = overlay_apply (t, id, given, shard);
+    }
+  if (rc == SQLITE_DONE)
+    rc = SQLITE_OK;
+  if (rc != SQLITE_OK && *error == NULL)
+    *error = g_strdup (rc == SQLITE_NOMEM ? sqlite3_errstr (rc) : sqlite3_errmsg (db));
+  sqlite3_finalize (stmt);
+  forget_changed_order (t);
+  return rc;
 }
 
 static int
