@@ -581,6 +581,75 @@ test_scan (Fixture *f, gconstpointer data)
   }
 }
 
+static void
+count_convert (sqlite3_stmt *stmt, GArray *records)
+{
+  gint64 n = sqlite3_column_int64 (stmt, 0);
+
+  g_array_append_val (records, n);
+}
+
+static void
+count_take (const GArray *records, gpointer data)
+{
+  *(gint64 *) data += g_array_index (records, gint64, 0);
+}
+
+/* Many shards are opened at once, a worker a CPU: every one read, and
+ * of two that cannot be, the first in the set's order is named, however
+ * the workers met them. */
+static void
+test_many (Fixture *f, gconstpointer data)
+{
+  enum { MANY = 24 };
+  char *paths[MANY];
+  gint64 many_numbers[MANY], rows = 0;
+  StoreShards *set;
+  char *error = NULL;
+
+  (void) data;
+  for (guint i = 0; i < MANY; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("copy-%02u.db", i);
+      g_autofree char *bytes = NULL;
+      gsize length = 0;
+
+      paths[i] = g_build_filename (f->dir, name, NULL);
+      g_assert_true (g_file_get_contents (f->paths[i % N_SHARDS], &bytes, &length, NULL));
+      g_assert_true (g_file_set_contents (paths[i], bytes, (gssize) length, NULL));
+      many_numbers[i] = i + 1;
+    }
+  set = _store_shards_new ((const char *const *) paths, many_numbers, MANY);
+  g_assert_cmpint (_store_shards_scan (set, "SELECT count(*) FROM main.messages", count_convert, sizeof rows,
+                                       count_take, &rows, &error), ==, SQLITE_OK);
+  g_assert_null (error);
+  g_assert_cmpint (rows, ==, MANY * 40);
+  _store_shards_free (set);
+  g_assert_cmpint (g_unlink (paths[9]), ==, 0);
+  g_assert_true (g_file_set_contents (paths[17], "not a database, and long enough to be read as one", -1, NULL));
+  for (guint round = 0; round < 8; round++)
+    {
+      set = _store_shards_new ((const char *const *) paths, many_numbers, MANY);
+      g_assert_cmpint (_store_shards_scan (set, "SELECT count(*) FROM main.messages", count_convert, sizeof rows,
+                                           count_take, &rows, &error), !=, SQLITE_OK);
+      g_assert_nonnull (strstr (error, "copy-09.db"));
+      g_clear_pointer (&error, g_free);
+      _store_shards_free (set);
+    }
+  g_assert_cmpint (g_unlink (paths[17]), ==, 0);
+  set = _store_shards_new ((const char *const *) paths + 10, many_numbers + 10, MANY - 10);
+  g_assert_cmpint (_store_shards_scan (set, "SELECT count(*) FROM main.messages", count_convert, sizeof rows,
+                                       count_take, &rows, &error), !=, SQLITE_OK);
+  g_assert_nonnull (strstr (error, "copy-17.db"));
+  g_clear_pointer (&error, g_free);
+  _store_shards_free (set);
+  for (guint i = 0; i < MANY; i++)
+    {
+      g_unlink (paths[i]);
+      g_free (paths[i]);
+    }
+}
+
 static sqlite3 *connect_set (Fixture *f, guint n);
 
 /* The idxNum of the plan of @sql's first scan of a deja_shards table */
@@ -798,6 +867,7 @@ main (int argc, char **argv)
   g_test_add ("/shards/as-whole", Fixture, NULL, set_up, test_as_whole, tear_down);
   g_test_add ("/shards/changed-here", Fixture, NULL, set_up, test_changed_here, tear_down);
   g_test_add ("/shards/scan", Fixture, NULL, set_up, test_scan, tear_down);
+  g_test_add ("/shards/many", Fixture, NULL, set_up, test_many, tear_down);
   g_test_add ("/shards/update-reads", Fixture, NULL, set_up, test_update_reads, tear_down);
   g_test_add ("/shards/update-from", Fixture, NULL, set_up, test_update_from, tear_down);
   g_test_add ("/shards/routed", Fixture, NULL, set_up, test_routed, tear_down);

@@ -397,17 +397,17 @@ register_ranking (sqlite3 *db)
   return rc;
 }
 
-/* Shard @i's connection, opened read-only the first time: NULL with
- * set->error saying why it cannot be. */
-static sqlite3 *
-shard_db (StoreShards *set, guint i)
+/* Opens @shard's connection, read-only: in any thread, for a shard no
+ * other thread opens (it touches no other shard, nor the set but to
+ * read it); FALSE with @error saying why it cannot be */
+static gboolean
+open_shard (const StoreShards *set, Shard *shard, char **error)
 {
-  Shard *shard = g_ptr_array_index (set->shards, i);
   g_autofree char *uri = NULL;
   int rc;
 
   if (shard->db)
-    return shard->db;
+    return TRUE;
   /* Nothing writes a shard while a catalog reads it (its size and time
    * are checked when the catalog is opened, and a log left beside it is
    * refused): no locks, no log to look at for each statement */
@@ -432,25 +432,100 @@ shard_db (StoreShards *set, guint i)
   /* A catalog names its shards; one of a stranger's could name any file */
   if (rc == SQLITE_OK && set->deja_only && !_store_is_current_deja (shard->db))
     {
-      g_free (set->error);
-      set->error = g_strdup_printf ("shard '%s': not a deja database of this version (one made by"
-                                    " an older deja is upgraded by opening it once; then make the"
-                                    " catalog again)", shard->path);
+      *error = g_strdup_printf ("shard '%s': not a deja database of this version (one made by"
+                                " an older deja is upgraded by opening it once; then make the"
+                                " catalog again)", shard->path);
       sqlite3_close_v2 (shard->db);
       shard->db = NULL;
-      return NULL;
+      return FALSE;
     }
   if (rc != SQLITE_OK)
     {
-      g_free (set->error);
-      set->error = g_strdup_printf ("shard '%s': %s", shard->path,
-                                    shard->db ? sqlite3_errmsg (shard->db) : sqlite3_errstr (rc));
+      *error = g_strdup_printf ("shard '%s': %s", shard->path,
+                                shard->db ? sqlite3_errmsg (shard->db) : sqlite3_errstr (rc));
       sqlite3_close_v2 (shard->db);
       shard->db = NULL;
-      return NULL;
+      return FALSE;
     }
   sqlite3_busy_timeout (shard->db, STORE_BUSY_TIMEOUT_MS);
+  return TRUE;
+}
+
+/* Shard @i's connection, opened the first time: NULL with set->error
+ * saying why it cannot be. */
+static sqlite3 *
+shard_db (StoreShards *set, guint i)
+{
+  Shard *shard = g_ptr_array_index (set->shards, i);
+  char *error = NULL;
+
+  if (!open_shard (set, shard, &error))
+    {
+      g_free (set->error);
+      set->error = error;
+      return NULL;
+    }
   return shard->db;
+}
+
+/* ---- every shard opened at once (open_all()) ---- */
+
+typedef struct {
+  StoreShards *set;
+  gint next;               /* the next shard a worker takes (atomic) */
+  char **errors;           /* why each could not be opened */
+} Opening;
+
+static gpointer
+open_worker (gpointer data)
+{
+  Opening *o = data;
+  guint i;
+
+  while ((i = (guint) g_atomic_int_add (&o->next, 1)) < o->set->shards->len)
+    open_shard (o->set, g_ptr_array_index (o->set->shards, i), &o->errors[i]);
+  return NULL;
+}
+
+/* Every shard's connection, opened a worker a CPU where most are not
+ * yet: each reads its shard's schema, 0.5 ms or so a shard.  FALSE with
+ * set->error saying why the first that cannot be opened cannot. */
+static gboolean
+open_all (StoreShards *set)
+{
+  guint n = set->shards->len, closed = 0, workers;
+  Opening o = { .set = set };
+
+  for (guint i = 0; i < n; i++)
+    closed += ((Shard *) g_ptr_array_index (set->shards, i))->db == NULL;
+  workers = MIN (cpus_available (), closed / 4);
+  if (workers > 1)
+    {
+      g_autofree GThread **threads = g_new0 (GThread *, workers);
+      char *first = NULL;
+
+      o.errors = g_new0 (char *, n);
+      for (guint w = 0; w < workers; w++)
+        threads[w] = g_thread_new ("deja-shards", open_worker, &o);
+      for (guint w = 0; w < workers; w++)
+        g_thread_join (threads[w]);
+      for (guint i = 0; i < n; i++)
+        if (o.errors[i] && first == NULL)
+          first = g_steal_pointer (&o.errors[i]);
+        else
+          g_free (o.errors[i]);
+      g_free (o.errors);
+      if (first)
+        {
+          g_free (set->error);
+          set->error = first;
+          return FALSE;
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    if (shard_db (set, i) == NULL)
+      return FALSE;
+  return TRUE;
 }
 
 /* ---- every shard read at once (_store_shards_scan()) ---- */
@@ -569,12 +644,11 @@ _store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBindFunc
   int rc = SQLITE_OK;
 
   *error = NULL;
-  for (guint i = 0; i < n; i++)
-    if (shard_db (set, i) == NULL)
-      {
-        *error = g_strdup (set->error);
-        return SQLITE_CANTOPEN;
-      }
+  if (!open_all (set))
+    {
+      *error = g_strdup (set->error);
+      return SQLITE_CANTOPEN;
+    }
   scan.records = g_new0 (GArray *, MAX (n, 1));
   scan.errors = g_new0 (char *, MAX (n, 1));
   g_mutex_init (&scan.lock);
@@ -1133,6 +1207,11 @@ read_extents (ShardsTable *t, char **err)
   kept = kept_statement (t);
   width = 2 + 2 * keys->len;
   values = g_new0 (sqlite3_value *, width + 1);
+  /* A catalog being made asks every shard: each opened at once (where
+   * one cannot be, the loop below says which) */
+  if (n > 0 && !kept_extents (kept, ((Shard *) g_ptr_array_index (t->set->shards, 0))->number, width, values))
+    open_all (t->set);
+  values_clear (values, width);
   for (guint i = 0; i < n; i++)
     {
       Shard *shard = g_ptr_array_index (t->set->shards, i);
