@@ -268,6 +268,41 @@ def an_address_a_later_shard_gives_another_author_moves_to_the_sets():
 
 
 @tap.test
+def a_message_without_a_sender_has_no_author_in_the_set():
+    """A message whose from_addr is NULL has no author (store_write_authors():
+    the rows are found by that column first, then changed by id, which
+    reads no changed row of the catalog's from its shard), in a catalog as
+    in the merge, though its shard, edited by hand, still names one."""
+    folder = tmp("no-sender")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    dbs = []
+    for i, mails in enumerate([[("ann", 0, "kites", "kites@x", "", "Kites fly.")],
+                               [("bob", 1, "Re: kites", "again@x", "References: <kites@x>\n", "They do."),
+                                ("cem", 2, "boats", "boats@x", "", "Boats float.")]]):
+        path = os.path.join(folder, "part-%d.mbox" % i)
+        with open(path, "w") as f:
+            for a, n, subject, mid, refs, body in mails:
+                f.write(MAIL.format(a=a, n=n, s=subject, mid=mid, refs=refs, body=body))
+        dbs.append(os.path.join(folder, "shard-%d.db" % (i + 1)))
+        ok("ingest", "-q", "--shard", str(i + 1), "--db", dbs[-1], path)
+    with sqlite3.connect(dbs[1]) as c:
+        c.execute("UPDATE messages SET from_addr = NULL WHERE message_id = 'boats@x'")
+    c.close()
+    with sqlite3.connect(dbs[1]) as c:
+        assert c.execute("SELECT author_id IS NOT NULL FROM messages WHERE message_id = 'boats@x'").fetchall() \
+            == [(1,)]
+    c.close()
+    merged = os.path.join(folder, "merged.db")
+    catalog = os.path.join(folder, "catalog.db")
+    ok("merge", "-q", "--db", merged, *dbs)
+    ok("catalog", "-q", "--db", catalog, *dbs)
+    want = authors_by_message_id(merged)
+    assert want["boats@x"] is None and want["again@x"] is not None, want
+    assert authors_by_message_id(catalog) == want
+
+
+@tap.test
 def a_catalog_moves_with_its_shards():
     folder = tmp("moved-set")
     shutil.copytree(tmp("set"), folder)
