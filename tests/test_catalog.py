@@ -302,6 +302,49 @@ def a_message_without_a_sender_has_no_author_in_the_set():
     assert authors_by_message_id(catalog) == want
 
 
+def placeholders_by_message_id(db):
+    """Each placeholder's (thread by Message-ID, children), as one database holds them."""
+    rows = [json.loads(l) for l in ok("export", "--db", db, "--format", "jsonl").stdout.splitlines()]
+    mid = {r["id"]: r["message_id"] for r in rows}
+    with sqlite3.connect(db) as c:
+        found = {m: (mid.get(t), n) for m, t, n in
+                 c.execute("SELECT message_id, thread_id, children FROM thread_placeholders")}
+    c.close()
+    return found
+
+
+@tap.test
+def placeholders_of_threads_a_shard_keeps_are_the_sets():
+    """A reply whose parent is in no shard hangs under a placeholder: one
+    whose thread stays in its shard is taken from it when the catalog
+    threads the set (store_clear_thread_placeholders()), one that two
+    shards reference is made again; both as in the merge."""
+    folder = tmp("placeholders")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    dbs = []
+    for i, mails in enumerate([
+            [("ann", 0, "Re: lost", "a1@x", "References: <lost@x>\n", "Under a lost post."),
+             ("ann", 1, "post", "b1@x", "", "A post.")],
+            [("bob", 2, "Re: gone", "c2@x", "References: <gone@x>\n", "Under a post gone."),
+             ("bob", 3, "Re: lost", "d2@x", "References: <lost@x>\n", "Under the lost one too."),
+             ("bob", 4, "Re: post", "e2@x", "References: <b1@x>\n", "A reply across.")]]):
+        path = os.path.join(folder, "part-%d.mbox" % i)
+        with open(path, "w") as f:
+            for a, n, subject, mid, refs, body in mails:
+                f.write(MAIL.format(a=a, n=n, s=subject, mid=mid, refs=refs, body=body))
+        dbs.append(os.path.join(folder, "shard-%d.db" % (i + 1)))
+        ok("ingest", "-q", "--shard", str(i + 1), "--db", dbs[-1], path)
+    merged = os.path.join(folder, "merged.db")
+    catalog = os.path.join(folder, "catalog.db")
+    ok("merge", "-q", "--db", merged, *dbs)
+    ok("catalog", "-q", "--db", catalog, *dbs)
+    want = placeholders_by_message_id(merged)
+    assert want == {"gone@x": ("c2@x", 1), "lost@x": ("a1@x", 2)}, want
+    assert placeholders_by_message_id(catalog) == want
+    assert threads_by_message_id(catalog) == threads_by_message_id(merged)
+
+
 @tap.test
 def a_catalog_moves_with_its_shards():
     folder = tmp("moved-set")

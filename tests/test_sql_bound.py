@@ -76,6 +76,7 @@ ALLOWED_SQL_ARGS = {
     # and the caller's table of new values (store-thread.c: the literal temp.deja_threads_saved)
     "join", "read", "ask",
     "save_sql[catalog]",  # store-thread.c: a static table of literals
+    "kept_placeholders_sql",  # store-thread.c: a static literal
 }
 
 # printf formats that contain SQL words, each checked by hand:

@@ -74,13 +74,13 @@ static const char *const copy_sql[] = {
   " SELECT mg.message_id, g2.id, 0 FROM shard.message_newsgroups mg"
   " JOIN shard.newsgroups g ON g.id = mg.newsgroup_id JOIN main.newsgroups g2 ON g2.name = g.name"
   " WHERE mg.merged = 0",
-  /* (these two into TEMP tables, staged_sql: keyed by Message-ID or
-   * address, each shard's rows would land all over them, and each
-   * shard's commit write most of their pages again) */
-  "INSERT OR IGNORE INTO temp.catalog_placeholders (message_id, thread_id, children)"
-  " SELECT message_id, thread_id, children FROM shard.thread_placeholders",
-  /* Each address's author as the first shard that has it says, for
-   * authors_update() to keep its id (the authors themselves it writes
+  /* (The placeholders of the threads the set keeps as their shards made
+   * them are taken by the catalog's threading, which makes the others:
+   * store_clear_thread_placeholders().)  Into a TEMP table, staged_sql
+   * (keyed by address, each shard's rows would land all over the
+   * catalog's table, and each shard's commit write most of its pages
+   * again): each address's author as the first shard that has it says,
+   * for authors_update() to keep its id (the authors themselves it writes
    * all anew: none is copied); and where a later shard has another id,
    * the address is marked moved: its messages may have another author in
    * the set than in that shard (one pass over the shard's rows, not a
@@ -102,19 +102,15 @@ static const char *const copy_sql[] = {
  * own once (realistic 1 GiB in 64 shards: the log written while the
  * shards are taken 66 -> 26 MB, their commits 0.26 -> 0.06 s) */
 #define STAGED_SQL \
-  "CREATE TEMP TABLE catalog_placeholders (message_id TEXT PRIMARY KEY, thread_id INTEGER," \
-  " children INTEGER NOT NULL);" \
   "CREATE TEMP TABLE catalog_addresses (address TEXT PRIMARY KEY, author_id INTEGER NOT NULL," \
   " moved INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID"
 static const char staged_sql[] =
   "BEGIN IMMEDIATE;"
-  "INSERT INTO main.thread_placeholders (message_id, thread_id, children)"
-  " SELECT message_id, thread_id, children FROM temp.catalog_placeholders ORDER BY message_id;"
   "INSERT INTO main.author_addresses (address, author_id, messages)"
   " SELECT address, author_id, 0 FROM temp.catalog_addresses ORDER BY address;"
   "INSERT OR IGNORE INTO temp.catalog_moved (address) SELECT address FROM temp.catalog_addresses WHERE moved;"
   "COMMIT;"
-  "DROP TABLE temp.catalog_placeholders; DROP TABLE temp.catalog_addresses";
+  "DROP TABLE temp.catalog_addresses";
 
 #define ADDRESS_AUTHOR "(SELECT a.author_id FROM author_addresses a WHERE a.address = messages.from_addr)"
 #define AUTHOR_OF_ADDRESS \
@@ -638,6 +634,7 @@ store_catalog_make (Store *store, const char *const *shards, guint n, const char
   store->catalog = TRUE;
   if (!read_in_place (store, set, error))
     return FALSE;
+  store->placeholders_in_shards = TRUE;
   {
     int rc = _store_exec_sql (store, "BEGIN IMMEDIATE", error) ? _store_shards_keep_extents (set, store->db)
                                                                 : SQLITE_ERROR;

@@ -117,6 +117,9 @@ struct _Store {
   GHashTable *senders;     /* a catalog's: the set's from_addr values (GBytes), read once
                               (store-thread.c), or NULL */
   gint64 planned_on_disk;  /* messages of the last threading plan made on disk, or 0 */
+  gboolean placeholders_in_shards; /* a catalog being made: its shards' placeholders are
+                              taken by its first threading, those it keeps alone
+                              (store_clear_thread_placeholders()) */
   sqlite3_stmt *stmts[N_STMTS];
   int params[N_STMTS][N_PARAMS];   /* each statement's index of each named parameter */
   GHashTable *cached;      /* SQL -> sqlite3_stmt *, kept prepared (_store_cached()) */
