@@ -146,6 +146,24 @@ MAIL = ("From {a}@example.org Mon Mar  3 10:0{n}:00 1997\nFrom: {a} <{a}@example
         "Subject: {s}\nMessage-ID: <{mid}>\nDate: Mon, 3 Mar 1997 10:0{n}:00 GMT\n{refs}\n{body}\n\n")
 
 
+def mail_shards(name, parts):
+    """Numbered shards of a new folder @name, one of each part of @parts: a
+    list of MAIL's (author, minute, subject, Message-ID, references, body).
+    Returns (the folder, the mbox files, the shards)."""
+    folder = tmp(name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    paths, dbs = [], []
+    for i, mails in enumerate(parts):
+        paths.append(os.path.join(folder, "part-%d.mbox" % i))
+        with open(paths[-1], "w") as f:
+            for a, n, subject, mid, refs, body in mails:
+                f.write(MAIL.format(a=a, n=n, s=subject, mid=mid, refs=refs, body=body))
+        dbs.append(os.path.join(folder, "shard-%d.db" % (i + 1)))
+        ok("ingest", "-q", "--shard", str(i + 1), "--db", dbs[-1], paths[-1])
+    return folder, paths, dbs
+
+
 def threads_by_message_id(db):
     """Each message's (thread, parent) by Message-ID, as deja export gives them."""
     rows = [json.loads(l) for l in ok("export", "--db", db, "--format", "jsonl").stdout.splitlines()]
@@ -160,27 +178,14 @@ def a_reference_that_is_a_sender_of_another_shard_is_threaded_as_one_ingest():
     at once, and the threads are one ingest's, as the catalog is made (its batch read in
     the shards) and when it is threaded again (read through the catalog).  A reference
     that is an address and a Message-ID too is kept."""
-    folder = tmp("address-refs")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    parts = []
-    for i, mails in enumerate([
-            [("ann", 0, "hello", "hello@x", "", "A post."),
-             ("ann", 1, "Re: bob", "asks@x", "References: <bob@example.org>\n", "An address."),
-             ("ann", 2, "Re: weird", "both@x", "References: <weird@example.org>\n", "Both.")],
-            [("bob", 3, "Re: hello", "reply@x", "References: <hello@x>\n", "A reply across."),
-             ("weird", 4, "weird", "weird@example.org", "", "Its address is its Message-ID.")]]):
-        path = os.path.join(folder, "part-%d.mbox" % i)
-        with open(path, "w") as f:
-            for a, n, subject, mid, refs, body in mails:
-                f.write(MAIL.format(a=a, n=n, s=subject, mid=mid, refs=refs, body=body))
-        parts.append(path)
+    folder, parts, dbs = mail_shards("address-refs", [
+        [("ann", 0, "hello", "hello@x", "", "A post."),
+         ("ann", 1, "Re: bob", "asks@x", "References: <bob@example.org>\n", "An address."),
+         ("ann", 2, "Re: weird", "both@x", "References: <weird@example.org>\n", "Both.")],
+        [("bob", 3, "Re: hello", "reply@x", "References: <hello@x>\n", "A reply across."),
+         ("weird", 4, "weird", "weird@example.org", "", "Its address is its Message-ID.")]])
     one = os.path.join(folder, "one.db")
     ok("ingest", "-q", "--db", one, *parts)
-    dbs = []
-    for i, path in enumerate(parts):
-        dbs.append(os.path.join(folder, "shard-%d.db" % (i + 1)))
-        ok("ingest", "-q", "--shard", str(i + 1), "--db", dbs[-1], path)
     # the first shard's view: the address is a Message-ID it lacks
     with sqlite3.connect(dbs[0]) as c:
         assert c.execute("SELECT missing_parent FROM messages WHERE message_id = 'asks@x'").fetchall() == \
@@ -273,19 +278,10 @@ def a_message_without_a_sender_has_no_author_in_the_set():
     the rows are found by that column first, then changed by id, which
     reads no changed row of the catalog's from its shard), in a catalog as
     in the merge, though its shard, edited by hand, still names one."""
-    folder = tmp("no-sender")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    dbs = []
-    for i, mails in enumerate([[("ann", 0, "kites", "kites@x", "", "Kites fly.")],
-                               [("bob", 1, "Re: kites", "again@x", "References: <kites@x>\n", "They do."),
-                                ("cem", 2, "boats", "boats@x", "", "Boats float.")]]):
-        path = os.path.join(folder, "part-%d.mbox" % i)
-        with open(path, "w") as f:
-            for a, n, subject, mid, refs, body in mails:
-                f.write(MAIL.format(a=a, n=n, s=subject, mid=mid, refs=refs, body=body))
-        dbs.append(os.path.join(folder, "shard-%d.db" % (i + 1)))
-        ok("ingest", "-q", "--shard", str(i + 1), "--db", dbs[-1], path)
+    folder, _, dbs = mail_shards("no-sender", [
+        [("ann", 0, "kites", "kites@x", "", "Kites fly.")],
+        [("bob", 1, "Re: kites", "again@x", "References: <kites@x>\n", "They do."),
+         ("cem", 2, "boats", "boats@x", "", "Boats float.")]])
     with sqlite3.connect(dbs[1]) as c:
         c.execute("UPDATE messages SET from_addr = NULL WHERE message_id = 'boats@x'")
     c.close()
@@ -319,22 +315,12 @@ def placeholders_of_threads_a_shard_keeps_are_the_sets():
     whose thread stays in its shard is taken from it when the catalog
     threads the set (store_clear_thread_placeholders()), one that two
     shards reference is made again; both as in the merge."""
-    folder = tmp("placeholders")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    dbs = []
-    for i, mails in enumerate([
-            [("ann", 0, "Re: lost", "a1@x", "References: <lost@x>\n", "Under a lost post."),
-             ("ann", 1, "post", "b1@x", "", "A post.")],
-            [("bob", 2, "Re: gone", "c2@x", "References: <gone@x>\n", "Under a post gone."),
-             ("bob", 3, "Re: lost", "d2@x", "References: <lost@x>\n", "Under the lost one too."),
-             ("bob", 4, "Re: post", "e2@x", "References: <b1@x>\n", "A reply across.")]]):
-        path = os.path.join(folder, "part-%d.mbox" % i)
-        with open(path, "w") as f:
-            for a, n, subject, mid, refs, body in mails:
-                f.write(MAIL.format(a=a, n=n, s=subject, mid=mid, refs=refs, body=body))
-        dbs.append(os.path.join(folder, "shard-%d.db" % (i + 1)))
-        ok("ingest", "-q", "--shard", str(i + 1), "--db", dbs[-1], path)
+    folder, _, dbs = mail_shards("placeholders", [
+        [("ann", 0, "Re: lost", "a1@x", "References: <lost@x>\n", "Under a lost post."),
+         ("ann", 1, "post", "b1@x", "", "A post.")],
+        [("bob", 2, "Re: gone", "c2@x", "References: <gone@x>\n", "Under a post gone."),
+         ("bob", 3, "Re: lost", "d2@x", "References: <lost@x>\n", "Under the lost one too."),
+         ("bob", 4, "Re: post", "e2@x", "References: <b1@x>\n", "A reply across.")]])
     merged = os.path.join(folder, "merged.db")
     catalog = os.path.join(folder, "catalog.db")
     ok("merge", "-q", "--db", merged, *dbs)
