@@ -287,14 +287,7 @@ catalog_senders (Store *store, StoreSenderFunc func, gpointer user_data, GError 
   g_hash_table_unref (c.lists);
   g_array_unref (c.groups);
   g_ptr_array_unref (c.records);
-  if (rc == SQLITE_OK)
-    return TRUE;
-  if (why)
-    {
-      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot read senders: %s", why);
-      return FALSE;
-    }
-  return _store_fail (store, rc, "cannot read senders", error);
+  return rc == SQLITE_OK ? TRUE : _store_fail_why (store, rc, why, "cannot read senders", error);
 }
 
 /**

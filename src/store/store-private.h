@@ -186,6 +186,7 @@ void _store_checkpointer_wait (StoreCheckpointer *checkpointer);
 void _store_checkpointer_free (StoreCheckpointer *checkpointer);
 
 gboolean _store_fail (Store *store, int rc, const char *what, GError **error);
+gboolean _store_fail_why (Store *store, int rc, const char *why, const char *what, GError **error);
 void _store_scan_cache (Store *store, gboolean on);
 char *_store_file_uri (const char *path, const char *query);
 gboolean _store_has_journal (const char *path);

@@ -417,11 +417,7 @@ scan_shards (Store *store, const char *sql, gboolean messages, Reading *r, GErro
                                messages ? sizeof (PlanMessage) : sizeof (PlanRef),
                                messages ? take_messages : take_refs, r, &why);
 
-  if (rc == SQLITE_OK)
-    return TRUE;
-  g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot read messages: %s",
-               why ? why : sqlite3_errstr (rc));
-  return FALSE;
+  return rc == SQLITE_OK ? TRUE : _store_fail_why (store, rc, why, "cannot read messages", error);
 }
 
 /* Every message, then every reference, of the database or of its shards */

@@ -187,9 +187,7 @@ set_senders (Store *store, GError **error)
   if (rc != SQLITE_OK)
     {
       g_hash_table_unref (senders);
-      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot read senders: %s",
-                   why ? why : sqlite3_errstr (rc));
-      return FALSE;
+      return _store_fail_why (store, rc, why, "cannot read senders", error);
     }
   store->senders = senders;
   return TRUE;
@@ -454,13 +452,7 @@ load_in_shards (Store *store, gboolean subjects, gint batch, const StoreThreadRe
   g_clear_pointer (&asked.ids, g_hash_table_unref);
   if (!handing.ok)
     return FALSE;   /* (@error says why) */
-  if (rc != SQLITE_OK)
-    {
-      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot read messages: %s",
-                   why ? why : sqlite3_errstr (rc));
-      return FALSE;
-    }
-  return TRUE;
+  return rc == SQLITE_OK ? TRUE : _store_fail_why (store, rc, why, "cannot read messages", error);
 }
 
 /* Whether a file was stored after threads were last computed (an ingest
@@ -543,11 +535,7 @@ save_in_catalog (Store *store, GError **error)
   int rc = _store_shards_update_from (store->db, store->shards, "messages", "temp.deja_threads_saved", &why);
 
   if (rc != SQLITE_OK)
-    {
-      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot record threads: %s",
-                   why ? why : sqlite3_errstr (rc));
-      return FALSE;
-    }
+    return _store_fail_why (store, rc, why, "cannot record threads", error);
   rc = sqlite3_exec (store->db, "DELETE FROM temp.deja_threads_saved", NULL, NULL, NULL);
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot record threads", error);
 }
@@ -758,14 +746,7 @@ take_kept_placeholders (Store *store, GError **error)
   sqlite3_finalize (k.insert);
   if (rc == SQLITE_OK)
     rc = k.rc;
-  if (rc == SQLITE_OK)
-    return TRUE;
-  if (why)
-    {
-      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot record placeholders: %s", why);
-      return FALSE;
-    }
-  return _store_fail (store, rc, "cannot record placeholders", error);
+  return rc == SQLITE_OK ? TRUE : _store_fail_why (store, rc, why, "cannot record placeholders", error);
 }
 
 /**

@@ -118,6 +118,18 @@ _store_fail (Store *store, int rc, const char *what, GError **error)
   return FALSE;
 }
 
+/* _store_fail() where a shard may have failed: @why, what
+ * _store_shards_scan() and its kind said of it, or else the
+ * connection's own failure */
+gboolean
+_store_fail_why (Store *store, int rc, const char *why, const char *what, GError **error)
+{
+  if (why == NULL)
+    return _store_fail (store, rc, what, error);
+  g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s: %s", what, why);
+  return FALSE;
+}
+
 /* Whole-table scans (threading's reads and its plan, CREATE INDEX) and a
  * merge's appends into an empty database (store-merge.c) go through a
  * small page cache (@on), then the writer's again.  A large
