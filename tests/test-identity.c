@@ -74,7 +74,7 @@ test_resolve (void)
     { IDENTITY_SPLIT, "eveadams@googlemail.com", NULL },
   };
   gint64 n = 0;
-  g_autofree gint64 *id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, &n);
+  g_autofree gint64 *id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, FALSE, &n);
   g_autofree gint64 *decided = NULL, *again = NULL, *never = NULL;
 
   g_assert_cmpint (n, ==, 7);
@@ -89,7 +89,7 @@ test_resolve (void)
   /* Decisions; ids stay with the people they were */
   for (guint i = 0; i < G_N_ELEMENTS (a); i++)
     a[i].previous = id[i];
-  decided = identity_resolve (a, G_N_ELEMENTS (a), d, G_N_ELEMENTS (d), &n);
+  decided = identity_resolve (a, G_N_ELEMENTS (a), d, G_N_ELEMENTS (d), FALSE, &n);
   g_assert_cmpint (n, ==, 7);
   g_assert_cmpint (decided[7], ==, decided[8]);
   g_assert_cmpint (decided[7], ==, id[7]);
@@ -101,7 +101,7 @@ test_resolve (void)
   /* never beats an automatic merge */
   {
     IdentityDecision apart[] = { { IDENTITY_NEVER, "carl.dee@example.org", "carl...@example.org" } };
-    never = identity_resolve (a, G_N_ELEMENTS (a), apart, 1, &n);
+    never = identity_resolve (a, G_N_ELEMENTS (a), apart, 1, FALSE, &n);
     g_assert_cmpint (never[0], !=, never[1]);
     g_assert_cmpint (n, ==, 8);
   }
@@ -135,7 +135,7 @@ test_keyed (void)
   for (guint64 p = 0; p < 4; p++)
     g_assert_cmpint (identity_keyed_id ("x", G_MAXUINT64 - p), <, 2 * IDENTITY_KEYED_BASE);
 
-  id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, &n);
+  id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, FALSE, &n);
   g_assert_cmpint (n, ==, 4);
   g_assert_cmpint (id[0], ==, ann);
   g_assert_cmpint (id[1], ==, bob);
@@ -144,16 +144,27 @@ test_keyed (void)
 
   /* Two addresses with one previous id, told apart: the second gets a new keyed id */
   a[1].previous = ann;
-  apart = identity_resolve (a, G_N_ELEMENTS (a), split, 1, &n);
+  apart = identity_resolve (a, G_N_ELEMENTS (a), split, 1, FALSE, &n);
   g_assert_cmpint (apart[0], ==, ann);
   g_assert_cmpint (apart[1], ==, identity_keyed_id ("bob@example.org", 0));
   /* without keyed ids before, numbered as ever */
   for (guint i = 0; i < G_N_ELEMENTS (a); i++)
     a[i].previous = i < 2 ? (gint64) i + 1 : 0;
   g_clear_pointer (&id, g_free);
-  id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, &n);
+  id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, FALSE, &n);
   g_assert_cmpint (id[2], ==, 3);
   g_assert_cmpint (id[3], ==, 4);
+  /* a shard's are keyed though none of its keys has an id yet (every
+   * address of it shared, each person a key of its own) */
+  for (guint i = 0; i < G_N_ELEMENTS (a); i++)
+    a[i].previous = 0;
+  g_clear_pointer (&id, g_free);
+  id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, FALSE, &n);
+  g_assert_cmpint (id[0], ==, 1);
+  g_clear_pointer (&id, g_free);
+  id = identity_resolve (a, G_N_ELEMENTS (a), NULL, 0, TRUE, &n);
+  g_assert_cmpint (id[0], ==, ann);
+  g_assert_cmpint (id[3], ==, identity_keyed_id ("dora@example.org", 0));
 }
 
 static void

@@ -558,6 +558,48 @@ def a_shard_whose_log_holds_commits_is_refused():
     assert "Changed in the log" in ok("export", "--db", again, "--format", "csv").stdout
 
 
+def posts_mbox(path, posts):
+    """posts: (message-id, From header) in order."""
+    with open(path, "w") as f:
+        for i, (mid, sender) in enumerate(posts):
+            f.write("From x Mon Jan  1 00:00:00 2001\nFrom: %s\nSubject: post %s\nMessage-ID: <%s@shared.example>\n"
+                    "Date: Mon, 1 Jan 2001 10:%02d:00 +0000\n\nText of %s.\n\n" % (sender, mid, mid, i, mid))
+
+
+@tap.test
+def an_address_one_shard_shares_is_shared_in_the_set():
+    """An address several people use under their own names in one shard
+    (docs/people.md, "Shared addresses") and one person in an earlier
+    one: in the set it is shared, and the earlier shard's messages go to
+    their people by name, as in a merge of the two."""
+    folder = tmp("shared-set")
+    os.makedirs(folder, exist_ok=True)
+    parts = [[("g3", "Jane Doe <noreply@github.com>"), ("g4", "Jane Doe <noreply@github.com>"),
+              ("p1", "Bob Smith <bob@example.org>")],
+             [("g1", "Jane Doe <noreply@github.com>"), ("g2", "John Roe <noreply@github.com>")]]
+    shards = []
+    for i, posts in enumerate(parts):
+        mbox, db = os.path.join(folder, "part-%d.mbox" % i), os.path.join(folder, "shard-%d.db" % i)
+        posts_mbox(mbox, posts)
+        ok("ingest", "-q", "--db", db, "--shard", str(i + 1), mbox)
+        shards.append(db)
+    with sqlite3.connect(shards[0]) as c:   # not shared in the first alone
+        assert c.execute("SELECT count(*) FROM authors WHERE shared_address IS NOT NULL").fetchone() == (0,)
+    catalog, merged = os.path.join(folder, "catalog.db"), fresh_db("shared-merged.db")
+    ok("catalog", "-q", "--db", catalog, *shards)
+    ok("merge", "-q", "--db", merged, *shards)
+    people, of = {}, {}
+    for db in (catalog, merged):
+        authors = json.loads(ok("authors", "--db", db, "--format", "json").stdout)
+        people[db] = sorted((a["name"], a["address"], a["messages"], a["shared_address"]) for a in authors)
+        rows = [json.loads(l) for l in ok("export", "--db", db, "--format", "jsonl").stdout.splitlines()]
+        of[db] = [(r["message_id"], r["author_id"]) for r in rows]
+    assert people[catalog] == people[merged], people
+    assert len(of[merged]) == 5 and len({a for _, a in of[merged]}) == 3, of
+    assert of[catalog] == of[merged], of
+    assert ("Jane Doe", "noreply@github.com (jane doe)", 3, "noreply@github.com") in people[catalog], people
+
+
 @tap.test
 def a_stranger_catalog_naming_other_files_reads_none():
     """A catalog from someone else could name any file: one that is not a

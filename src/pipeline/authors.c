@@ -433,6 +433,7 @@ authors_update (Store *store, gboolean force, AuthorCounts *counts, GError **err
   g_autofree gint64 *author_of = NULL;
   g_autoptr (GHashTable) authors = NULL;
   gint64 n_authors = 0;
+  gboolean keyed = FALSE;
 
   if (counts)
     memset (counts, 0, sizeof *counts);
@@ -444,7 +445,7 @@ authors_update (Store *store, gboolean force, AuthorCounts *counts, GError **err
       return TRUE;
     }
   ok = ok && load_senders (store, &in, error) && store_author_previous (store, add_previous, previous, error) &&
-       load_decisions (store, decisions, strings, error);
+       load_decisions (store, decisions, strings, error) && store_authors_keyed (store, &keyed, error);
   if (ok)
     {
       g_ptr_array_sort (in.senders, by_address);
@@ -463,7 +464,7 @@ authors_update (Store *store, gboolean force, AuthorCounts *counts, GError **err
           g_hash_table_insert (address_index, s->address, GUINT_TO_POINTER (i + 1));
         }
       author_of = identity_resolve (addresses, in.senders->len, (IdentityDecision *) decisions->data,
-                                    decisions->len, &n_authors);
+                                    decisions->len, keyed, &n_authors);
       authors = gather_authors (&in, author_of);
       name_authors (&in, address_index, author_of, authors);
       ok = write_authors (store, &in, author_of, authors, previous, error);

@@ -370,6 +370,27 @@ store_author_decisions (Store *store, StoreAuthorDecisionFunc func, gpointer use
 }
 
 /**
+ * store_authors_keyed:
+ * @keyed: (out): whether new authors here get keyed ids
+ *   (identity_keyed_id()): those of a shard (its messages' ids are N x
+ *   2^32 on: 'deja ingest --shard N'), of a merge of shards, of a catalog
+ */
+gboolean
+store_authors_keyed (Store *store, gboolean *keyed, GError **error)
+{
+  gint64 shard = 0;
+
+  *keyed = store->catalog || store->first_id > 0;
+  if (*keyed)
+    return TRUE;
+  if (!_store_query_int (store, "SELECT coalesce((SELECT id FROM messages ORDER BY id LIMIT 1), 0) >= 4294967296",
+                         &shard, NULL, error))
+    return FALSE;
+  *keyed = shard != 0;
+  return TRUE;
+}
+
+/**
  * store_author_previous:
  *
  * Calls @func with (author id, key) for every row of author_addresses as

@@ -589,6 +589,7 @@ typedef void (*StoreAuthorDecisionFunc) (const StoreAuthorDecisionRow *row, gpoi
 gboolean store_author_decisions (Store *store, StoreAuthorDecisionFunc func, gpointer user_data,
                                  GError **error);
 gboolean store_author_previous (Store *store, StorePairFunc func, gpointer user_data, GError **error);
+gboolean store_authors_keyed (Store *store, gboolean *keyed, GError **error);
 gboolean store_write_authors (Store *store, const StoreAuthorRow *authors, guint n_authors,
                               const StoreAuthorKeyRow *keys, guint n_keys, GError **error);
 gboolean store_set_author_decision (Store *store, const char *decision, const char *address,

@@ -571,6 +571,10 @@ by_first_id (gconstpointer x, gconstpointer y)
  * identity_resolve:
  * @addresses: every sender address
  * @decisions: people's decisions (addresses not in @addresses are ignored)
+ * @keyed: new authors get keyed ids (identity_keyed_id()): those of a
+ *   shard, whose earlier ids are keyed even where none of its keys has
+ *   one (every address of a shard shared by several people, each of
+ *   whom is a key of its own)
  * @n_authors: (out): how many authors
  *
  * Groups @addresses into authors and numbers them.  An author keeps the
@@ -583,7 +587,7 @@ by_first_id (gconstpointer x, gconstpointer y)
  */
 gint64 *
 identity_resolve (const IdentityAddress *a, guint n, const IdentityDecision *decisions,
-                  guint n_decisions, gint64 *n_authors)
+                  guint n_decisions, gboolean keyed, gint64 *n_authors)
 {
   Sets s = { g_new (guint, MAX (n, 1)), g_new0 (gboolean, MAX (n, 1)), decisions, n_decisions,
              g_hash_table_new (g_str_hash, g_str_equal) };
@@ -592,7 +596,6 @@ identity_resolve (const IdentityAddress *a, guint n, const IdentityDecision *dec
   g_autoptr (GHashTable) taken = deja_id_table_new (NULL, NULL);
   g_autoptr (GHashTable) previous = deja_id_table_new (NULL, NULL);
   g_autofree gint64 *group_of_root = g_new0 (gint64, MAX (n, 1));
-  gboolean keyed;
 
   for (guint i = 0; i < n; i++)
     {
@@ -603,7 +606,7 @@ identity_resolve (const IdentityAddress *a, guint n, const IdentityDecision *dec
         g_hash_table_add (previous, (gpointer) &a[i].previous);
     }
   /* A shard's authors (or a merge of shards'): new ones keyed too */
-  keyed = next >= IDENTITY_KEYED_BASE;
+  keyed = keyed || next >= IDENTITY_KEYED_BASE;
   for (guint k = 0; k < n_decisions; k++)
     if (decisions[k].verdict == IDENTITY_SPLIT && index_of (&s, decisions[k].address) >= 0)
       s.alone[index_of (&s, decisions[k].address)] = TRUE;

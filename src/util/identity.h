@@ -36,7 +36,7 @@ typedef struct {
 
 gint64 *identity_resolve (const IdentityAddress *addresses, guint n,
                           const IdentityDecision *decisions, guint n_decisions,
-                          gint64 *n_authors);
+                          gboolean keyed, gint64 *n_authors);
 
 /* Author ids of a set of shards (deja ingest --shard N; docs/scale.md):
  * derived from the author's key (its address), from 2^52 up to below
