@@ -650,6 +650,84 @@ test_many (Fixture *f, gconstpointer data)
     }
 }
 
+/* What each_count() found of each shard */
+typedef struct {
+  gint64 rows[N_SHARDS];
+  gint calls;
+} Counted;
+
+static char *
+each_count (sqlite3 *db, guint i, gpointer data)
+{
+  Counted *c = data;
+  sqlite3_stmt *stmt;
+
+  g_atomic_int_inc (&c->calls);
+  g_assert_cmpint ((sqlite3_prepare_v2) (db, "SELECT count(*) FROM main.messages", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint ((sqlite3_step) (stmt), ==, SQLITE_ROW);
+  c->rows[i] = (sqlite3_column_int64) (stmt, 0);
+  (sqlite3_finalize) (stmt);
+  /* the last two are said to be wrong */
+  return i >= 1 ? g_strdup_printf ("wrong at %u", i) : NULL;
+}
+
+/* A function of each shard's connection, at once (a catalog being made
+ * checks its shards so): every shard given to it, the first that fails
+ * in the set's order named however the workers met them; the
+ * connections then taken by another set of the same shards, which reads
+ * them with their files gone. */
+static void
+test_each (Fixture *f, gconstpointer data)
+{
+  StoreShards *probe = _store_shards_new ((const char *const *) f->paths, (gint64[N_SHARDS]) { 0 }, N_SHARDS);
+  StoreShards *set = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
+  Counted counted = { { 0 }, 0 };
+  char *error = NULL;
+  guint failed = G_MAXUINT;
+  gint64 rows = 0;
+  char *moved[N_SHARDS];
+
+  (void) data;
+  g_assert_cmpint (_store_shards_each (probe, each_count, &counted, &failed, &error), ==, SQLITE_ERROR);
+  g_assert_cmpint (counted.calls, ==, N_SHARDS);
+  g_assert_cmpuint (failed, ==, 1);
+  g_assert_cmpstr (error, ==, "wrong at 1");
+  g_clear_pointer (&error, g_free);
+  for (guint i = 0; i < N_SHARDS; i++)
+    {
+      g_assert_cmpint (counted.rows[i], ==, 40);
+      _store_shards_set_number (probe, i, numbers[i]);
+      moved[i] = g_strconcat (f->paths[i], ".away", NULL);
+      g_assert_cmpint (g_rename (f->paths[i], moved[i]), ==, 0);
+    }
+  _store_shards_adopt (set, probe);
+  _store_shards_free (probe);
+  g_assert_cmpint (_store_shards_scan (set, "SELECT count(*) FROM main.messages", count_convert, sizeof rows,
+                                       count_take, &rows, &error), ==, SQLITE_OK);
+  g_assert_null (error);
+  g_assert_cmpint (rows, ==, N_SHARDS * 40);
+  _store_shards_free (set);
+  for (guint i = 0; i < N_SHARDS; i++)
+    {
+      g_assert_cmpint (g_rename (moved[i], f->paths[i]), ==, 0);
+      g_free (moved[i]);
+    }
+  /* one that cannot be opened: named, without its path (the caller's) */
+  g_assert_true (g_file_set_contents (f->paths[2], "not a database, and long enough to be read as one", -1, NULL));
+  probe = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
+  counted = (Counted) { { 0 }, 0 };
+  g_assert_cmpint (_store_shards_each (probe, each_count, &counted, &failed, &error), ==, SQLITE_ERROR);
+  g_assert_cmpuint (failed, ==, 1);
+  g_clear_pointer (&error, g_free);
+  _store_shards_free (probe);
+  probe = _store_shards_new ((const char *const *) f->paths + 2, numbers + 2, 1);
+  g_assert_cmpint (_store_shards_each (probe, each_count, &counted, &failed, &error), ==, SQLITE_ERROR);
+  g_assert_cmpuint (failed, ==, 0);
+  g_assert_cmpstr (error, ==, "file is not a database");
+  g_clear_pointer (&error, g_free);
+  _store_shards_free (probe);
+}
+
 static sqlite3 *connect_set (Fixture *f, guint n);
 
 /* The idxNum of the plan of @sql's first scan of a deja_shards table */
@@ -868,6 +946,7 @@ main (int argc, char **argv)
   g_test_add ("/shards/changed-here", Fixture, NULL, set_up, test_changed_here, tear_down);
   g_test_add ("/shards/scan", Fixture, NULL, set_up, test_scan, tear_down);
   g_test_add ("/shards/many", Fixture, NULL, set_up, test_many, tear_down);
+  g_test_add ("/shards/each", Fixture, NULL, set_up, test_each, tear_down);
   g_test_add ("/shards/update-reads", Fixture, NULL, set_up, test_update_reads, tear_down);
   g_test_add ("/shards/update-from", Fixture, NULL, set_up, test_update_from, tear_down);
   g_test_add ("/shards/routed", Fixture, NULL, set_up, test_routed, tear_down);

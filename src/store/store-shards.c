@@ -400,8 +400,9 @@ register_ranking (sqlite3 *db)
 /* Opens @shard's connection, read-only: in any thread, for a shard no
  * other thread opens (it touches no other shard, nor the set but to
  * read it); FALSE with @error saying why it cannot be */
+/* open_shard(): @why says what is wrong, without the shard's name */
 static gboolean
-open_shard (const StoreShards *set, Shard *shard, char **error)
+open_shard_why (const StoreShards *set, Shard *shard, char **why)
 {
   g_autofree char *uri = NULL;
   int rc;
@@ -432,23 +433,32 @@ open_shard (const StoreShards *set, Shard *shard, char **error)
   /* A catalog names its shards; one of a stranger's could name any file */
   if (rc == SQLITE_OK && set->deja_only && !_store_is_current_deja (shard->db))
     {
-      *error = g_strdup_printf ("shard '%s': not a deja database of this version (one made by"
-                                " an older deja is upgraded by opening it once; then make the"
-                                " catalog again)", shard->path);
+      *why = g_strdup ("not a deja database of this version (one made by an older deja is upgraded by"
+                       " opening it once; then make the catalog again)");
       sqlite3_close_v2 (shard->db);
       shard->db = NULL;
       return FALSE;
     }
   if (rc != SQLITE_OK)
     {
-      *error = g_strdup_printf ("shard '%s': %s", shard->path,
-                                shard->db ? sqlite3_errmsg (shard->db) : sqlite3_errstr (rc));
+      *why = g_strdup (shard->db ? sqlite3_errmsg (shard->db) : sqlite3_errstr (rc));
       sqlite3_close_v2 (shard->db);
       shard->db = NULL;
       return FALSE;
     }
   sqlite3_busy_timeout (shard->db, STORE_BUSY_TIMEOUT_MS);
   return TRUE;
+}
+
+static gboolean
+open_shard (const StoreShards *set, Shard *shard, char **error)
+{
+  g_autofree char *why = NULL;
+
+  if (open_shard_why (set, shard, &why))
+    return TRUE;
+  *error = g_strdup_printf ("shard '%s': %s", shard->path, why);
+  return FALSE;
 }
 
 /* Shard @i's connection, opened the first time: NULL with set->error
@@ -526,6 +536,106 @@ open_all (StoreShards *set)
     if (shard_db (set, i) == NULL)
       return FALSE;
   return TRUE;
+}
+
+/* ---- a function of each shard's connection, at once (_store_shards_each()) ---- */
+
+typedef struct {
+  StoreShards *set;
+  StoreShardsEachFunc func;
+  gpointer data;
+  gint next;               /* the next shard a worker takes (atomic) */
+  char **errors;           /* what each said, or why it could not be opened */
+} Each;
+
+static gpointer
+each_worker (gpointer data)
+{
+  Each *e = data;
+  guint i;
+
+  while ((i = (guint) g_atomic_int_add (&e->next, 1)) < e->set->shards->len)
+    {
+      Shard *shard = g_ptr_array_index (e->set->shards, i);
+
+      if (open_shard_why (e->set, shard, &e->errors[i]))
+        e->errors[i] = e->func (shard->db, i, e->data);
+    }
+  return NULL;
+}
+
+/**
+ * _store_shards_each:
+ * @func: called in a worker thread with each shard's connection (opened
+ *   there) and its place in the set; returns NULL, or what is wrong with
+ *   that shard (g_free())
+ * @failed: (out): the place of the first shard in the set's order that
+ *   failed, when one did
+ * @error: (out): and what was said of it, or why it could not be opened
+ *   (g_free(); without its name)
+ *
+ * Each shard opened and given to @func, a worker a CPU (a catalog being
+ * made checks its shards so, on the connections it then reads them by).
+ * Returns an SQLite code.
+ */
+int
+_store_shards_each (StoreShards *set, StoreShardsEachFunc func, gpointer data, guint *failed, char **error)
+{
+  guint n = set->shards->len, workers = MAX (1, MIN (cpus_available (), n));
+  g_autofree GThread **threads = g_new0 (GThread *, workers);
+  Each e = { .set = set, .func = func, .data = data, .errors = g_new0 (char *, MAX (n, 1)) };
+
+  *error = NULL;
+  for (guint w = 0; w < workers; w++)
+    threads[w] = g_thread_new ("deja-shards", each_worker, &e);
+  for (guint w = 0; w < workers; w++)
+    g_thread_join (threads[w]);
+  for (guint i = 0; i < n; i++)
+    if (e.errors[i] && *error == NULL)
+      {
+        *failed = i;
+        *error = g_steal_pointer (&e.errors[i]);
+      }
+    else
+      g_free (e.errors[i]);
+  g_free (e.errors);
+  return *error ? SQLITE_ERROR : SQLITE_OK;
+}
+
+/* Shard @i of @set (in the order it was made with) is numbered @number */
+void
+_store_shards_set_number (StoreShards *set, guint i, gint64 number)
+{
+  ((Shard *) g_ptr_array_index (set->shards, i))->number = number;
+}
+
+/**
+ * _store_shards_adopt:
+ * @from: a set of the same shards (their numbers set), read before
+ *
+ * @set takes the connections @from has open, by shard number: a catalog
+ * just made reads its shards on those it checked them on, not opened
+ * again.
+ */
+void
+_store_shards_adopt (StoreShards *set, StoreShards *from)
+{
+  g_autoptr (GHashTable) by_number = g_hash_table_new (g_int64_hash, g_int64_equal);
+
+  for (guint i = 0; i < from->shards->len; i++)
+    {
+      Shard *shard = g_ptr_array_index (from->shards, i);
+
+      if (shard->db)
+        g_hash_table_insert (by_number, &shard->number, shard);
+    }
+  for (guint i = 0; i < set->shards->len; i++)
+    {
+      Shard *shard = g_ptr_array_index (set->shards, i), *open = g_hash_table_lookup (by_number, &shard->number);
+
+      if (shard->db == NULL && open != NULL)
+        shard->db = g_steal_pointer (&open->db);
+    }
 }
 
 /* ---- every shard read at once (_store_shards_scan()) ---- */
