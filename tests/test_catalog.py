@@ -558,6 +558,41 @@ def a_shard_whose_log_holds_commits_is_refused():
     assert "Changed in the log" in ok("export", "--db", again, "--format", "csv").stdout
 
 
+@tap.test
+def decisions_in_shards_are_the_sets_as_a_merge_takes_them():
+    """People's decisions made in shards (where a file splits, which
+    addresses are one person) are the set's: of two on the same thing the
+    later stands, of two made at the same time the first shard's, as a
+    merge of the shards keeps them."""
+    folder, _, shards, _ = a_set_to_change("shards-decided")
+    sep = "INSERT INTO separator_decisions (file_sha256, line_no, decision, note, decided_at) VALUES (?, ?, ?, ?, ?)"
+    who = "INSERT INTO author_decisions (address, other, decision, note, decided_at) VALUES (?, ?, ?, ?, ?)"
+    for shard, rows in ((shards[0], [(sep, ("aa" * 32, 10, "split", "first", "2026-01-01T00:00:00Z")),
+                                     (sep, ("bb" * 32, 5, "no-split", None, "2026-01-02T00:00:00Z"))]),
+                        (shards[1], [(sep, ("aa" * 32, 10, "no-split", "later", "2026-02-01T00:00:00Z")),
+                                     (sep, ("bb" * 32, 5, "split", "as early", "2026-01-02T00:00:00Z")),
+                                     (who, (MERGE_DECISION[1], "", "split", "", "2026-01-01T00:00:00Z"))])):
+        c = sqlite3.connect(shard)
+        with c:
+            for sql, row in rows:
+                c.execute(sql, row)
+        c.close()   # the last connection: what it wrote is in the file
+    catalog, merged = os.path.join(folder, "decided.db"), fresh_db("shards-decided-merged.db")
+    ok("catalog", "-q", "--db", catalog, *shards)
+    ok("merge", "-q", "--db", merged, *shards)
+    rows = {}
+    for db in (catalog, merged):
+        with sqlite3.connect(db) as c:
+            rows[db] = (c.execute("SELECT * FROM separator_decisions ORDER BY 1, 2").fetchall(),
+                        c.execute("SELECT * FROM author_decisions ORDER BY 1, 2").fetchall())
+    assert rows[catalog] == rows[merged], rows
+    assert rows[catalog][0] == [("aa" * 32, 10, "no-split", "later", "2026-02-01T00:00:00Z"),
+                                ("bb" * 32, 5, "no-split", None, "2026-01-02T00:00:00Z")], rows[catalog]
+    assert len(rows[catalog][1]) == 2, rows[catalog][1]
+    for args in (["authors"], ["authors", "--addresses"]):
+        assert ok(*args, "--db", catalog).stdout == ok(*args, "--db", merged).stdout
+
+
 def posts_mbox(path, posts):
     """posts: (message-id, From header) in order."""
     with open(path, "w") as f:
@@ -598,6 +633,19 @@ def an_address_one_shard_shares_is_shared_in_the_set():
     assert len(of[merged]) == 5 and len({a for _, a in of[merged]}) == 3, of
     assert of[catalog] == of[merged], of
     assert ("Jane Doe", "noreply@github.com (jane doe)", 3, "noreply@github.com") in people[catalog], people
+
+
+@tap.test
+def a_shard_that_is_not_a_database_is_named():
+    folder = tmp("junk-shard")
+    os.makedirs(folder, exist_ok=True)
+    junk = os.path.join(folder, "junk.db")
+    with open(junk, "w") as f:
+        f.write("not a database, and long enough to be read as one\n" * 20)
+    out = os.path.join(folder, "catalog.db")
+    err = refused("catalog", "--db", out, SHARDS[0], junk, SHARDS[1])
+    assert "cannot catalogue '%s': file is not a database" % junk in err, err
+    assert not os.path.exists(out)
 
 
 @tap.test

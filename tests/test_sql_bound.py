@@ -71,7 +71,8 @@ ALLOWED_SQL_ARGS = {
     "follow_sql[statement]", "follow_sql[k]",   # store-fts-side.c: a static table of literals
     "side_table_sql",              # store-fts-side.c: one static literal (deja's declaration)
     # store-catalog.c: static literals, and deja's views of its embedded schema made TEMP
-    "number_sql", "copy_sql[i]", "temp",
+    "number_sql", "temp", "decisions_held_sql",
+    "scans[s].sql", "scans[s].write[k]",   # store-catalog.c: a static table of literals
     # store-shards.c _store_shards_update_from: a table's and its columns' names (plain, quoted),
     # and the caller's table of new values (store-thread.c: the literal temp.deja_threads_saved)
     "join", "read", "ask",
