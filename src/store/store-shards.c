@@ -478,72 +478,14 @@ shard_db (StoreShards *set, guint i)
   return shard->db;
 }
 
-/* ---- every shard opened at once (open_all()) ---- */
+/* ---- every shard opened at once, and given to a function
+ * (open_all(), _store_shards_each()) ---- */
 
 typedef struct {
   StoreShards *set;
-  gint next;               /* the next shard a worker takes (atomic) */
-  char **errors;           /* why each could not be opened */
-} Opening;
-
-static gpointer
-open_worker (gpointer data)
-{
-  Opening *o = data;
-  guint i;
-
-  while ((i = (guint) g_atomic_int_add (&o->next, 1)) < o->set->shards->len)
-    open_shard (o->set, g_ptr_array_index (o->set->shards, i), &o->errors[i]);
-  return NULL;
-}
-
-/* Every shard's connection, opened a worker a CPU where most are not
- * yet: each reads its shard's schema, 0.5 ms or so a shard.  FALSE with
- * set->error saying why the first that cannot be opened cannot. */
-static gboolean
-open_all (StoreShards *set)
-{
-  guint n = set->shards->len, closed = 0, workers;
-  Opening o = { .set = set };
-
-  for (guint i = 0; i < n; i++)
-    closed += ((Shard *) g_ptr_array_index (set->shards, i))->db == NULL;
-  workers = MIN (cpus_available (), closed / 4);
-  if (workers > 1)
-    {
-      g_autofree GThread **threads = g_new0 (GThread *, workers);
-      char *first = NULL;
-
-      o.errors = g_new0 (char *, n);
-      for (guint w = 0; w < workers; w++)
-        threads[w] = g_thread_new ("deja-shards", open_worker, &o);
-      for (guint w = 0; w < workers; w++)
-        g_thread_join (threads[w]);
-      for (guint i = 0; i < n; i++)
-        if (o.errors[i] && first == NULL)
-          first = g_steal_pointer (&o.errors[i]);
-        else
-          g_free (o.errors[i]);
-      g_free (o.errors);
-      if (first)
-        {
-          g_free (set->error);
-          set->error = first;
-          return FALSE;
-        }
-    }
-  for (guint i = 0; i < n; i++)
-    if (shard_db (set, i) == NULL)
-      return FALSE;
-  return TRUE;
-}
-
-/* ---- a function of each shard's connection, at once (_store_shards_each()) ---- */
-
-typedef struct {
-  StoreShards *set;
-  StoreShardsEachFunc func;
+  StoreShardsEachFunc func;  /* or NULL: opened only */
   gpointer data;
+  gboolean named;          /* a failure to open says the shard's path */
   gint next;               /* the next shard a worker takes (atomic) */
   char **errors;           /* what each said, or why it could not be opened */
 } Each;
@@ -558,10 +500,61 @@ each_worker (gpointer data)
     {
       Shard *shard = g_ptr_array_index (e->set->shards, i);
 
-      if (open_shard_why (e->set, shard, &e->errors[i]))
-        e->errors[i] = e->func (shard->db, i, e->data);
+      if (e->named ? open_shard (e->set, shard, &e->errors[i]) : open_shard_why (e->set, shard, &e->errors[i]))
+        e->errors[i] = e->func ? e->func (shard->db, i, e->data) : NULL;
     }
   return NULL;
+}
+
+/* @e run on @workers threads; the first failure in the set's order in
+ * @error, its shard in @failed */
+static int
+run_each (Each *e, guint workers, guint *failed, char **error)
+{
+  guint n = e->set->shards->len;
+  g_autofree GThread **threads = g_new0 (GThread *, MAX (workers, 1));
+
+  *error = NULL;
+  e->errors = g_new0 (char *, MAX (n, 1));
+  for (guint w = 0; w < workers; w++)
+    threads[w] = g_thread_new ("deja-shards", each_worker, e);
+  for (guint w = 0; w < workers; w++)
+    g_thread_join (threads[w]);
+  for (guint i = 0; i < n; i++)
+    if (e->errors[i] && *error == NULL)
+      {
+        *failed = i;
+        *error = g_steal_pointer (&e->errors[i]);
+      }
+    else
+      g_free (e->errors[i]);
+  g_clear_pointer (&e->errors, g_free);
+  return *error ? SQLITE_ERROR : SQLITE_OK;
+}
+
+/* Every shard's connection, opened a worker a CPU where most are not
+ * yet: each reads its shard's schema, 0.5 ms or so a shard.  FALSE with
+ * set->error saying why the first that cannot be opened cannot. */
+static gboolean
+open_all (StoreShards *set)
+{
+  guint n = set->shards->len, closed = 0, workers, failed;
+  Each e = { .set = set, .named = TRUE };
+  char *first = NULL;
+
+  for (guint i = 0; i < n; i++)
+    closed += ((Shard *) g_ptr_array_index (set->shards, i))->db == NULL;
+  workers = MIN (cpus_available (), closed / 4);
+  if (workers > 1 && run_each (&e, workers, &failed, &first) != SQLITE_OK)
+    {
+      g_free (set->error);
+      set->error = first;
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    if (shard_db (set, i) == NULL)
+      return FALSE;
+  return TRUE;
 }
 
 /**
@@ -581,25 +574,9 @@ each_worker (gpointer data)
 int
 _store_shards_each (StoreShards *set, StoreShardsEachFunc func, gpointer data, guint *failed, char **error)
 {
-  guint n = set->shards->len, workers = MAX (1, MIN (cpus_available (), n));
-  g_autofree GThread **threads = g_new0 (GThread *, workers);
-  Each e = { .set = set, .func = func, .data = data, .errors = g_new0 (char *, MAX (n, 1)) };
+  Each e = { .set = set, .func = func, .data = data };
 
-  *error = NULL;
-  for (guint w = 0; w < workers; w++)
-    threads[w] = g_thread_new ("deja-shards", each_worker, &e);
-  for (guint w = 0; w < workers; w++)
-    g_thread_join (threads[w]);
-  for (guint i = 0; i < n; i++)
-    if (e.errors[i] && *error == NULL)
-      {
-        *failed = i;
-        *error = g_steal_pointer (&e.errors[i]);
-      }
-    else
-      g_free (e.errors[i]);
-  g_free (e.errors);
-  return *error ? SQLITE_ERROR : SQLITE_OK;
+  return run_each (&e, MAX (1, MIN (cpus_available (), set->shards->len)), failed, error);
 }
 
 /* Shard @i of @set (in the order it was made with) is numbered @number */
