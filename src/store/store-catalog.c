@@ -558,7 +558,6 @@ static sqlite3_module pairs_module = {
 typedef struct {
   Store *store;
   const char *const *paths;
-  guint n;
   guint at;                 /* the shard whose records come next */
   StoreCatalogEach each;
   gpointer each_data;
@@ -861,7 +860,7 @@ static gboolean
 take_shards (Store *store, StoreShards *probe, const char *const *paths, const GStatBuf *st, guint n,
              StoreCatalogEach each, gpointer data, ShardFacts *facts, guint *failed, GError **error)
 {
-  Taking t = { .store = store, .paths = paths, .n = n, .each = each, .each_data = data, .failed = G_MAXUINT,
+  Taking t = { .store = store, .paths = paths, .each = each, .each_data = data, .failed = G_MAXUINT,
                .groups = g_new0 (GHashTable *, MAX (n, 1)),
                .addresses = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref,
                                                    g_free) };
