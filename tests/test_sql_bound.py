@@ -39,6 +39,7 @@ ALLOWED_SQL_ARGS = {
     "messages_sql[batch >= 0]",  # store-thread.c: a static table of literals
     "refs_sql[store->catalog][batch >= 0]",  # store-thread.c: a static table of literals
     "shard_messages_sql[batch >= 0]", "shard_refs_sql[batch >= 0]",  # store-thread.c: static tables of literals
+    "changed_sql[batch >= 0]",  # store-thread.c: a static table of literals
     "shard_senders_sql[0]", "shard_senders_sql[1]",  # store-authors.c: a static table of literals
     "clear_sql[batches_only != FALSE]",  # store-thread.c: a static table of literals
     "plan_messages_sql[k != NULL]",      # store-thread-batches.c: a static table of literals

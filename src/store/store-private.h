@@ -238,7 +238,6 @@ gboolean _store_query_text (Store *store, const char *sql, const char *param, gi
 void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);
 gboolean _store_register_functions (Store *store, GError **error);
 int _store_register_content_hash (sqlite3 *db);
-gboolean _store_reads_shards (Store *store);
 gboolean _store_make_safe (Store *store, GError **error);
 int _store_make_safe_db (sqlite3 *db);
 

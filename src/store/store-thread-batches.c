@@ -420,13 +420,22 @@ scan_shards (Store *store, const char *sql, gboolean messages, Reading *r, GErro
   return rc == SQLITE_OK ? TRUE : _store_fail_why (store, rc, why, "cannot read messages", error);
 }
 
-/* Every message, then every reference, of the database or of its shards */
+/* Every message, then every reference, of the database or of its
+ * shards.  A catalog's are read in its shards, a worker a shard, where
+ * the plan reads no column the catalog changes over its shards'
+ * (thread_id, duplicate_of, thread_flags): unless it keeps what the
+ * shards threaded, which a catalog's first threading does, while it is
+ * made, when none of those is changed yet (its changed rows are
+ * authors').  Otherwise through deja_shards, which reads the catalog's
+ * values.  Before, every plan of a catalog whose values had changed read
+ * through deja_shards: 'deja thread' on the realistic 1 GiB's 64 shards
+ * planned in 1.44 s, 0.88 s so. */
 static gboolean
 read_plan_rows (Store *store, Reading *r, GError **error)
 {
   gboolean keeping = r->k != NULL;
 
-  if (_store_reads_shards (store))
+  if (store->catalog && store->shards && (!keeping || store->placeholders_in_shards))
     return scan_shards (store, plan_messages_sql[1][keeping], TRUE, r, error) &&
            scan_shards (store, plan_refs_sql[1], FALSE, r, error);
   return read_rows (store, plan_messages_sql[0][keeping], TRUE, r, error) &&
