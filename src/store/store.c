@@ -2205,6 +2205,7 @@ load_author_ids (Store *store, GError **error)
 {
   sqlite3_stmt *stmt;
   gint64 max = 0;
+  gboolean keyed = FALSE;
   int rc;
 
   store->author_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -2218,12 +2219,13 @@ load_author_ids (Store *store, GError **error)
   sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot read authors", error);
-  if (!_store_query_int (store, "SELECT coalesce(max(id), 0) FROM authors", &max, NULL, error))
+  if (!_store_query_int (store, "SELECT coalesce(max(id), 0) FROM authors", &max, NULL, error) ||
+      !store_authors_keyed (store, &keyed, error))
     return FALSE;
   store->next_author = max + 1;
   /* A shard's authors, or a merge of shards', are keyed: each shard
-   * gives an address the same id */
-  if (store->first_id > 0 || max >= IDENTITY_KEYED_BASE)
+   * gives an address the same id (the same rule as authors_update()'s) */
+  if (keyed || max >= IDENTITY_KEYED_BASE)
     {
       GHashTableIter iter;
       gpointer id;
