@@ -433,12 +433,39 @@ test_update_reads (Fixture *f, gconstpointer data)
   }
 }
 
-/* Many rows changed at once (_store_shards_update_from(), a catalog's
- * threads saved) as the same UPDATEs change them, one by one: a column
- * not given keeps its value changed here before, a row changed back to
- * its shard's values leaves the overlay, a rollback undoes it all. */
+/* Rows applied as a statement's, with the shards' values the caller read
+ * there (_store_shards_update_begin(): a catalog's threads saved); their
+ * total, each shard's own: _store_shards_update_row() with them, or with
+ * its shard read (read_shard), the rows end as the same UPDATEs leave
+ * them, one by one */
+typedef struct {
+  StoreShards *set;
+  sqlite3 *db;
+  const char *table;
+} Applying;
+
+/* Applies every row of @sql; returns the first SQLite code not OK */
+static int
+apply_rows (const Applying *a, const char *sql, gboolean read_shard, char **why)
+{
+  sqlite3_stmt *rows = NULL;
+  StoreShardsUpdate *u;
+  int rc = (sqlite3_prepare_v2) (a->db, sql, -1, &rows, NULL);
+
+  g_assert_cmpint (rc, ==, SQLITE_OK);
+  u = _store_shards_update_begin (a->db, a->set, a->table, rows, why);
+  if (u == NULL)
+    rc = SQLITE_ERROR;
+  while (u && (rc = (sqlite3_step) (rows)) == SQLITE_ROW)
+    if ((rc = _store_shards_update_row (u, read_shard)) != SQLITE_OK)
+      break;
+  _store_shards_update_end (u);
+  (sqlite3_finalize) (rows);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 static void
-test_update_from (Fixture *f, gconstpointer data)
+test_update_rows (Fixture *f, gconstpointer data)
 {
   static const char *const before[] = {
     "UPDATE messages SET thread_id = 4294967297 WHERE id IN (8589934598, 21474836491)",
@@ -450,25 +477,40 @@ test_update_from (Fixture *f, gconstpointer data)
     "UPDATE messages SET parent_id = 8589934597 WHERE id = 4294967300",
     "UPDATE messages SET parent_id = 4294967306 WHERE id = 4294967307",    /* its shard's already */
   };
-  static const char rows[] =
-    "CREATE TEMP TABLE saved (id INTEGER PRIMARY KEY, parent_id INTEGER);"
-    "INSERT INTO saved VALUES (8589934598, 4294967297), (21474836490, 21474836489),"
-    " (4294967300, 8589934597), (4294967307, 4294967306)";
+  static const gint64 ids[] = { 8589934598, 21474836490, 4294967300, 4294967307 };
+  static const gint64 parents[] = { 4294967297, 21474836489, 8589934597, 4294967306 };
+  static const char given[] = "SELECT id, parent_id, thread_id AS \"shard.thread_id\","
+                              " shard_parent AS \"shard.parent_id\" FROM temp.saved ORDER BY id";
+  static const char asked[] = "SELECT id, parent_id, NULL AS \"shard.thread_id\", NULL AS \"shard.parent_id\""
+                              " FROM temp.saved ORDER BY id";
   static const char read[] = "SELECT * FROM messages ORDER BY id";
-  StoreShards *set = NULL;
+  static const char kept[] = "SELECT id, thread_id, parent_id FROM changed ORDER BY id";
+  Applying a = { f->module_set, f->set, "messages" };   /* as a catalog's store holds them */
   char *why = NULL;
 
   (void) data;
+  /* the shards' own values, as threading reads them before anything changed */
+  exec_ok (f->set, "CREATE TEMP TABLE saved (id INTEGER PRIMARY KEY, parent_id INTEGER, thread_id, shard_parent)");
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *sql = g_strdup_printf ("SELECT thread_id || ', ' || coalesce(parent_id, 'NULL')"
+                                              " FROM messages WHERE id = %" G_GINT64_FORMAT, ids[i]);
+      g_autofree char *shard = answer (f->whole, sql);
+      g_autofree char *insert = NULL;
+
+      g_strchomp (shard);
+      insert = g_strdup_printf ("INSERT INTO temp.saved VALUES (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s)",
+                                ids[i], parents[i], shard);
+      exec_ok (f->set, insert);
+    }
   for (guint i = 0; i < G_N_ELEMENTS (before); i++)
     {
       exec_ok (f->whole, before[i]);
       exec_ok (f->set, before[i]);
     }
-  exec_ok (f->set, rows);
-  set = f->module_set;   /* as a catalog's store holds it */
   /* undone with the transaction */
   exec_ok (f->set, "BEGIN");
-  g_assert_cmpint (_store_shards_update_from (f->set, set, "messages", "temp.saved", &why), ==, SQLITE_OK);
+  g_assert_cmpint (apply_rows (&a, given, FALSE, &why), ==, SQLITE_OK);
   g_assert_null (why);
   exec_ok (f->set, "ROLLBACK");
   {
@@ -477,34 +519,50 @@ test_update_from (Fixture *f, gconstpointer data)
 
     g_assert_cmpstr (got, ==, want);
   }
-  exec_ok (f->set, "BEGIN");
-  g_assert_cmpint (_store_shards_update_from (f->set, set, "messages", "temp.saved", &why), ==, SQLITE_OK);
-  exec_ok (f->set, "COMMIT");
   for (guint i = 0; i < G_N_ELEMENTS (updates); i++)
     exec_ok (f->whole, updates[i]);
-  {
-    g_autofree char *want = answer (f->whole, read);
-    g_autofree char *got = answer (f->set, read);
-    g_autofree char *kept = answer (f->set, "SELECT id, thread_id, parent_id FROM changed ORDER BY id");
+  /* given, or read in the shards: the same rows */
+  for (int read_shard = 0; read_shard <= 1; read_shard++)
+    {
+      exec_ok (f->set, "BEGIN");
+      g_assert_cmpint (apply_rows (&a, read_shard ? asked : given, read_shard, &why), ==, SQLITE_OK);
+      {
+        g_autofree char *want = answer (f->whole, read);
+        g_autofree char *got = answer (f->set, read);
+        g_autofree char *overlay = answer (f->set, kept);
 
-    g_assert_cmpstr (got, ==, want);
-    g_assert_cmpstr (kept, ==, "4294967300|4294967297|8589934597\n"
-                               "8589934598|4294967297|4294967297\n"
-                               "21474836491|4294967297|21474836490\n");
+        g_assert_cmpstr (got, ==, want);
+        g_assert_cmpstr (overlay, ==, "4294967300|4294967297|8589934597\n"
+                                      "8589934598|4294967297|4294967297\n"
+                                      "21474836491|4294967297|21474836490\n");
+      }
+      exec_ok (f->set, "ROLLBACK");
+    }
+  /* the shard's values given are the ones compared: told that its shard
+   * has the new parent already, a row leaves no value of its own */
+  exec_ok (f->set, "BEGIN");
+  exec_ok (f->set, "UPDATE temp.saved SET shard_parent = parent_id WHERE id = 4294967300");
+  g_assert_cmpint (apply_rows (&a, given, FALSE, &why), ==, SQLITE_OK);
+  {
+    g_autofree char *overlay = answer (f->set, kept);
+
+    g_assert_cmpstr (overlay, ==, "8589934598|4294967297|4294967297\n"
+                                  "21474836491|4294967297|21474836490\n");
   }
-  /* what it cannot do: a column the catalog does not hold, a row no
-   * shard has, a table without values changed here */
-  exec_ok (f->set, "CREATE TEMP TABLE other (id INTEGER PRIMARY KEY, lang TEXT);"
-                   "INSERT INTO other VALUES (4294967297, 'fr');"
-                   "CREATE TEMP TABLE nowhere (id INTEGER PRIMARY KEY, parent_id INTEGER);"
-                   "INSERT INTO nowhere VALUES (12884901889, NULL)");
-  g_assert_cmpint (_store_shards_update_from (f->set, set, "messages", "temp.other", &why), !=, SQLITE_OK);
+  exec_ok (f->set, "ROLLBACK");
+  /* what it cannot do: a column the catalog does not hold, one whose
+   * shard's value is not given, a row no shard has, a table without
+   * values changed here */
+  g_assert_cmpint (apply_rows (&a, "SELECT 4294967297, 'fr' AS lang", FALSE, &why), !=, SQLITE_OK);
   g_assert_nonnull (strstr (why, "columns a catalog holds, not in lang"));
   g_clear_pointer (&why, g_free);
-  g_assert_cmpint (_store_shards_update_from (f->set, set, "messages", "temp.nowhere", &why), !=, SQLITE_OK);
-  g_assert_nonnull (strstr (why, "no row 12884901889"));
+  g_assert_cmpint (apply_rows (&a, "SELECT 4294967297, 1 AS parent_id, 1 AS \"shard.parent_id\"", FALSE, &why),
+                   !=, SQLITE_OK);
+  g_assert_nonnull (strstr (why, "shard's value of thread_id is not given"));
   g_clear_pointer (&why, g_free);
-  g_assert_cmpint (_store_shards_update_from (f->set, set, "links", "temp.saved", &why), !=, SQLITE_OK);
+  g_assert_cmpint (apply_rows (&a, "SELECT 12884901889, NULL AS parent_id, NULL AS \"shard.thread_id\","
+                                   " NULL AS \"shard.parent_id\"", TRUE, &why), ==, SQLITE_NOTFOUND);
+  g_assert_cmpint (apply_rows (&(Applying) { a.set, a.db, "links" }, given, FALSE, &why), !=, SQLITE_OK);
   g_assert_nonnull (strstr (why, "not changed here"));
   g_clear_pointer (&why, g_free);
 }
@@ -948,7 +1006,7 @@ main (int argc, char **argv)
   g_test_add ("/shards/many", Fixture, NULL, set_up, test_many, tear_down);
   g_test_add ("/shards/each", Fixture, NULL, set_up, test_each, tear_down);
   g_test_add ("/shards/update-reads", Fixture, NULL, set_up, test_update_reads, tear_down);
-  g_test_add ("/shards/update-from", Fixture, NULL, set_up, test_update_from, tear_down);
+  g_test_add ("/shards/update-rows", Fixture, NULL, set_up, test_update_rows, tear_down);
   g_test_add ("/shards/routed", Fixture, NULL, set_up, test_routed, tear_down);
   g_test_add ("/shards/kept-extents", Fixture, NULL, set_up, test_kept_extents, tear_down);
   g_test_add ("/shards/missing-shard", Fixture, NULL, set_up, test_missing_shard, tear_down);

@@ -74,10 +74,9 @@ ALLOWED_SQL_ARGS = {
     # store-catalog.c: static literals, and deja's views of its embedded schema made TEMP
     "number_sql", "temp", "decisions_held_sql",
     "scans[s].sql", "scans[s].write[k]",   # store-catalog.c: a static table of literals
-    # store-shards.c _store_shards_update_from: a table's and its columns' names (plain, quoted),
-    # and the caller's table of new values (store-thread.c: the literal temp.deja_threads_saved)
-    "join", "read", "ask",
-    "save_sql[catalog]",  # store-thread.c: a static table of literals
+    # store-shards.c _store_shards_update_begin: a table's and its columns' names (plain, quoted)
+    "join",
+    "update_sql", "catalog_save_sql",  # store-thread.c: static literals
     "kept_placeholders_sql",  # store-thread.c: a static literal
 }
 
@@ -101,10 +100,8 @@ ALLOWED_FORMATS = {
     ' FROM main.%s WHERE rowid = ?1',
     'INSERT OR REPLACE INTO main.%s (rowid',
     'DELETE FROM main.%s WHERE rowid = ?1',
-    # store-shards.c _store_shards_update_from: names as above; FROM the caller's literal table
+    # store-shards.c _store_shards_update_begin: names as above
     'UPDATE temp.%s SET %s = %s WHERE %s = -1',
-    'SELECT * FROM %s',
-    ' FROM main.%s WHERE rowid IN (SELECT value FROM json_each(?1))',
     '\\n%s FROM main.%s WHERE rowid = ?1',
     # store-shards.c: the FTS5 functions of its static lists, on a table of a plain name
     'SELECT deja_counts(%s) FROM main.%s WHERE %s MATCH ?1 LIMIT 1',

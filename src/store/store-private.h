@@ -117,6 +117,11 @@ struct _Store {
   GHashTable *senders;     /* a catalog's: the set's from_addr values (GBytes), read once
                               (store-thread.c), or NULL */
   gint64 planned_on_disk;  /* messages of the last threading plan made on disk, or 0 */
+  GArray *thread_shard_rows;   /* a catalog's: the messages threading read last in their
+                              shards (of StoreShardValues, by id), and the values they have
+                              there of the columns the catalog keeps (store-thread.c) */
+  GByteArray *thread_shard_values;
+  gboolean thread_shard_unsorted;
   gboolean placeholders_in_shards; /* a catalog being made: its shards' placeholders are
                               taken by its first threading, those it keeps alone
                               (store_clear_thread_placeholders()) */
@@ -260,8 +265,14 @@ typedef int (*StoreShardsBindFunc) (sqlite3_stmt *stmt, gint64 number, gconstpoi
 int _store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBindFunc bind, gconstpointer bind_data,
                               StoreShardsRowFunc convert, gsize record_size, StoreShardsTakeFunc take, gpointer data,
                               char **error);
+/* Rows of a table read in place changed here, with the shards' values
+ * the caller read of them */
+typedef struct _StoreShardsUpdate StoreShardsUpdate;
+StoreShardsUpdate *_store_shards_update_begin (sqlite3 *db, StoreShards *set, const char *table, sqlite3_stmt *rows,
+                                               char **error);
+int _store_shards_update_row (StoreShardsUpdate *u, gboolean read_shard);
+void _store_shards_update_end (StoreShardsUpdate *u);
 /* The ids each shard is asked for, a JSON array each (json_each(?N)) */
-int _store_shards_update_from (sqlite3 *db, StoreShards *set, const char *table, const char *from, char **error);
 GHashTable *_store_shard_ids_new (void);
 void _store_shard_ids_add (GHashTable *lists, gint64 id);
 void _store_shard_ids_close (GHashTable *lists);
@@ -273,6 +284,9 @@ void _store_pack_int (GArray *bytes, gint64 value);
 void _store_pack_text (GArray *bytes, sqlite3_stmt *stmt, int column);
 gint64 _store_unpack_int (const GArray *bytes, gsize *at);
 const char *_store_unpack_text (const GArray *bytes, gsize *at, gint32 *length);
+void _store_pack_value (GArray *bytes, sqlite3_stmt *stmt, int column);
+gsize _store_packed_value_size (const guint8 *data);
+int _store_bind_packed_value (sqlite3_stmt *stmt, int param, const guint8 *data);
 
 /* People's decisions taken from a shard attached as "shard" (store-merge.c) */
 #define STORE_N_DECISIONS 2

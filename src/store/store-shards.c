@@ -57,7 +57,7 @@ struct _StoreShards {
   GPtrArray *read;        /* of Extents *: what tables read of shards, for a catalog to keep
                              (_store_shards_keep_extents()) */
   GHashTable *tables;     /* name -> ShardsTable * of the connection's that have an overlay
-                             (_store_shards_update_from()); the module outlives its tables */
+                             (_store_shards_update_begin()); the module outlives its tables */
 };
 
 /* What a table read of a shard when it was opened (read_extents()): its
@@ -852,6 +852,90 @@ _store_pack_text (GArray *bytes, sqlite3_stmt *stmt, int column)
   g_array_append_vals (bytes, &length, sizeof length);
   if (text)
     g_array_append_vals (bytes, text, (guint) length + 1);
+}
+
+/* A value of any type: its type (SQLITE_INTEGER ...), then an integer,
+ * a double, or a text's or blob's length and bytes */
+void
+_store_pack_value (GArray *bytes, sqlite3_stmt *stmt, int column)
+{
+  guint8 type = (guint8) (sqlite3_column_type) (stmt, column);
+
+  g_array_append_val (bytes, type);
+  switch (type)
+    {
+    case SQLITE_INTEGER:
+      _store_pack_int (bytes, (sqlite3_column_int64) (stmt, column));
+      break;
+    case SQLITE_FLOAT:
+      {
+        double d = (sqlite3_column_double) (stmt, column);
+
+        g_array_append_vals (bytes, &d, sizeof d);
+      }
+      break;
+    case SQLITE_TEXT:
+    case SQLITE_BLOB:
+      {
+        const void *data = type == SQLITE_TEXT ? (const void *) (sqlite3_column_text) (stmt, column)
+                                               : (sqlite3_column_blob) (stmt, column);
+        gint32 length = (gint32) (sqlite3_column_bytes) (stmt, column);
+
+        g_array_append_vals (bytes, &length, sizeof length);
+        if (length > 0)
+          g_array_append_vals (bytes, data, (guint) length);
+      }
+      break;
+    default:
+      break;
+    }
+}
+
+/* The size of the value packed at @data */
+gsize
+_store_packed_value_size (const guint8 *data)
+{
+  gint32 length;
+
+  switch (data[0])
+    {
+    case SQLITE_INTEGER:
+    case SQLITE_FLOAT:
+      return 1 + 8;
+    case SQLITE_TEXT:
+    case SQLITE_BLOB:
+      memcpy (&length, data + 1, sizeof length);
+      return 1 + sizeof length + (gsize) MAX (length, 0);
+    default:
+      return 1;
+    }
+}
+
+/* Binds the value packed at @data (copied: it may go before the step) */
+int
+_store_bind_packed_value (sqlite3_stmt *stmt, int param, const guint8 *data)
+{
+  gint64 i;
+  double d;
+  gint32 length;
+
+  switch (data[0])
+    {
+    case SQLITE_INTEGER:
+      memcpy (&i, data + 1, sizeof i);
+      return (sqlite3_bind_int64) (stmt, param, i);
+    case SQLITE_FLOAT:
+      memcpy (&d, data + 1, sizeof d);
+      return (sqlite3_bind_double) (stmt, param, d);
+    case SQLITE_TEXT:
+    case SQLITE_BLOB:
+      memcpy (&length, data + 1, sizeof length);
+      return data[0] == SQLITE_TEXT
+               ? (sqlite3_bind_text) (stmt, param, (const char *) data + 1 + sizeof length, length, SQLITE_TRANSIENT)
+               : (sqlite3_bind_blob) (stmt, param, data + 1 + sizeof length, length, SQLITE_TRANSIENT);
+    default:
+      return (sqlite3_bind_null) (stmt, param);
+    }
 }
 
 gint64
@@ -2623,214 +2707,164 @@ shards_update (sqlite3_vtab *vtab, int argc, sqlite3_value **argv, sqlite3_int64
   return rc;
 }
 
-/* ---- many rows changed at once (_store_shards_update_from()) ---- */
+/* ---- many rows changed at once (_store_shards_update_begin()) ---- */
 
-/* A shard's values of a row asked for: its id, and the values of the
- * overlay's columns (NULL-terminated; NULL where memory ran out) */
-typedef struct {
-  gint64 id;
-  sqlite3_value **values;
-} ShardRow;
-
-static void
-convert_shard_row (sqlite3_stmt *stmt, GArray *records)
-{
-  int n = (sqlite3_column_count) (stmt);
-  ShardRow row = { (sqlite3_column_int64) (stmt, 0), g_new0 (sqlite3_value *, (gsize) MAX (n, 1)) };
-
-  for (int k = 1; k < n; k++)
-    if ((row.values[k - 1] = sqlite3_value_dup ((sqlite3_column_value) (stmt, k))) == NULL)
-      {
-        values_free (row.values);
-        row.values = NULL;
-        break;
-      }
-  g_array_append_val (records, row);
-}
+struct _StoreShardsUpdate {
+  ShardsTable *t;
+  sqlite3_stmt *rows;      /* the caller's: each of its rows a row changed */
+  int *given_column;       /* of each overlay column, the column of @rows with its new value, or -1 */
+  int *shard_column;       /* and the one with the shard's value */
+  sqlite3_value **given;   /* a row's: overlay_apply()'s arguments (n_overlay + 1 each) */
+  sqlite3_value **shard;
+};
 
 static void
-take_shard_rows (const GArray *records, gpointer data)
+update_free (StoreShardsUpdate *u)
 {
-  GHashTable *rows = data;
-
-  for (guint i = 0; i < records->len; i++)
-    {
-      const ShardRow *row = &g_array_index (records, ShardRow, i);
-
-      g_hash_table_insert (rows, g_memdup2 (&row->id, sizeof row->id), row->values);
-    }
+  g_free (u->given_column);
+  g_free (u->shard_column);
+  g_free (u->given);
+  g_free (u->shard);
+  g_free (u);
 }
 
+/* Where each column of @u->rows goes: a column of the table's overlay by
+ * its name, the new value; "shard." and that name, the shard's value */
 static int
-bind_shard_rows (sqlite3_stmt *stmt, gint64 number, gconstpointer lists)
+update_slots (StoreShardsUpdate *u, char **error)
 {
-  return _store_bind_shard_ids (stmt, 1, (GHashTable *) lists, number, FALSE);
-}
+  ShardsTable *t = u->t;
+  int n = (sqlite3_column_count) (u->rows);
 
-static void
-shard_values_free (gpointer values)
-{
-  if (values)
-    values_free (values);
-}
-
-/* Each row of @from as overlay_apply() takes it: the overlay's slot of
- * each of its columns but the first (the id), or an error */
-static int
-from_slots (ShardsTable *t, sqlite3_stmt *from, int *slots, char **error)
-{
-  int n = (sqlite3_column_count) (from);
-
+  for (guint k = 0; k < t->n_overlay; k++)
+    u->given_column[k] = u->shard_column[k] = -1;
   for (int i = 1; i < n; i++)
     {
-      const char *name = sqlite3_column_name (from, i);
+      const char *name = sqlite3_column_name (u->rows, i);
+      gboolean of_shard = name && g_str_has_prefix (name, "shard.");
+      const char *column = of_shard ? name + strlen ("shard.") : name;
+      int slot = -1;
 
-      slots[i] = -1;
-      for (guint c = 0; name && c < t->n_columns; c++)
-        if (t->columns[c] && strcmp (t->columns[c], name) == 0)
-          slots[i] = t->overlay_of[c];
-      if (slots[i] < 0)
+      for (guint c = 0; column && c < t->n_columns; c++)
+        if (t->columns[c] && strcmp (t->columns[c], column) == 0)
+          slot = t->overlay_of[c];
+      if (slot < 0)
         {
           *error = g_strdup_printf ("%s of the shards change here only in the columns a catalog holds,"
                                     " not in %s", t->table, name ? name : "a column without a name");
           return SQLITE_ERROR;
         }
+      (of_shard ? u->shard_column : u->given_column)[slot] = i;
     }
+  for (guint k = 0; k < t->n_overlay; k++)
+    if (u->shard_column[k] < 0)
+      {
+        *error = g_strdup_printf ("%s: the shard's value of %s is not given", t->table,
+                                  t->columns[t->overlaid[k]]);
+        return SQLITE_ERROR;
+      }
   return SQLITE_OK;
 }
 
 /**
- * _store_shards_update_from:
+ * _store_shards_update_begin:
  * @db: the connection @set is registered on (a catalog's)
  * @table: a table read in place whose values changed here the catalog
  *   keeps ("messages")
- * @from: the name of a table of @db ("temp.x"): its first column the id
- *   of a row of @table, each other one a column of @table the catalog
- *   keeps, by name, with that row's new value
- * @error: (out): why it could not be (g_free())
+ * @rows: a statement of the caller's, each row of which
+ *   _store_shards_update_row() takes: the id of a row of @table first,
+ *   then the new value of some of the columns the catalog keeps (named
+ *   as @table names them), and the value of each of those columns that
+ *   the row has in its shard ("shard." and the name), as the caller read
+ *   it there
+ * @error: (out): why not (g_free())
  *
- * Does what "UPDATE @table SET column = value, ... WHERE id = id" does
- * for each row of @from, in the caller's transaction, without looking up
- * each row in its shard twice as each UPDATE does (for its cursor, then
- * for the shard's values, shards_update()): the shards' values of those
- * rows are read at once, a shard a worker.  A catalog's threads across
- * shards (realistic 1 GiB in 64 shards: 16,978 rows) are saved so.
- * Returns an SQLite code.
+ * What "UPDATE @table SET column = value, ... WHERE id = id" does for each
+ * row, in the caller's transaction (which the table joins here: a
+ * rollback forgets what it kept in memory), without asking the shards
+ * for anything: an UPDATE looks each row up in its shard twice (for its
+ * cursor, then for the shard's values: shards_update()).  A catalog's
+ * threads are saved so, with the values threading read of each message
+ * in its shard: realistic 1 GiB in 1,000 shards, 140,000 rows.
+ *
+ * Returns: (transfer full) (nullable): for _store_shards_update_end()
  */
-int
-_store_shards_update_from (sqlite3 *db, StoreShards *set, const char *table, const char *from, char **error)
+StoreShardsUpdate *
+_store_shards_update_begin (sqlite3 *db, StoreShards *set, const char *table, sqlite3_stmt *rows, char **error)
 {
   ShardsTable *t = set->tables ? g_hash_table_lookup (set->tables, table) : NULL;
-  g_autoptr (GHashTable) lists = _store_shard_ids_new ();
-  g_autoptr (GHashTable) rows = deja_id_table_new (g_free, shard_values_free);
-  g_autofree char *q = quoted (table);
-  g_autofree char *join = NULL, *read = NULL, *ask = NULL;
-  g_autofree int *slots = NULL;
-  g_autofree sqlite3_value **given = NULL;
-  sqlite3_stmt *stmt = NULL;
-  int rc, n;
+  StoreShardsUpdate *u;
+  g_autofree char *join = NULL;
 
   *error = NULL;
   if (t == NULL || t->db != db || t->id_column < 0 || t->n_overlay == 0)
     {
       *error = g_strdup_printf ("%s of the shards are not changed here", table);
-      return SQLITE_ERROR;
+      return NULL;
     }
-  /* ([schema.]name, plain: the caller's own table) */
+  u = g_new0 (StoreShardsUpdate, 1);
+  u->t = t;
+  u->rows = rows;
+  u->given_column = g_new (int, t->n_overlay);
+  u->shard_column = g_new (int, t->n_overlay);
+  u->given = g_new0 (sqlite3_value *, t->n_overlay + 1);
+  u->shard = g_new0 (sqlite3_value *, t->n_overlay + 1);
   {
-    g_auto (GStrv) parts = g_strsplit (from, ".", 3);
-
-    if (parts[0] == NULL || !plain_name (parts[0]) || (parts[1] && !plain_name (parts[1])) ||
-        (parts[1] && parts[2]))
-      {
-        *error = g_strdup_printf ("not a plain table name: %s", from);
-        return SQLITE_ERROR;
-      }
-  }
-  /* The table joins the transaction as an UPDATE of it does (xBegin):
-   * a rollback forgets the overlay's rows kept in memory */
-  {
+    g_autofree char *q = quoted (t->table);
     g_autofree char *id = quoted (t->columns[t->id_column]);
     g_autofree char *column = quoted (t->columns[t->overlaid[0]]);
 
     join = g_strdup_printf ("UPDATE temp.%s SET %s = %s WHERE %s = -1", q, column, column, id);
   }
-  if ((rc = sqlite3_exec (db, join, NULL, NULL, NULL)) != SQLITE_OK || (rc = load_overlay (t)) != SQLITE_OK)
+  if (update_slots (u, error) == SQLITE_OK &&
+      ((sqlite3_exec (db, join, NULL, NULL, NULL)) != SQLITE_OK || load_overlay (t) != SQLITE_OK))
+    *error = g_strdup (sqlite3_errmsg (db));
+  if (*error)
     {
-      *error = g_strdup (sqlite3_errmsg (db));
-      return rc;
+      update_free (u);
+      return NULL;
     }
-  /* The rows' ids, by shard */
-  read = g_strdup_printf ("SELECT * FROM %s", from);
-  if ((rc = sqlite3_prepare_v2 (db, read, -1, &stmt, NULL)) != SQLITE_OK)
-    {
-      *error = g_strdup (sqlite3_errmsg (db));
-      return rc;
-    }
-  n = sqlite3_column_count (stmt);
-  slots = g_new0 (int, (gsize) MAX (n, 1));
-  if (n < 2 || (rc = from_slots (t, stmt, slots, error)) != SQLITE_OK)
-    {
-      if (*error == NULL)
-        *error = g_strdup_printf ("%s: no column to change", from);
-      sqlite3_finalize (stmt);
-      return SQLITE_ERROR;
-    }
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    _store_shard_ids_add (lists, sqlite3_column_int64 (stmt, 0));
-  _store_shard_ids_close (lists);
-  sqlite3_reset (stmt);
-  if (rc != SQLITE_DONE)
-    {
-      *error = g_strdup (sqlite3_errmsg (db));
-      sqlite3_finalize (stmt);
-      return rc;
-    }
-  /* Their shards' values, read at once */
-  {
-    GString *sql = g_string_new ("SELECT rowid");
+  return u;
+}
 
+/* The row @u's statement is on, applied: with the shard's values it
+ * gives, or, where @read_shard, those its shard has (as an UPDATE reads
+ * them: for a row the caller did not read there).  Returns an SQLite
+ * code: SQLITE_NOTFOUND where no shard has the row. */
+int
+_store_shards_update_row (StoreShardsUpdate *u, gboolean read_shard)
+{
+  ShardsTable *t = u->t;
+  gint64 id = (sqlite3_column_int64) (u->rows, 0);
+  int rc = SQLITE_OK;
+
+  for (guint k = 0; k < t->n_overlay; k++)
+    {
+      int given = u->given_column[k];
+
+      u->given[k] = given >= 0 ? (sqlite3_column_value) (u->rows, given) : NULL;
+    }
+  if (read_shard)
+    rc = shard_values (t, id, u->shard);
+  else
+    /* (the statement's values are unprotected: copied to be compared) */
     for (guint k = 0; k < t->n_overlay; k++)
-      {
-        g_autofree char *c = quoted (t->columns[t->overlaid[k]]);
-
-        g_string_append_printf (sql, ", %s", c);
-      }
-    g_string_append_printf (sql, " FROM main.%s WHERE rowid IN (SELECT value FROM json_each(?1))", q);
-    ask = g_string_free (sql, FALSE);
-  }
-  rc = _store_shards_scan_bound (set, ask, bind_shard_rows, lists, convert_shard_row, sizeof (ShardRow),
-                                 take_shard_rows, rows, error);
-  /* Each row's new values */
-  given = g_new0 (sqlite3_value *, t->n_overlay + 1);
-  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      gint64 id = sqlite3_column_int64 (stmt, 0);
-      gpointer key, shard;
-
-      if (!g_hash_table_lookup_extended (rows, &id, &key, &shard))
-        {
-          *error = g_strdup_printf ("%s of the shards have no row %" G_GINT64_FORMAT, table, id);
-          rc = SQLITE_ERROR;
-          break;
-        }
-      if (shard == NULL)
-        {
-          rc = SQLITE_NOMEM;
-          break;
-        }
-      memset (given, 0, sizeof *given * t->n_overlay);
-      for (int i = 1; i < n; i++)
-        given[slots[i]] = sqlite3_column_value (stmt, i);
-      rc = overlay_apply (t, id, given, shard);
-    }
-  if (rc == SQLITE_DONE)
-    rc = SQLITE_OK;
-  if (rc != SQLITE_OK && *error == NULL)
-    *error = g_strdup (rc == SQLITE_NOMEM ? sqlite3_errstr (rc) : sqlite3_errmsg (db));
-  sqlite3_finalize (stmt);
-  forget_changed_order (t);
+      if ((u->shard[k] = sqlite3_value_dup ((sqlite3_column_value) (u->rows, u->shard_column[k]))) == NULL)
+        rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK)
+    rc = overlay_apply (t, id, u->given, u->shard);
+  for (guint k = 0; k < t->n_overlay; k++)
+    g_clear_pointer (&u->shard[k], sqlite3_value_free);
   return rc;
+}
+
+void
+_store_shards_update_end (StoreShardsUpdate *u)
+{
+  if (u == NULL)
+    return;
+  forget_changed_order (u->t);
+  update_free (u);
 }
 
 static int
