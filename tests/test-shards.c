@@ -567,6 +567,48 @@ test_update_rows (Fixture *f, gconstpointer data)
   g_clear_pointer (&why, g_free);
 }
 
+/* A value of each type packed in a worker's records and bound again
+ * (_store_pack_value(): threading keeps a shard's values so, whatever
+ * type a stranger's shard gives a column) is the same value */
+static void
+test_packed_values (void)
+{
+  static const char *const values[] = {
+    "42", "-9223372036854775807 - 1", "2.5", "'text with ' || char(0) || ' in it'", "x'00ff10'", "''", "x''",
+    "NULL",
+  };
+  sqlite3 *db = NULL;
+  sqlite3_stmt *back = NULL;
+  g_autoptr (GArray) bytes = g_array_new (FALSE, FALSE, 1);
+  gsize at = 0;
+
+  g_assert_cmpint ((sqlite3_open) (":memory:", &db), ==, SQLITE_OK);
+  g_assert_cmpint ((sqlite3_prepare_v2) (db, "SELECT typeof(?1) || ' ' || length(?1) || ' ' || hex(?1)", -1,
+                                         &back, NULL), ==, SQLITE_OK);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *sql = g_strdup_printf ("SELECT %s, typeof(v) || ' ' || length(v) || ' ' || hex(v)"
+                                              " FROM (SELECT %s AS v)", values[i], values[i]);
+      sqlite3_stmt *stmt = NULL;
+      const guint8 *packed;
+
+      g_assert_cmpint ((sqlite3_prepare_v2) (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+      g_assert_cmpint ((sqlite3_step) (stmt), ==, SQLITE_ROW);
+      _store_pack_value (bytes, stmt, 0);
+      packed = (const guint8 *) bytes->data + at;
+      g_assert_cmpuint (at + _store_packed_value_size (packed), ==, bytes->len);
+      at = bytes->len;
+      g_assert_cmpint (_store_bind_packed_value (back, 1, packed), ==, SQLITE_OK);
+      g_assert_cmpint ((sqlite3_step) (back), ==, SQLITE_ROW);
+      g_assert_cmpstr ((const char *) (sqlite3_column_text) (back, 0), ==,
+                       (const char *) (sqlite3_column_text) (stmt, 1));
+      (sqlite3_reset) (back);
+      (sqlite3_finalize) (stmt);
+    }
+  (sqlite3_finalize) (back);
+  (sqlite3_close) (db);
+}
+
 typedef struct {
   gint64 id;
   char subject[48];
@@ -1007,6 +1049,7 @@ main (int argc, char **argv)
   g_test_add ("/shards/each", Fixture, NULL, set_up, test_each, tear_down);
   g_test_add ("/shards/update-reads", Fixture, NULL, set_up, test_update_reads, tear_down);
   g_test_add ("/shards/update-rows", Fixture, NULL, set_up, test_update_rows, tear_down);
+  g_test_add_func ("/shards/packed-values", test_packed_values);
   g_test_add ("/shards/routed", Fixture, NULL, set_up, test_routed, tear_down);
   g_test_add ("/shards/kept-extents", Fixture, NULL, set_up, test_kept_extents, tear_down);
   g_test_add ("/shards/missing-shard", Fixture, NULL, set_up, test_missing_shard, tear_down);
