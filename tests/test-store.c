@@ -703,12 +703,81 @@ test_statement_journal_in_memory (Fixture *f, gconstpointer data)
   rolled_back_through_the_journal (c, 2 * 1024 * 1024, 3000);    /* and later */
 }
 
+/* One query's rows, written out */
+static gboolean
+dump_row (const StoreValue *values, guint n, gpointer user_data)
+{
+  GString *out = user_data;
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "%s%s=%s%s", i ? " " : "", values[i].name,
+                            values[i].text ? values[i].text : "NULL", values[i].number ? "#" : "");
+  g_string_append_c (out, '\n');
+  return TRUE;
+}
+
+static char *
+stats_dump (Store *store)
+{
+  g_autoptr (GError) error = NULL;
+  GString *out = g_string_new (NULL);
+
+  for (int q = STORE_STATS_TOTALS; q <= STORE_STATS_NEWSGROUPS; q++)
+    for (int month = 0; month <= 1; month++)
+      {
+        g_string_append_printf (out, "-- %d %d\n", q, month);
+        g_assert_true (store_stats (store, (StoreStats) q, month, dump_row, out, &error));
+        g_assert_no_error (error);
+      }
+  return g_string_free (out, FALSE);
+}
+
+/* deja stats counts a copy of the columns of messages it reads
+ * (store_stats_begin()): every query answers as on the table itself,
+ * values of a stranger's types included, and after store_stats_end() the
+ * table is read again */
+static void
+test_stats_copy (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *direct = NULL, *copied = NULL, *after = NULL, *changed = NULL;
+  gboolean replaced;
+
+  store_one_file (f, "/a.mbox", "abc", &replaced);
+  break_with (f, "INSERT INTO messages (id, file_id, byte_offset, byte_length, line_no, body, date, lang,"
+                 " lang_reliable, thread_id, words)"
+                 " SELECT id + 1, file_id, 200, 10, 5, 'b', '2001-02-03T04:05:06Z', 'en', 1, id + 1, 7 FROM messages;"
+                 "INSERT INTO messages (id, file_id, byte_offset, byte_length, line_no, body, date, lang,"
+                 " lang_reliable, thread_id, words, duplicate_of, author_id)"
+                 " SELECT max(id) + 1, file_id, 300, 10, 9, 'c', x'31393939', 42, 'yes', 'x1', 2.5, NULL, 7"
+                 " FROM messages;"
+                 "INSERT INTO messages (id, file_id, byte_offset, byte_length, line_no, body, date, lang, thread_id,"
+                 " duplicate_of) SELECT max(id) + 1, file_id, 400, 10, 13, 'b', '2001-02-03T04:05:06Z', 'en',"
+                 " min(id) + 1, min(id) + 1 FROM messages;"
+                 "INSERT INTO message_newsgroups (message_id, newsgroup_id)"
+                 " SELECT max(m.id) - 1, g.id FROM messages m, newsgroups g");
+  direct = stats_dump (f->store);
+  g_assert_true (store_stats_begin (f->store, &error));
+  g_assert_no_error (error);
+  copied = stats_dump (f->store);
+  g_assert_cmpstr (copied, ==, direct);
+  /* what the database held when the copy was made */
+  break_with (f, "UPDATE messages SET lang = 'de' WHERE lang = 'en'");
+  changed = stats_dump (f->store);
+  g_assert_cmpstr (changed, ==, direct);
+  store_stats_end (f->store);
+  after = stats_dump (f->store);
+  g_assert_cmpstr (after, !=, direct);
+  g_assert_nonnull (strstr (after, "lang=de"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 #define ADD(name, fn) g_test_add ("/store/" name, Fixture, NULL, setup, fn, teardown)
   ADD ("never-ingested-is-not-a-failure", test_never_ingested_is_not_a_failure);
+  ADD ("stats-copy", test_stats_copy);
   ADD ("a-file-round-trip", test_a_file_round_trip);
   ADD ("a-path-stored-again-replaces-its-rows", test_a_path_stored_again_replaces_its_rows);
   ADD ("files-are-committed-together-and-undone-alone", test_files_are_committed_together_and_undone_alone);

@@ -30,7 +30,7 @@ ALLOWED_SQL_ARGS = {
     "show_sql[what]",   # store-show.c: a static table of literals
     "fill_sql[table][0]", "fill_sql[table][1]",  # store-filter.c: a static table of literals
     "mode_sql[by_subject != FALSE]",  # store-thread.c: a static table of literals
-    "stats_sql[query]", # store-query.c: a static table of literals
+    "stats_sql[store->stats_copy][query]", "stats_copy_sql",  # store-query.c: static literals
     "authors_sql[what]",  # store-authors.c: a static table of literals
     "sqls[i]",          # store-authors.c: static literals chosen by the decision
     "dedup_sql[what]",  # store-dedup.c: a static table of literals

@@ -347,11 +347,12 @@ cmd_report (DejaRun *run, int argc, char **argv)
   if (!deja_run_open (run, &status))
     return status;
   store = run->store;
-  if (!write_report (store, run->db, title, command, html, &error))
+  if (!store_stats_begin (store, &error) || !write_report (store, run->db, title, command, html, &error))
     {
       deja_error ("cannot make the report: %s", error->message);
       return DEJA_EXIT_FAILED;
     }
+  store_stats_end (store);
   if ((status = deja_write_file (out, html->str, html->len)) != DEJA_EXIT_OK)
     return status;
   if (strcmp (out, "-") != 0)

@@ -122,6 +122,7 @@ struct _Store {
                               there of the columns the catalog keeps (store-thread.c) */
   GByteArray *thread_shard_values;
   gboolean thread_shard_unsorted;
+  gboolean stats_copy;     /* the stats read their copy of messages (store_stats_begin()) */
   gboolean placeholders_in_shards; /* a catalog being made: its shards' placeholders are
                               taken by its first threading, those it keeps alone
                               (store_clear_thread_placeholders()) */
