@@ -347,7 +347,8 @@ cmd_report (DejaRun *run, int argc, char **argv)
   if (!deja_run_open (run, &status))
     return status;
   store = run->store;
-  if (!store_stats_begin (store, &error) || !write_report (store, run->db, title, command, html, &error))
+  store_stats_begin (store);
+  if (!write_report (store, run->db, title, command, html, &error))
     {
       deja_error ("cannot make the report: %s", error->message);
       return DEJA_EXIT_FAILED;

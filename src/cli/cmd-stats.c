@@ -310,11 +310,7 @@ gather_many (char **dbs, gboolean by_month, Combined *combined)
 
       if (store == NULL)
         return FALSE;
-      if (!store_stats_begin (store, &error))
-        {
-          deja_error ("cannot count '%s': %s", dbs[d], error->message);
-          return FALSE;
-        }
+      store_stats_begin (store);
       for (guint i = 0; i < G_N_ELEMENTS (many_sections); i++)
         if (!store_stats (store, many_sections[i].query, by_month, combine_row, &combined[i], &error))
           {
@@ -500,8 +496,9 @@ cmd_stats (DejaRun *run, int argc, char **argv)
   p.out = g_string_new (NULL);
   if (format != ROW_FORMAT_TABLE)
     p.writer = row_writer_new (format, stdout);
-  ok = (src.pg != NULL || store_stats_begin (store, &error)) &&
-       source_stats (&src, STORE_STATS_TOTALS, FALSE, totals_row, &p, &has, &error) &&
+  if (src.pg == NULL)
+    store_stats_begin (store);
+  ok = source_stats (&src, STORE_STATS_TOTALS, FALSE, totals_row, &p, &has, &error) &&
        section (&src, &p, STORE_STATS_BY_GROUP, by_month, "by_newsgroup",
                 by_month ? "messages per newsgroup and month:" : "messages per newsgroup and year:",
                 &error) &&

@@ -491,19 +491,17 @@ static const char stats_copy_sql[] =
  * written, say), the queries read messages itself, as slowly as before:
  * the numbers are the same.
  */
-gboolean
-store_stats_begin (Store *store, GError **error)
+void
+store_stats_begin (Store *store)
 {
   int rc = sqlite3_exec (store->db, stats_copy_sql, NULL, NULL, NULL);
 
-  (void) error;
   store->stats_copy = rc == SQLITE_OK;
   if (rc != SQLITE_OK)
     {
       g_debug ("stats read messages itself: no copy (%s)", sqlite3_errmsg (store->db));
       sqlite3_exec (store->db, "DROP TABLE IF EXISTS " STATS_MESSAGES_COPY, NULL, NULL, NULL);
     }
-  return TRUE;
 }
 
 void

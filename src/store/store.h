@@ -470,7 +470,7 @@ typedef enum {
   STORE_STATS_NEWSGROUPS,    /* name */
 } StoreStats;
 
-gboolean store_stats_begin (Store *store, GError **error);
+void store_stats_begin (Store *store);
 void store_stats_end (Store *store);
 gboolean store_stats (Store *store, StoreStats query, gboolean by_month, StoreRowFunc func,
                       gpointer user_data, GError **error);
