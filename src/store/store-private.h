@@ -121,7 +121,6 @@ struct _Store {
                               shards (of StoreShardValues, by id), and the values they have
                               there of the columns the catalog keeps (store-thread.c) */
   GByteArray *thread_shard_values;
-  gboolean thread_shard_unsorted;
   gboolean stats_copy;     /* the stats read their copy of messages (store_stats_begin()) */
   gboolean placeholders_in_shards; /* a catalog being made: its shards' placeholders are
                               taken by its first threading, those it keeps alone
@@ -243,6 +242,7 @@ gboolean _store_query_text (Store *store, const char *sql, const char *param, gi
                             char **value, GError **error);
 void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);
 gboolean _store_register_functions (Store *store, GError **error);
+void _store_forget_shard_values (Store *store);
 int _store_register_content_hash (sqlite3 *db);
 gboolean _store_make_safe (Store *store, GError **error);
 int _store_make_safe_db (sqlite3 *db);

@@ -307,8 +307,9 @@ typedef struct {
   gsize at;
 } StoreShardValues;
 
-static void
-forget_shard_values (Store *store)
+/* Drops what threading kept of its last load (and store_close()) */
+void
+_store_forget_shard_values (Store *store)
 {
   g_clear_pointer (&store->thread_shard_rows, g_array_unref);
   g_clear_pointer (&store->thread_shard_values, g_byte_array_unref);
@@ -418,12 +419,14 @@ typedef struct {
   gboolean ok;
   GHashTable *changed;    /* id (gint64 *) -> the hash of its thread columns as the catalog
                              holds them (gint64 *), where they are not the shard's */
+  gboolean unsorted;      /* the messages kept (keep_shard_values()) came out of id order */
 } Handing;
 
 /* The packed values at *@at, kept for message @id */
 static void
-keep_shard_values (Store *store, gint64 id, const GArray *bytes, gsize *at)
+keep_shard_values (Handing *h, gint64 id, const GArray *bytes, gsize *at)
 {
+  Store *store = h->store;
   GArray *rows = store->thread_shard_rows;
   StoreShardValues row = { id, store->thread_shard_values->len };
   gsize start = *at;
@@ -433,7 +436,7 @@ keep_shard_values (Store *store, gint64 id, const GArray *bytes, gsize *at)
   g_assert (*at <= bytes->len);
   g_byte_array_append (store->thread_shard_values, (const guint8 *) bytes->data + start, (guint) (*at - start));
   if (rows->len > 0 && g_array_index (rows, StoreShardValues, rows->len - 1).id >= id)
-    store->thread_shard_unsorted = TRUE;
+    h->unsorted = TRUE;
   g_array_append_val (rows, row);
 }
 
@@ -454,7 +457,7 @@ take_thread_messages (const GArray *bytes, gpointer data)
       row.content = (guint64) _store_unpack_int (bytes, &at);
       row.stored = (guint64) _store_unpack_int (bytes, &at);
       row.damage = (guint) _store_unpack_int (bytes, &at);
-      keep_shard_values (h->store, row.id, bytes, &at);
+      keep_shard_values (h, row.id, bytes, &at);
       if (h->changed)
         {
           const gint64 *here = g_hash_table_lookup (h->changed, &row.id);
@@ -535,16 +538,15 @@ static gboolean
 load_in_shards (Store *store, gboolean subjects, gint batch, const StoreThreadReader *reader, GError **error)
 {
   Asked asked = { .ids = NULL, .subjects = subjects };
-  Handing handing = { store, reader, error, TRUE, NULL };
+  Handing handing = { store, reader, error, TRUE, NULL, FALSE };
   g_autofree char *why = NULL;
   int rc;
 
-  forget_shard_values (store);
+  _store_forget_shard_values (store);
   if (!read_changed (store, batch, &handing.changed, error))
     return FALSE;
   store->thread_shard_rows = g_array_new (FALSE, FALSE, sizeof (StoreShardValues));
   store->thread_shard_values = g_byte_array_new ();
-  store->thread_shard_unsorted = FALSE;
   if (batch >= 0 && !ask_batch (store, batch, &asked, error))
     {
       g_clear_pointer (&handing.changed, g_hash_table_unref);
@@ -557,7 +559,7 @@ load_in_shards (Store *store, gboolean subjects, gint batch, const StoreThreadRe
                                    convert_thread_ref, 1, take_thread_refs, &handing, &why);
   g_clear_pointer (&asked.ids, g_hash_table_unref);
   g_clear_pointer (&handing.changed, g_hash_table_unref);
-  if (store->thread_shard_unsorted)
+  if (handing.unsorted)
     g_array_sort (store->thread_shard_rows, by_shard_id);
   if (!handing.ok)
     return FALSE;   /* (@error says why) */
@@ -948,7 +950,7 @@ store_finish_threads (Store *store, gboolean by_subject, GError **error)
     "DELETE FROM deja_state WHERE key = 'threads';";
   int rc;
 
-  forget_shard_values (store);
+  _store_forget_shard_values (store);
   if ((rc = sqlite3_exec (store->db, merge_groups, NULL, NULL, NULL)) != SQLITE_OK)
     _store_fail (store, rc, "cannot merge newsgroups", error);
   else if ((rc = sqlite3_exec (store->db, mode_sql[by_subject != FALSE], NULL, NULL, NULL)) != SQLITE_OK)
@@ -964,7 +966,7 @@ store_finish_threads (Store *store, gboolean by_subject, GError **error)
 void
 store_abort_threads (Store *store)
 {
-  forget_shard_values (store);
+  _store_forget_shard_values (store);
   if (sqlite3_get_autocommit (store->db) == 0)
     sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
   sqlite3_exec (store->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);

@@ -1315,8 +1315,7 @@ store_close (Store *store)
     close (store->claim_fd);   /* and with it the claim */
   g_hash_table_unref (store->group_ids);
   g_clear_pointer (&store->senders, g_hash_table_unref);
-  g_clear_pointer (&store->thread_shard_rows, g_array_unref);
-  g_clear_pointer (&store->thread_shard_values, g_byte_array_unref);
+  _store_forget_shard_values (store);
   _store_forget_authors (store);
   if (store->previous)
     g_array_unref (store->previous);
