@@ -781,6 +781,163 @@ test_stats_copy (Fixture *f, gconstpointer data)
   store_stats_end (f->store);
 }
 
+static gboolean
+dump_sender (const StoreSenderRow *r, gpointer data)
+{
+  g_string_append_printf (data, "%s|%s|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT "|%s|%s\n",
+                          r->address, r->name ? r->name : "(null)", r->copies, r->messages, r->first_id,
+                          r->first_date ? r->first_date : "(null)", r->last_date ? r->last_date : "(null)");
+  return TRUE;
+}
+
+/* The groups of senders as five aggregates of SQLite's made them, each
+ * value read as text */
+static char *
+senders_by_sql (Fixture *f)
+{
+  static const char sql[] =
+    "SELECT from_addr, from_name, count(*), sum(duplicate_of IS NULL), min(id),"
+    " min(CASE WHEN duplicate_of IS NULL THEN date END), max(CASE WHEN duplicate_of IS NULL THEN date END)"
+    " FROM messages WHERE from_addr IS NOT NULL GROUP BY from_addr, from_name ORDER BY from_addr, from_name";
+  GString *out = g_string_new (NULL);
+  sqlite3 *db;
+  sqlite3_stmt *stmt;
+
+  g_assert_cmpint (sqlite3_open (f->path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    dump_sender (&(StoreSenderRow) {
+                   .address = (const char *) sqlite3_column_text (stmt, 0),
+                   .name = (const char *) sqlite3_column_text (stmt, 1),
+                   .copies = sqlite3_column_int64 (stmt, 2),
+                   .messages = sqlite3_column_int64 (stmt, 3),
+                   .first_id = sqlite3_column_int64 (stmt, 4),
+                   .first_date = (const char *) sqlite3_column_text (stmt, 5),
+                   .last_date = (const char *) sqlite3_column_text (stmt, 6),
+                 },
+                 out);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return g_string_free (out, FALSE);
+}
+
+/* store_author_senders() groups each (address, name) in one aggregate
+ * of deja's (deja_sender_group()): its groups are those of SQLite's own
+ * count(), sum(), min() and max() (a date is text, NULL or a blob, which
+ * is greater than any text), names and addresses of a stranger's types,
+ * dates longer than the aggregate keeps inline, copies left out of the
+ * dates */
+static void
+test_sender_groups (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) got = g_string_new (NULL);
+  g_autofree char *want = NULL;
+  gboolean replaced;
+
+  store_one_file (f, "/a.mbox", "abc", &replaced);
+  break_with (f, "CREATE TEMP TABLE s (n INTEGER PRIMARY KEY, addr, name, date, copy);"
+                 "INSERT INTO s (addr, name, date, copy) VALUES"
+                 " ('a@x', 'A', '2001-02-03T04:05:06Z', 0), ('a@x', 'A', '1999-01-01', 0),"
+                 " ('a@x', 'A', '2005-01-01', 1), ('a@x', 'A', NULL, 0),"
+                 " ('a@x', NULL, '2002-01-01', 0), ('a@x', '', '2003', 0), ('a@x', 5, '2004', 0),"
+                 " ('b@x', 'B', '2001', 0), ('b@x', 'B', '1990', 0), ('b@x', 'B', x'ff41', 0),"
+                 " ('b@x', 'B', x'4142', 0),"
+                 " ('d@x', 'D', '2001-01-01 and a date longer than forty bytes, as a stranger writes it', 0),"
+                 " ('d@x', 'D', '2001-01-01', 0),"
+                 " ('d@x', 'D', '2009-01-01 and a date longer still than forty bytes, as a stranger writes it', 0),"
+                 " ('e@x', 'E', '2001', 1), ('e@x', 'E', '2002', 1),"
+                 " (7, 'F', '2001', 0), (x'6640', 'G', '2001', 0);"
+                 "INSERT INTO messages (id, file_id, byte_offset, byte_length, line_no, body, from_addr, from_name,"
+                 " date, duplicate_of)"
+                 " SELECT (SELECT max(id) FROM messages) + 100 - s.n, m.file_id, s.n * 100, 10, s.n, 'b', s.addr,"
+                 " s.name, s.date, CASE WHEN s.copy THEN m.id END"
+                 " FROM s, (SELECT min(id) AS id, file_id FROM messages) m ORDER BY s.n");
+  want = senders_by_sql (f);
+  g_assert_true (store_author_senders (f->store, dump_sender, got, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (got->str, ==, want);
+  /* what the values say, lest both be wrong alike */
+  g_assert_nonnull (strstr (want, "\na@x|A|4|3|"));
+  g_assert_nonnull (strstr (want, "|1999-01-01|2001-02-03T04:05:06Z\n"));
+  g_assert_nonnull (strstr (want, "\nb@x|B|4|4|"));
+  g_assert_nonnull (strstr (want, "|1990|\xff" "A\n"));
+  g_assert_nonnull (strstr (want, "|2001-01-01|2009-01-01 and a date longer still"));
+  g_assert_nonnull (strstr (want, "\ne@x|E|2|0|"));
+  g_assert_nonnull (strstr (want, "|(null)|(null)\n"));
+}
+
+/* deja_sender_group() against SQLite's aggregates where a value may be
+ * of any type (a column of no declared type): numbers before text before
+ * blobs, an integer and a double compared as SQLite compares them (2^53
+ * + 1 is greater than 2^53 as a double), the first of equals kept (5
+ * then 5.0: "5"), each kept value handed on as its text */
+static void
+test_sender_group_types (void)
+{
+  static const char *const sql =
+    "SELECT g, deja_sender_group(d, id, v), count(*), sum(d), min(id), min(CASE WHEN d THEN v END),"
+    " max(CASE WHEN d THEN v END) FROM t GROUP BY g ORDER BY g";
+  sqlite3 *db;
+  sqlite3_stmt *stmt;
+  guint groups = 0;
+
+  g_assert_cmpint (sqlite3_open (":memory:", &db), ==, SQLITE_OK);
+  g_assert_cmpint (_store_register_sender_group (db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "CREATE TABLE t (n INTEGER PRIMARY KEY, g, d, id, v);"
+                                 "INSERT INTO t (g, d, id, v) VALUES"
+                                 " (1, 1, 9, 5), (1, 1, 8, 5.0), (1, 1, 7, 4.5), (1, 1, 6, 6.0), (1, 1, 5, 6),"
+                                 " (2, 1, 1, 9007199254740993), (2, 1, 2, 9007199254740992.0),"
+                                 " (2, 1, 3, -1e300), (2, 0, 4, -1e301),"
+                                 " (3, 1, 1, 'text'), (3, 1, 2, 12), (3, 1, 3, x'00'), (3, 1, 4, NULL),"
+                                 " (4, 0, 3, 'copy'), (4, 0, 2, 'copy'),"
+                                 " (5, 1, 1, 1e18), (5, 1, 2, 1000000000000000001),"
+                                 " (6, 1, 1, NULL), (6, 1, 0, -3)",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    {
+      StoreSenderRow row = { NULL };
+
+      g_assert_true (_store_sender_group_read (sqlite3_column_blob (stmt, 1), (gsize) sqlite3_column_bytes (stmt, 1),
+                                               &row));
+      g_assert_cmpint (row.copies, ==, sqlite3_column_int64 (stmt, 2));
+      g_assert_cmpint (row.messages, ==, sqlite3_column_int64 (stmt, 3));
+      g_assert_cmpint (row.first_id, ==, sqlite3_column_int64 (stmt, 4));
+      g_assert_cmpstr (row.first_date, ==, (const char *) sqlite3_column_text (stmt, 5));
+      g_assert_cmpstr (row.last_date, ==, (const char *) sqlite3_column_text (stmt, 6));
+      switch (sqlite3_column_int (stmt, 0))
+        {
+        case 1:
+          g_assert_cmpstr (row.first_date, ==, "4.5");
+          g_assert_cmpstr (row.last_date, ==, "6.0");
+          break;
+        case 2:
+          g_assert_cmpstr (row.first_date, ==, "-1.0e+300");
+          g_assert_cmpstr (row.last_date, ==, "9007199254740993");
+          break;
+        case 3:
+          g_assert_cmpstr (row.first_date, ==, "12");
+          g_assert_cmpint (row.last_date[0], ==, '\0');   /* x'00' */
+          break;
+        case 4:
+          g_assert_null (row.first_date);
+          break;
+        case 5:
+          g_assert_cmpstr (row.last_date, ==, "1000000000000000001");
+          break;
+        case 6:
+          g_assert_cmpint (row.first_id, ==, 0);
+          g_assert_cmpstr (row.first_date, ==, "-3");
+          break;
+        }
+      groups++;
+    }
+  g_assert_cmpint (groups, ==, 6);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -788,6 +945,7 @@ main (int argc, char **argv)
 #define ADD(name, fn) g_test_add ("/store/" name, Fixture, NULL, setup, fn, teardown)
   ADD ("never-ingested-is-not-a-failure", test_never_ingested_is_not_a_failure);
   ADD ("stats-copy", test_stats_copy);
+  ADD ("sender-groups", test_sender_groups);
   ADD ("a-file-round-trip", test_a_file_round_trip);
   ADD ("a-path-stored-again-replaces-its-rows", test_a_path_stored_again_replaces_its_rows);
   ADD ("files-are-committed-together-and-undone-alone", test_files_are_committed_together_and_undone_alone);
@@ -800,6 +958,7 @@ main (int argc, char **argv)
   ADD ("an-attached-database-is-identified", test_an_attached_database_is_identified);
   ADD ("statements-outlast-schema-changes", test_statements_outlast_schema_changes);
 #undef ADD
+  g_test_add_func ("/store/sender-group-types", test_sender_group_types);
   g_test_add_func ("/store/foreign-database-is-refused", test_foreign_database_is_refused);
   g_test_add_func ("/store/fts-structure-round-trip", test_fts_structure_round_trip);
   g_test_add_func ("/store/fts-structure-refuses-what-it-does-not-know",

@@ -244,6 +244,8 @@ void _store_bind_text_or_null (sqlite3_stmt *stmt, int i, const char *text);
 gboolean _store_register_functions (Store *store, GError **error);
 void _store_forget_shard_values (Store *store);
 int _store_register_content_hash (sqlite3 *db);
+int _store_register_sender_group (sqlite3 *db);
+gboolean _store_sender_group_read (const guint8 *data, gsize size, StoreSenderRow *row);
 gboolean _store_make_safe (Store *store, GError **error);
 int _store_make_safe_db (sqlite3 *db);
 
@@ -283,6 +285,7 @@ int _store_bind_shard_ids (sqlite3_stmt *stmt, int param, GHashTable *lists, gin
  * and texts as their length (-1: NULL), bytes and a NUL. */
 void _store_pack_int (GArray *bytes, gint64 value);
 void _store_pack_text (GArray *bytes, sqlite3_stmt *stmt, int column);
+void _store_pack_bytes (GArray *bytes, const char *text, gint32 length);
 gint64 _store_unpack_int (const GArray *bytes, gsize *at);
 const char *_store_unpack_text (const GArray *bytes, gsize *at, gint32 *length);
 void _store_pack_value (GArray *bytes, sqlite3_stmt *stmt, int column);

@@ -430,6 +430,8 @@ open_shard_why (const StoreShards *set, Shard *shard, char **why)
     rc = register_ranking (shard->db);
   if (rc == SQLITE_OK)
     rc = _store_register_content_hash (shard->db);
+  if (rc == SQLITE_OK)
+    rc = _store_register_sender_group (shard->db);
   /* A catalog names its shards; one of a stranger's could name any file */
   if (rc == SQLITE_OK && set->deja_only && !_store_is_current_deja (shard->db))
     {
@@ -847,11 +849,25 @@ void
 _store_pack_text (GArray *bytes, sqlite3_stmt *stmt, int column)
 {
   const unsigned char *text = (sqlite3_column_text) (stmt, column);
-  gint32 length = text ? (gint32) (sqlite3_column_bytes) (stmt, column) : -1;
 
+  _store_pack_bytes (bytes, (const char *) text, text ? (gint32) (sqlite3_column_bytes) (stmt, column) : -1);
+}
+
+/* @length bytes of @text, or NULL (@text NULL, @length -1), as
+ * _store_pack_text() packs a column */
+void
+_store_pack_bytes (GArray *bytes, const char *text, gint32 length)
+{
+  static const char nul = '\0';
+
+  if (text == NULL)
+    length = -1;
   g_array_append_vals (bytes, &length, sizeof length);
   if (text)
-    g_array_append_vals (bytes, text, (guint) length + 1);
+    {
+      g_array_append_vals (bytes, text, (guint) length);
+      g_array_append_vals (bytes, &nul, 1);
+    }
 }
 
 /* A value of any type: its type (SQLITE_INTEGER ...), then an integer,

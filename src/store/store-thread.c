@@ -90,6 +90,8 @@ _store_register_functions (Store *store, GError **error)
 {
   int rc = _store_register_content_hash (store->db);
 
+  if (rc == SQLITE_OK)
+    rc = _store_register_sender_group (store->db);
   return rc == SQLITE_OK ? TRUE : _store_fail (store, rc, "cannot register functions", error);
 }
 
