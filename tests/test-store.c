@@ -935,6 +935,58 @@ test_sender_group_types (void)
     }
   g_assert_cmpint (groups, ==, 6);
   sqlite3_finalize (stmt);
+
+  /* rows left out by their ids (a catalog's, whose values it holds): as
+   * NOT IN leaves them out, and a group of those alone is NULL */
+  {
+    static const char *const left_out_sql =
+      "SELECT g, deja_sender_group(d, id, v, ?1), count(*), sum(d), min(id), min(CASE WHEN d THEN v END),"
+      " max(CASE WHEN d THEN v END) FROM t GROUP BY g ORDER BY g";
+    static const char *const not_in_sql =
+      "SELECT g, count(*), sum(d), min(id), min(CASE WHEN d THEN v END), max(CASE WHEN d THEN v END)"
+      " FROM t WHERE id NOT IN (0, 1, 4, 5, 9) GROUP BY g ORDER BY g";
+    static const gint64 left_out[] = { 0, 1, 4, 5, 9 };   /* increasing */
+    g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+    g_autoptr (GString) got = g_string_new (NULL), want = g_string_new (NULL);
+    sqlite3_stmt *with;
+
+    g_array_append_vals (ids, left_out, G_N_ELEMENTS (left_out));
+    g_assert_cmpint (sqlite3_prepare_v2 (db, left_out_sql, -1, &with, NULL), ==, SQLITE_OK);
+    g_assert_cmpint (sqlite3_bind_pointer (with, 1, ids, "deja_sorted_ids", NULL), ==, SQLITE_OK);
+    while (sqlite3_step (with) == SQLITE_ROW)
+      {
+        StoreSenderRow row = { NULL };
+
+        if (sqlite3_column_type (with, 1) == SQLITE_NULL)
+          {
+            g_string_append_printf (got, "%d left out\n", sqlite3_column_int (with, 0));
+            continue;
+          }
+        g_assert_true (_store_sender_group_read (sqlite3_column_blob (with, 1),
+                                                 (gsize) sqlite3_column_bytes (with, 1), &row));
+        g_string_append_printf (got, "%d|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT "|%s|%s\n",
+                                sqlite3_column_int (with, 0), row.copies, row.messages, row.first_id,
+                                row.first_date ? row.first_date : "(null)", row.last_date ? row.last_date : "(null)");
+      }
+    sqlite3_finalize (with);
+    g_assert_cmpint (sqlite3_prepare_v2 (db, not_in_sql, -1, &stmt, NULL), ==, SQLITE_OK);
+    for (int g = 1, more = sqlite3_step (stmt) == SQLITE_ROW; g <= 6; g++)
+      {
+        if (!more || sqlite3_column_int (stmt, 0) != g)
+          {
+            g_string_append_printf (want, "%d left out\n", g);
+            continue;
+          }
+        g_string_append_printf (want, "%d|%s|%s|%s|%s|%s\n", g, sqlite3_column_text (stmt, 1),
+                                sqlite3_column_text (stmt, 2), sqlite3_column_text (stmt, 3),
+                                sqlite3_column_text (stmt, 4) ? (const char *) sqlite3_column_text (stmt, 4) : "(null)",
+                                sqlite3_column_text (stmt, 5) ? (const char *) sqlite3_column_text (stmt, 5) : "(null)");
+        more = sqlite3_step (stmt) == SQLITE_ROW;
+      }
+    sqlite3_finalize (stmt);
+    g_assert_cmpstr (got->str, ==, want->str);
+    g_assert_nonnull (strstr (got->str, "6 left out\n"));   /* ids 0 and 1 */
+  }
   sqlite3_close (db);
 }
 
