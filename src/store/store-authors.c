@@ -122,18 +122,25 @@ compare_int_double (gint64 i, double r)
   return (s > r) - (s < r);
 }
 
+/* Text compared as SQLite compares it (BINARY), NULL first */
 static int
-compare_date_values (const DateValue *a, const DateValue *b)
+compare_text (const char *a, gint32 a_length, const char *b, gint32 b_length)
 {
   int c;
 
+  if (a == NULL || b == NULL)
+    return (a != NULL) - (b != NULL);
+  c = memcmp (a, b, (gsize) MIN (a_length, b_length));
+  return c ? c : (a_length > b_length) - (a_length < b_length);
+}
+
+static int
+compare_date_values (const DateValue *a, const DateValue *b)
+{
   if (a->order != b->order)
     return a->order < b->order ? -1 : 1;
   if (a->order != 1)
-    {
-      c = memcmp (a->bytes, b->bytes, (gsize) MIN (a->length, b->length));
-      return c ? c : (a->length > b->length) - (a->length < b->length);
-    }
+    return compare_text (a->bytes, a->length, b->bytes, b->length);   /* (a blob's bytes as text's) */
   if (a->integer && b->integer)
     return (a->i > b->i) - (a->i < b->i);
   if (!a->integer && !b->integer)
@@ -444,18 +451,6 @@ static int
 bind_changed (sqlite3_stmt *stmt, gint64 number, gconstpointer data)
 {
   return _store_bind_shard_ids (stmt, 1, ((const CatalogSenders *) data)->lists, number, FALSE);
-}
-
-/* Text compared as SQLite compares it (BINARY), NULL first */
-static int
-compare_text (const char *a, gint32 a_length, const char *b, gint32 b_length)
-{
-  int c;
-
-  if (a == NULL || b == NULL)
-    return (a != NULL) - (b != NULL);
-  c = memcmp (a, b, (gsize) MIN (a_length, b_length));
-  return c ? c : (a_length > b_length) - (a_length < b_length);
 }
 
 static int
