@@ -847,7 +847,7 @@ test_sender_groups (Fixture *f, gconstpointer data)
                  " ('d@x', 'D', '2001-01-01', 0),"
                  " ('d@x', 'D', '2009-01-01 and a date longer still than forty bytes, as a stranger writes it', 0),"
                  " ('e@x', 'E', '2001', 1), ('e@x', 'E', '2002', 1),"
-                 " (7, 'F', '2001', 0), (x'6640', 'G', '2001', 0);"
+                 " (7, 'F', '2001', 0), (x'6640', 'G', '2001', 0), ('y@x', 'Y', x'', 0), ('y@x', 'Y', '2001', 0);"
                  "INSERT INTO messages (id, file_id, byte_offset, byte_length, line_no, body, from_addr, from_name,"
                  " date, duplicate_of)"
                  " SELECT (SELECT max(id) FROM messages) + 100 - s.n, m.file_id, s.n * 100, 10, s.n, 'b', s.addr,"
@@ -864,6 +864,7 @@ test_sender_groups (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (want, "|1990|\xff" "A\n"));
   g_assert_nonnull (strstr (want, "|2001-01-01|2009-01-01 and a date longer still"));
   g_assert_nonnull (strstr (want, "\ne@x|E|2|0|"));
+  g_assert_nonnull (strstr (want, "|2001|\n"));   /* y@x: an empty blob, greater than text */
   g_assert_nonnull (strstr (want, "|(null)|(null)\n"));
 }
 

@@ -171,8 +171,9 @@ date_keep_text (DateKept *k, const char *text, gint32 length)
 }
 
 /* Keeps @value in @k when it is less (@sign -1) or greater (1) than
- * what @k keeps, or the first not NULL */
-static void
+ * what @k keeps, or the first not NULL.  Returns: FALSE when SQLite had
+ * no memory for its text */
+static gboolean
 date_offer (DateKept *k, sqlite3_value *value, int sign)
 {
   int type = sqlite3_value_type (value);
@@ -180,7 +181,7 @@ date_offer (DateKept *k, sqlite3_value *value, int sign)
   const char *text;
 
   if (type == SQLITE_NULL)
-    return;
+    return TRUE;
   c.order = type == SQLITE_INTEGER || type == SQLITE_FLOAT ? 1 : type == SQLITE_TEXT ? 2 : 3;
   if (type == SQLITE_INTEGER)
     c.integer = TRUE, c.i = sqlite3_value_int64 (value);
@@ -194,12 +195,15 @@ date_offer (DateKept *k, sqlite3_value *value, int sign)
         c.bytes = "", c.length = 0;
     }
   if (k->value.order != 0 && sign * compare_date_values (&c, &k->value) <= 0)
-    return;
-  text = (const char *) sqlite3_value_text (value);
+    return TRUE;
+  /* (an empty blob's text is empty; no text of anything else: no memory) */
+  if ((text = (const char *) sqlite3_value_text (value)) == NULL && sqlite3_value_bytes (value) > 0)
+    return FALSE;
   date_keep_text (k, text ? text : "", text ? sqlite3_value_bytes (value) : 0);
   k->value = c;
   if (c.order != 1)
     k->value.bytes = k->text;   /* a blob's bytes are its text's */
+  return TRUE;
 }
 
 /* Whether @id is one of @ids (in increasing order) */
@@ -247,8 +251,8 @@ sender_group_step (sqlite3_context *ctx, int argc, sqlite3_value **argv)
   if (sqlite3_value_int (argv[0]) == 0)
     return;
   g->messages++;
-  date_offer (&g->first, argv[2], -1);
-  date_offer (&g->last, argv[2], 1);
+  if (!date_offer (&g->first, argv[2], -1) || !date_offer (&g->last, argv[2], 1))
+    sqlite3_result_error_nomem (ctx);
 }
 
 static void
@@ -504,14 +508,12 @@ catalog_senders (Store *store, StoreSenderFunc func, gpointer user_data, GError 
   };
   g_autofree char *why = NULL;
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, "SELECT id, duplicate_of IS NULL FROM main.deja_catalog_messages ORDER BY id", -1,
-                               &stmt, NULL);
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT id, duplicate_of IS NULL FROM main.deja_catalog_messages"
+                               " ORDER BY id", -1, &stmt, NULL);
 
   while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      gint64 id = sqlite3_column_int64 (stmt, 0);
-
-      gint64 number = id >> 32;   /* (a shard's ids: store-shards.c) */
+      gint64 id = sqlite3_column_int64 (stmt, 0), number = SHARD_OF (id);
       GArray *sorted = g_hash_table_lookup (c.sorted, &number);
 
       g_hash_table_insert (c.changed, g_memdup2 (&id, sizeof id), GINT_TO_POINTER (1 + sqlite3_column_int (stmt, 1)));

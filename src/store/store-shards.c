@@ -40,9 +40,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-/* The shard a row id belongs to ('deja ingest --shard N'). */
-#define SHARD_OF(id) ((id) >> 32)
-
 typedef struct {
   char *path;
   gint64 number;          /* N of --shard N */
