@@ -771,25 +771,48 @@ each_count (sqlite3 *db, guint i, gpointer data)
   return i >= 1 ? g_strdup_printf ("wrong at %u", i) : NULL;
 }
 
+/* What the caller's thread was told was done, and on which thread */
+typedef struct {
+  GThread *caller;
+  guint times[N_SHARDS];
+  guint elsewhere;
+} Handed;
+
+static void
+each_done (guint i, gpointer data)
+{
+  Handed *h = data;
+
+  g_assert_cmpuint (i, <, N_SHARDS);
+  h->times[i]++;
+  h->elsewhere += g_thread_self () != h->caller;
+}
+
 /* A function of each shard's connection, at once (a catalog being made
- * checks its shards so): every shard given to it, the first that fails
- * in the set's order named however the workers met them; the
- * connections then taken by another set of the same shards, which reads
- * them with their files gone. */
+ * checks its shards so): every shard given to it, and then to the
+ * caller's thread, once each, failed ones too (a progress line follows
+ * them), the first that fails in the set's order named however the
+ * workers met them; the connections then taken by another set of the
+ * same shards, which reads them with their files gone. */
 static void
 test_each (Fixture *f, gconstpointer data)
 {
   StoreShards *probe = _store_shards_new ((const char *const *) f->paths, (gint64[N_SHARDS]) { 0 }, N_SHARDS);
   StoreShards *set = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
   Counted counted = { { 0 }, 0 };
+  Handed handed = { g_thread_self (), { 0 }, 0 };
   char *error = NULL;
   guint failed = G_MAXUINT;
   gint64 rows = 0;
   char *moved[N_SHARDS];
 
   (void) data;
-  g_assert_cmpint (_store_shards_each (probe, each_count, &counted, &failed, &error), ==, SQLITE_ERROR);
+  g_assert_cmpint (_store_shards_each (probe, each_count, &counted, each_done, &handed, &failed, &error), ==,
+                   SQLITE_ERROR);
   g_assert_cmpint (counted.calls, ==, N_SHARDS);
+  for (guint i = 0; i < N_SHARDS; i++)
+    g_assert_cmpuint (handed.times[i], ==, 1);
+  g_assert_cmpuint (handed.elsewhere, ==, 0);
   g_assert_cmpuint (failed, ==, 1);
   g_assert_cmpstr (error, ==, "wrong at 1");
   g_clear_pointer (&error, g_free);
@@ -816,12 +839,16 @@ test_each (Fixture *f, gconstpointer data)
   g_assert_true (g_file_set_contents (f->paths[2], "not a database, and long enough to be read as one", -1, NULL));
   probe = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
   counted = (Counted) { { 0 }, 0 };
-  g_assert_cmpint (_store_shards_each (probe, each_count, &counted, &failed, &error), ==, SQLITE_ERROR);
+  handed = (Handed) { g_thread_self (), { 0 }, 0 };
+  g_assert_cmpint (_store_shards_each (probe, each_count, &counted, each_done, &handed, &failed, &error), ==,
+                   SQLITE_ERROR);
   g_assert_cmpuint (failed, ==, 1);
+  for (guint i = 0; i < N_SHARDS; i++)
+    g_assert_cmpuint (handed.times[i], ==, 1);   /* the one not opened too */
   g_clear_pointer (&error, g_free);
   _store_shards_free (probe);
   probe = _store_shards_new ((const char *const *) f->paths + 2, numbers + 2, 1);
-  g_assert_cmpint (_store_shards_each (probe, each_count, &counted, &failed, &error), ==, SQLITE_ERROR);
+  g_assert_cmpint (_store_shards_each (probe, each_count, &counted, NULL, NULL, &failed, &error), ==, SQLITE_ERROR);
   g_assert_cmpuint (failed, ==, 0);
   g_assert_cmpstr (error, ==, "file is not a database");
   g_clear_pointer (&error, g_free);

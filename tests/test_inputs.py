@@ -402,6 +402,21 @@ def one_live_line_on_a_terminal():
     status, text = on_a_terminal("merge", "--db", out, db, tmp("live.db"))
     assert status == 0 and "0/2 shards" in text and "merged '" not in text, text
     assert "deja: building the indexes and threading '%s'\u2026" % out in text, repr(text[-600:])
+    # catalog: the shards counted as each is opened and checked (most of
+    # what is read of a shard alone), then the step over the set said
+    shards = []
+    for n in range(3):
+        shards.append(fresh_db("live-shard%d.db" % n))
+        ok("ingest", "-q", "--shard", str(n + 1), "--db", shards[-1], os.path.join(src, "part%d.mbox" % n))
+    cat = fresh_db("live-catalog.db")
+    status, text = on_a_terminal("catalog", "--db", cat, *shards)
+    assert status == 0, text
+    line = text.find("\r\x1b[Kdeja: 0/3 shards")
+    phase = text.find("deja: taking the newsgroups, addresses and people's decisions of the shards\u2026")
+    assert 0 <= line < phase < text.find("shards read in"), repr(text)
+    # not a terminal: neither
+    r = ok("catalog", "--db", fresh_db("live-catalog-log.db"), *shards)
+    assert "\r" not in r.stderr and "\u2026" not in r.stderr and "shards read in" in r.stderr, r.stderr
     # a name's own escape sequences never reach the terminal, on that line either
     red = fresh_db("live-\x1b[31mred.db")
     status, text = on_a_terminal("merge", "--db", red, db)

@@ -7,14 +7,20 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 
-/* On a terminal, the live line: shards taken of all, their MiB */
+/* On a terminal, the live line: shards opened and checked of all, their
+ * MiB; then the step over the whole set, said */
 static void
-next_shard (const char *shard, gpointer data)
+next_shard (const char *shard, gint64 messages, gpointer data)
 {
   GStatBuf st;
 
+  if (shard == NULL)
+    {
+      progress_phase ("taking the newsgroups, addresses and people's decisions of the shards");
+      return;
+    }
   progress_run_next (data, g_stat (shard, &st) == 0 ? (guint64) st.st_size : 0);
-  progress_run_done (data, 0);
+  progress_run_done (data, (guint64) MAX (messages, 0));
 }
 
 /* A catalog that could not be made goes: nothing would read it */

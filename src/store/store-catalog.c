@@ -75,7 +75,7 @@ static const char catalog_sql[] =
 /* A shard's number, from its ids (every message and file of shard N has
  * an id in N x 2^32 + 1 ... (N + 1) x 2^32 - 1); 0 when they are not. */
 static const char number_sql[] =
-  "SELECT CASE WHEN (SELECT count(*) FROM shard.messages) = 0 THEN -1"
+  "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM shard.messages) THEN -1"
   " WHEN (SELECT min(id) >> 32 FROM shard.messages) = (SELECT max(id) >> 32 FROM shard.messages)"
   " AND (SELECT min(id) >> 32 FROM shard.messages) > 0"
   " AND coalesce((SELECT min(id) >> 32 = max(id) >> 32 FROM shard.files), 1)"
@@ -377,6 +377,7 @@ typedef struct {
   gint64 number;
   StoreIdRange ids;
   gint64 decisions;       /* it holds people's decisions (taken by take_decisions()) */
+  gint64 messages;        /* (for the caller's progress) */
 } ShardFacts;
 
 static const char decisions_held_sql[] =
@@ -408,7 +409,8 @@ check_shard (sqlite3 *db, guint i, gpointer data)
     return g_strdup ("it holds no messages");
   if (!_store_query_int (&probe, "SELECT min(id) FROM shard.messages", &facts->ids.first, NULL, &error) ||
       !_store_query_int (&probe, "SELECT max(id) FROM shard.messages", &facts->ids.last, NULL, &error) ||
-      !_store_query_int (&probe, decisions_held_sql, &facts->decisions, NULL, &error))
+      !_store_query_int (&probe, decisions_held_sql, &facts->decisions, NULL, &error) ||
+      !_store_query_int (&probe, "SELECT count(*) FROM shard.messages", &facts->messages, NULL, &error))
     return g_strdup (error->message);
   return NULL;
 }
@@ -558,6 +560,7 @@ static sqlite3_module pairs_module = {
 typedef struct {
   Store *store;
   const char *const *paths;
+  const ShardFacts *facts;  /* of each, once checked */
   guint at;                 /* the shard whose records come next */
   StoreCatalogEach each;
   gpointer each_data;
@@ -678,8 +681,6 @@ take_message_newsgroups (const GArray *records, gpointer data)
 
   if (t->rc != SQLITE_OK)
     goto next;
-  if (t->each)
-    t->each (t->paths[t->at], t->each_data);
   while (at < records->len)
     {
       gint64 message = _store_unpack_int (records, &at), group = _store_unpack_int (records, &at);
@@ -852,6 +853,16 @@ write_shards (Store *store, const char *const *paths, const ShardFacts *facts, c
   return rc;
 }
 
+/* A shard checked (and opened: most of what a catalog reads of it
+ * alone), said to the caller's StoreCatalogEach */
+static void
+shard_checked (guint i, gpointer data)
+{
+  const Taking *t = data;
+
+  t->each (t->paths[i], t->facts[i].messages, t->each_data);
+}
+
 /* Takes the shards of @probe (@paths, in the order given) into the
  * catalog being made, in one transaction: checks each, gives it its
  * number (@facts) and copies what is the catalog's own.  @failed: the
@@ -860,7 +871,7 @@ static gboolean
 take_shards (Store *store, StoreShards *probe, const char *const *paths, const GStatBuf *st, guint n,
              StoreCatalogEach each, gpointer data, ShardFacts *facts, guint *failed, GError **error)
 {
-  Taking t = { .store = store, .paths = paths, .each = each, .each_data = data, .failed = G_MAXUINT,
+  Taking t = { .store = store, .paths = paths, .facts = facts, .each = each, .each_data = data, .failed = G_MAXUINT,
                .groups = g_new0 (GHashTable *, MAX (n, 1)),
                .addresses = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref,
                                                    g_free) };
@@ -871,7 +882,9 @@ take_shards (Store *store, StoreShards *probe, const char *const *paths, const G
   *failed = G_MAXUINT;
   for (guint k = 0; k < 2; k++)
     t.seen[k] = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
-  rc = _store_shards_each (probe, check_shard, facts, failed, &why);
+  rc = _store_shards_each (probe, check_shard, facts, t.each ? shard_checked : NULL, &t, failed, &why);
+  if (t.each)
+    t.each (NULL, 0, t.each_data);   /* what follows is the set's */
   for (guint i = 0; rc == SQLITE_OK && i < n; i++)
     _store_shards_set_number (probe, i, facts[i].number);
   if (rc == SQLITE_OK && !_store_exec_sql (store, "BEGIN IMMEDIATE", error))

@@ -259,7 +259,9 @@ void _store_shards_deja_only (StoreShards *set);
 int _store_shards_register (sqlite3 *db, StoreShards *set);
 int _store_shards_keep_extents (StoreShards *set, sqlite3 *db);
 typedef char *(*StoreShardsEachFunc) (sqlite3 *db, guint i, gpointer data);
-int _store_shards_each (StoreShards *set, StoreShardsEachFunc func, gpointer data, guint *failed, char **error);
+typedef void (*StoreShardsDoneFunc) (guint i, gpointer data);
+int _store_shards_each (StoreShards *set, StoreShardsEachFunc func, gpointer data, StoreShardsDoneFunc done,
+                        gpointer done_data, guint *failed, char **error);
 void _store_shards_set_number (StoreShards *set, guint i, gint64 number);
 void _store_shards_adopt (StoreShards *set, StoreShards *from);
 typedef void (*StoreShardsRowFunc) (sqlite3_stmt *stmt, GArray *records);

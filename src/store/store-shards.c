@@ -484,9 +484,14 @@ typedef struct {
   StoreShards *set;
   StoreShardsEachFunc func;  /* or NULL: opened only */
   gpointer data;
+  StoreShardsDoneFunc done;  /* or NULL */
+  gpointer done_data;
   gboolean named;          /* a failure to open says the shard's path */
   gint next;               /* the next shard a worker takes (atomic) */
   char **errors;           /* what each said, or why it could not be opened */
+  GMutex lock;             /* around finished (when done) */
+  GCond finishing;
+  GArray *finished;        /* of guint: the shards done, in the order they were */
 } Each;
 
 static gpointer
@@ -501,8 +506,39 @@ each_worker (gpointer data)
 
       if (e->named ? open_shard (e->set, shard, &e->errors[i]) : open_shard_why (e->set, shard, &e->errors[i]))
         e->errors[i] = e->func ? e->func (shard->db, i, e->data) : NULL;
+      if (e->done)
+        {
+          g_mutex_lock (&e->lock);
+          g_array_append_val (e->finished, i);
+          g_cond_signal (&e->finishing);
+          g_mutex_unlock (&e->lock);
+        }
     }
   return NULL;
+}
+
+/* e->done called in this thread with each shard as the workers finish
+ * it, until all are */
+static void
+hand_finished (Each *e)
+{
+  guint n = e->set->shards->len, handed = 0;
+
+  g_mutex_lock (&e->lock);
+  while (handed < n)
+    {
+      while (e->finished->len == handed)
+        g_cond_wait (&e->finishing, &e->lock);
+      while (handed < e->finished->len)
+        {
+          guint i = g_array_index (e->finished, guint, handed++);
+
+          g_mutex_unlock (&e->lock);
+          e->done (i, e->done_data);
+          g_mutex_lock (&e->lock);
+        }
+    }
+  g_mutex_unlock (&e->lock);
 }
 
 /* @e run on @workers threads; the first failure in the set's order in
@@ -515,10 +551,24 @@ run_each (Each *e, guint workers, guint *failed, char **error)
 
   *error = NULL;
   e->errors = g_new0 (char *, MAX (n, 1));
+  if (e->done)
+    {
+      g_mutex_init (&e->lock);
+      g_cond_init (&e->finishing);
+      e->finished = g_array_sized_new (FALSE, FALSE, sizeof (guint), n);
+    }
   for (guint w = 0; w < workers; w++)
     threads[w] = g_thread_new ("deja-shards", each_worker, e);
+  if (e->done)
+    hand_finished (e);
   for (guint w = 0; w < workers; w++)
     g_thread_join (threads[w]);
+  if (e->done)
+    {
+      g_clear_pointer (&e->finished, g_array_unref);
+      g_cond_clear (&e->finishing);
+      g_mutex_clear (&e->lock);
+    }
   for (guint i = 0; i < n; i++)
     if (e->errors[i] && *error == NULL)
       {
@@ -561,6 +611,9 @@ open_all (StoreShards *set)
  * @func: called in a worker thread with each shard's connection (opened
  *   there) and its place in the set; returns NULL, or what is wrong with
  *   that shard (g_free())
+ * @done: (nullable): called in the caller's thread with each shard's
+ *   place once @func returned for it (or it could not be opened), in the
+ *   order they were done: a progress line follows the workers
  * @failed: (out): the place of the first shard in the set's order that
  *   failed, when one did
  * @error: (out): and what was said of it, or why it could not be opened
@@ -571,9 +624,10 @@ open_all (StoreShards *set)
  * Returns an SQLite code.
  */
 int
-_store_shards_each (StoreShards *set, StoreShardsEachFunc func, gpointer data, guint *failed, char **error)
+_store_shards_each (StoreShards *set, StoreShardsEachFunc func, gpointer data, StoreShardsDoneFunc done,
+                    gpointer done_data, guint *failed, char **error)
 {
-  Each e = { .set = set, .func = func, .data = data };
+  Each e = { .set = set, .func = func, .data = data, .done = done, .done_data = done_data };
 
   return run_each (&e, MAX (1, MIN (cpus_available (), set->shards->len)), failed, error);
 }

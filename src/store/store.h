@@ -735,8 +735,11 @@ typedef struct {
 #define STORE_MAX_SHARD 1000000
 void store_set_shard (Store *store, guint shard);
 
-/* A catalog: shards read in place as one corpus (store-catalog.c) */
-typedef void (*StoreCatalogEach) (const char *shard, gpointer data);
+/* A catalog: shards read in place as one corpus (store-catalog.c).
+ * @each: called in the caller's thread with each shard and its messages
+ * as it is opened and checked, then once with NULL: what follows reads
+ * the whole set */
+typedef void (*StoreCatalogEach) (const char *shard, gint64 messages, gpointer data);
 gboolean store_catalog_make (Store *store, const char *const *shards, guint n, const char *decisions,
                              StoreCatalogEach each, gpointer data, const char **failed, GArray **ranges,
                              GError **error);
