@@ -871,8 +871,8 @@ static gboolean
 take_shards (Store *store, StoreShards *probe, const char *const *paths, const GStatBuf *st, guint n,
              StoreCatalogEach each, gpointer data, ShardFacts *facts, guint *failed, GError **error)
 {
-  Taking t = { .store = store, .paths = paths, .facts = facts, .each = each, .each_data = data, .failed = G_MAXUINT,
-               .groups = g_new0 (GHashTable *, MAX (n, 1)),
+  Taking t = { .store = store, .paths = paths, .facts = facts, .each = each, .each_data = data,
+               .failed = G_MAXUINT, .groups = g_new0 (GHashTable *, MAX (n, 1)),
                .addresses = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref,
                                                    g_free) };
   g_autofree char *why = NULL;
@@ -883,7 +883,7 @@ take_shards (Store *store, StoreShards *probe, const char *const *paths, const G
   for (guint k = 0; k < 2; k++)
     t.seen[k] = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
   rc = _store_shards_each (probe, check_shard, facts, t.each ? shard_checked : NULL, &t, failed, &why);
-  if (t.each)
+  if (rc == SQLITE_OK && t.each)
     t.each (NULL, 0, t.each_data);   /* what follows is the set's */
   for (guint i = 0; rc == SQLITE_OK && i < n; i++)
     _store_shards_set_number (probe, i, facts[i].number);

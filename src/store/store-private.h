@@ -249,8 +249,8 @@ gboolean _store_sender_group_read (const guint8 *data, gsize size, StoreSenderRo
 gboolean _store_make_safe (Store *store, GError **error);
 int _store_make_safe_db (sqlite3 *db);
 
-/* A set of shards read as one table each (store-shards.c) */
-/* The shard a row id belongs to ('deja ingest --shard N'). */
+/* A set of shards read as one table each (store-shards.c); SHARD_OF():
+ * the shard a row id belongs to ('deja ingest --shard N') */
 #define SHARD_OF(id) ((id) >> 32)
 typedef struct _StoreShards StoreShards;
 StoreShards *_store_shards_new (const char *const *paths, const gint64 *numbers, guint n);
