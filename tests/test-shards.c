@@ -855,6 +855,74 @@ test_each (Fixture *f, gconstpointer data)
   _store_shards_free (probe);
 }
 
+/* The ids a shard's rows are tested against, a sorted array bound as a
+ * pointer: deja_sorted_ids_have() says what "IN (SELECT value FROM
+ * json_each(...))" of the same integers says, for numbers, text and NULL,
+ * and nothing in a shard none were bound for */
+static int
+bind_sorted (sqlite3_stmt *stmt, gint64 number, gconstpointer lists)
+{
+  return _store_bind_shard_sorted_ids (stmt, 1, (GHashTable *) lists, number);
+}
+
+static void
+sorted_convert (sqlite3_stmt *stmt, GArray *records)
+{
+  for (int c = 0; c < (sqlite3_column_count) (stmt); c++)
+    {
+      char have = (char) ('0' + (sqlite3_column_int) (stmt, c));
+
+      g_array_append_val (records, have);
+    }
+}
+
+static void
+sorted_take (const GArray *records, gpointer data)
+{
+  g_string_append_len (data, records->data, records->len);
+  g_string_append_c (data, '|');
+}
+
+static void
+test_sorted_ids (Fixture *f, gconstpointer data)
+{
+  static const char sql[] =
+    "SELECT deja_sorted_ids_have(?1, (1 << 32) + 3), deja_sorted_ids_have(?1, (1 << 32) + 4),"
+    " deja_sorted_ids_have(?1, '4294967299'), deja_sorted_ids_have(?1, NULL),"
+    " deja_sorted_ids_have(?1, 4294967299.0), deja_sorted_ids_have(?1, 4294967299.5),"
+    " deja_sorted_ids_have(?1, (1 << 32) + 1), deja_sorted_ids_have(?1, (1 << 32) + 9)";
+  static const char json[] =
+    "SELECT (1 << 32) + 3 IN j, (1 << 32) + 4 IN j, '4294967299' IN j, coalesce(NULL IN j, 0),"
+    " 4294967299.0 IN j, 4294967299.5 IN j, (1 << 32) + 1 IN j, (1 << 32) + 9 IN j";
+  g_autoptr (GHashTable) lists = _store_shard_sorted_ids_new ();
+  StoreShards *set = _store_shards_new ((const char *const *) f->paths, numbers, N_SHARDS);
+  g_autoptr (GString) got = g_string_new (NULL);
+  g_autoptr (GString) want = g_string_new (NULL);
+  g_autoptr (GArray) sqlites = g_array_new (FALSE, FALSE, 1);
+  char *error = NULL;
+  sqlite3_stmt *stmt;
+
+  (void) data;
+  for (gint64 k = 1; k <= 9; k += 2)
+    if (k != 7)
+      _store_shard_sorted_ids_add (lists, (G_GINT64_CONSTANT (1) << 32) + k);   /* shard 1: 1 3 5 9 */
+  g_assert_cmpint (_store_shards_scan_bound (set, sql, bind_sorted, lists, sorted_convert, 1, sorted_take, got,
+                                             &error), ==, SQLITE_OK);
+  g_assert_null (error);
+  _store_shards_free (set);
+  /* SQLite's own answer, on the same integers, for shard 1; none for 2 and 5 */
+  exec_ok (f->whole, "CREATE TEMP VIEW j AS SELECT value FROM json_each('[4294967297,4294967299,4294967301,"
+                     "4294967305]')");
+  g_assert_cmpint ((sqlite3_prepare_v2) (f->whole, json, -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint ((sqlite3_step) (stmt), ==, SQLITE_ROW);
+  sorted_convert (stmt, sqlites);
+  (sqlite3_finalize) (stmt);
+  sorted_take (sqlites, want);
+  g_string_append (want, "00000000|00000000|");
+  g_assert_cmpstr (got->str, ==, want->str);
+  g_assert_cmpstr (want->str, ==, "10001011|00000000|00000000|");   /* lest both be wrong alike */
+}
+
 static sqlite3 *connect_set (Fixture *f, guint n);
 
 /* The idxNum of the plan of @sql's first scan of a deja_shards table */
@@ -1074,6 +1142,7 @@ main (int argc, char **argv)
   g_test_add ("/shards/scan", Fixture, NULL, set_up, test_scan, tear_down);
   g_test_add ("/shards/many", Fixture, NULL, set_up, test_many, tear_down);
   g_test_add ("/shards/each", Fixture, NULL, set_up, test_each, tear_down);
+  g_test_add ("/shards/sorted-ids", Fixture, NULL, set_up, test_sorted_ids, tear_down);
   g_test_add ("/shards/update-reads", Fixture, NULL, set_up, test_update_reads, tear_down);
   g_test_add ("/shards/update-rows", Fixture, NULL, set_up, test_update_rows, tear_down);
   g_test_add_func ("/shards/packed-values", test_packed_values);

@@ -206,27 +206,6 @@ date_offer (DateKept *k, sqlite3_value *value, int sign)
   return TRUE;
 }
 
-/* Whether @id is one of @ids (in increasing order) */
-static gboolean
-sorted_ids_have (const GArray *ids, gint64 id)
-{
-  guint lo = 0, hi = ids->len;
-
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      gint64 at = g_array_index (ids, gint64, mid);
-
-      if (at == id)
-        return TRUE;
-      if (at < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return FALSE;
-}
-
 /* deja_sender_group(distinct, id, date [, left out]): @left out, bound
  * with sqlite3_bind_pointer() as "deja_sorted_ids", a GArray of ids in
  * increasing order whose rows are left out (a group of those alone is
@@ -238,7 +217,7 @@ sender_group_step (sqlite3_context *ctx, int argc, sqlite3_value **argv)
   gint64 id = sqlite3_value_int64 (argv[1]);
   SenderGroupState *g;
 
-  if (left_out && sorted_ids_have (left_out, id))
+  if (left_out && _store_sorted_ids_have (left_out, id))
     return;
   if ((g = sqlite3_aggregate_context (ctx, sizeof *g)) == NULL)
     {
@@ -363,7 +342,7 @@ typedef struct {
 typedef struct {
   GHashTable *changed;        /* id (gint64 *) -> its duplicate_of IS NULL here, + 1 */
   GHashTable *lists;          /* their ids by shard (_store_shard_ids_new()) */
-  GHashTable *sorted;         /* and again: shard number (gint64 *) -> GArray of gint64, increasing */
+  GHashTable *sorted;         /* and again (_store_shard_sorted_ids_new()) */
   GArray *groups;             /* of SenderGroup */
   GPtrArray *records;         /* the shards' records they point into */
 } CatalogSenders;
@@ -445,9 +424,7 @@ take_changed (const GArray *bytes, gpointer data)
 static int
 bind_unchanged (sqlite3_stmt *stmt, gint64 number, gconstpointer data)
 {
-  GArray *ids = g_hash_table_lookup (((const CatalogSenders *) data)->sorted, &number);
-
-  return (sqlite3_bind_pointer) (stmt, 1, ids, "deja_sorted_ids", NULL);
+  return _store_bind_shard_sorted_ids (stmt, 1, ((const CatalogSenders *) data)->sorted, number);
 }
 
 /* ... which only the shards that have some read */
@@ -502,7 +479,7 @@ catalog_senders (Store *store, StoreSenderFunc func, gpointer user_data, GError 
   CatalogSenders c = {
     .changed = deja_id_table_new (g_free, NULL),
     .lists = _store_shard_ids_new (),
-    .sorted = deja_id_table_new (g_free, (GDestroyNotify) g_array_unref),
+    .sorted = _store_shard_sorted_ids_new (),
     .groups = g_array_new (FALSE, FALSE, sizeof (SenderGroup)),
     .records = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref),
   };
@@ -513,15 +490,11 @@ catalog_senders (Store *store, StoreSenderFunc func, gpointer user_data, GError 
 
   while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      gint64 id = sqlite3_column_int64 (stmt, 0), number = SHARD_OF (id);
-      GArray *sorted = g_hash_table_lookup (c.sorted, &number);
+      gint64 id = sqlite3_column_int64 (stmt, 0);
 
       g_hash_table_insert (c.changed, g_memdup2 (&id, sizeof id), GINT_TO_POINTER (1 + sqlite3_column_int (stmt, 1)));
       _store_shard_ids_add (c.lists, id);
-      if (sorted == NULL)
-        g_hash_table_insert (c.sorted, g_memdup2 (&number, sizeof number),
-                             sorted = g_array_new (FALSE, FALSE, sizeof (gint64)));
-      g_array_append_val (sorted, id);   /* (in the order of the table's key) */
+      _store_shard_sorted_ids_add (c.sorted, id);
       rc = SQLITE_OK;
     }
   sqlite3_finalize (stmt);

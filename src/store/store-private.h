@@ -284,6 +284,13 @@ GHashTable *_store_shard_ids_new (void);
 void _store_shard_ids_add (GHashTable *lists, gint64 id);
 void _store_shard_ids_close (GHashTable *lists);
 int _store_bind_shard_ids (sqlite3_stmt *stmt, int param, GHashTable *lists, gint64 number, gboolean none_too);
+/* The ids a shard's rows are tested against, a sorted array each, bound
+ * as a pointer ("deja_sorted_ids"; deja_sorted_ids_have(?N, value) on a
+ * shard's connection) */
+GHashTable *_store_shard_sorted_ids_new (void);
+void _store_shard_sorted_ids_add (GHashTable *lists, gint64 id);
+int _store_bind_shard_sorted_ids (sqlite3_stmt *stmt, int param, GHashTable *lists, gint64 number);
+gboolean _store_sorted_ids_have (const GArray *ids, gint64 id);
 /* Values of a row packed by a StoreShardsRowFunc into records of bytes
  * (record_size 1), read back in the caller's thread at *at: integers,
  * and texts as their length (-1: NULL), bytes and a NUL. */

@@ -40,6 +40,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+static void sorted_ids_have (sqlite3_context *ctx, int argc, sqlite3_value **argv);
+
 typedef struct {
   char *path;
   gint64 number;          /* N of --shard N */
@@ -429,6 +431,9 @@ open_shard_why (const StoreShards *set, Shard *shard, char **why)
     rc = _store_register_content_hash (shard->db);
   if (rc == SQLITE_OK)
     rc = _store_register_sender_group (shard->db);
+  if (rc == SQLITE_OK)
+    rc = (sqlite3_create_function) (shard->db, "deja_sorted_ids_have", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                    sorted_ids_have, NULL, NULL);
   /* A catalog names its shards; one of a stranger's could name any file */
   if (rc == SQLITE_OK && set->deja_only && !_store_is_current_deja (shard->db))
     {
@@ -888,6 +893,86 @@ _store_bind_shard_ids (sqlite3_stmt *stmt, int param, GHashTable *lists, gint64 
   if (ids == NULL)
     return none_too ? (sqlite3_bind_text) (stmt, param, "[]", -1, SQLITE_STATIC) : SQLITE_DONE;
   return (sqlite3_bind_text) (stmt, param, ids->str, (int) ids->len, SQLITE_STATIC);
+}
+
+/* ---- ids left out in each shard: a sorted array each, bound as a
+ * pointer ---- */
+
+/* A list of ids per shard that a statement only tests its rows against
+ * ("id NOT IN (SELECT value FROM json_each(?1))" looked each row up in a
+ * table SQLite made of the JSON text, and the text was printed first:
+ * the kept placeholders of 1,000 shards spent 0.09 s printing and 0.12 s
+ * in the shards).  Bound with sqlite3_bind_pointer() as
+ * "deja_sorted_ids", which SQL cannot forge, and tested with
+ * deja_sorted_ids_have(?N, value) or _store_sorted_ids_have(). */
+
+/* Returns: (transfer full): a shard's number -> a GArray of its ids, in
+ * increasing order (_store_shard_sorted_ids_add()) */
+GHashTable *
+_store_shard_sorted_ids_new (void)
+{
+  return deja_id_table_new (g_free, (GDestroyNotify) g_array_unref);
+}
+
+/* Adds @id, greater than every id added before, to its shard's */
+void
+_store_shard_sorted_ids_add (GHashTable *lists, gint64 id)
+{
+  gint64 number = SHARD_OF (id);
+  GArray *ids = g_hash_table_lookup (lists, &number);
+
+  if (ids == NULL)
+    g_hash_table_insert (lists, g_memdup2 (&number, sizeof number), ids = g_array_new (FALSE, FALSE, sizeof id));
+  g_return_if_fail (ids->len == 0 || g_array_index (ids, gint64, ids->len - 1) < id);
+  g_array_append_val (ids, id);
+}
+
+/* Binds shard @number's ids as parameter @param of @stmt (NULL: none) */
+int
+_store_bind_shard_sorted_ids (sqlite3_stmt *stmt, int param, GHashTable *lists, gint64 number)
+{
+  return (sqlite3_bind_pointer) (stmt, param, g_hash_table_lookup (lists, &number), "deja_sorted_ids", NULL);
+}
+
+/* Whether @id is one of @ids (in increasing order) */
+gboolean
+_store_sorted_ids_have (const GArray *ids, gint64 id)
+{
+  guint lo = 0, hi = ids->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      gint64 at = g_array_index (ids, gint64, mid);
+
+      if (at == id)
+        return TRUE;
+      if (at < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return FALSE;
+}
+
+/* deja_sorted_ids_have(ids, value): 1 when @value is a number equal to
+ * one of @ids (bound as "deja_sorted_ids"; NULL: none), else 0, as
+ * "value IN (SELECT value FROM json_each(...))" of integers says (text
+ * is never equal to a number there) */
+static void
+sorted_ids_have (sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+  const GArray *ids = (sqlite3_value_pointer) (argv[0], "deja_sorted_ids");
+  int type = (sqlite3_value_type) (argv[1]);
+  double r = type == SQLITE_FLOAT ? (sqlite3_value_double) (argv[1]) : 0;
+  gboolean have = FALSE;
+
+  if (ids && type == SQLITE_INTEGER)
+    have = _store_sorted_ids_have (ids, (sqlite3_value_int64) (argv[1]));
+  else if (ids && type == SQLITE_FLOAT && r >= -9223372036854775808.0 && r < 9223372036854775808.0 &&
+           r == (double) (gint64) r)
+    have = _store_sorted_ids_have (ids, (gint64) r);
+  (sqlite3_result_int) (ctx, have);
 }
 
 void

@@ -803,7 +803,7 @@ store_begin_threads (Store *store, GError **error)
  * placeholder's thread is a message of its own shard) */
 static const char kept_placeholders_sql[] =
   "SELECT message_id, thread_id, children FROM main.thread_placeholders"
-  " WHERE thread_id IS NULL OR thread_id NOT IN (SELECT value FROM json_each(?1))";
+  " WHERE thread_id IS NULL OR NOT deja_sorted_ids_have(?1, thread_id)";
 
 static void
 convert_placeholder (sqlite3_stmt *stmt, GArray *bytes)
@@ -852,7 +852,7 @@ take_placeholders (const GArray *bytes, gpointer data)
 static int
 bind_threaded_again (sqlite3_stmt *stmt, gint64 number, gconstpointer lists)
 {
-  return _store_bind_shard_ids (stmt, 1, (GHashTable *) lists, number, TRUE);
+  return _store_bind_shard_sorted_ids (stmt, 1, (GHashTable *) lists, number);
 }
 
 /* The placeholders of the threads a catalog's first threading keeps:
@@ -864,19 +864,18 @@ bind_threaded_again (sqlite3_stmt *stmt, gint64 number, gconstpointer lists)
 static gboolean
 take_kept_placeholders (Store *store, GError **error)
 {
-  g_autoptr (GHashTable) lists = _store_shard_ids_new ();
+  g_autoptr (GHashTable) lists = _store_shard_sorted_ids_new ();
   g_autofree char *why = NULL;
   KeptPlaceholders k = { NULL, SQLITE_OK };
   sqlite3_stmt *stmt;
-  int rc = sqlite3_prepare_v2 (store->db, "SELECT id FROM temp.thread_batch", -1, &stmt, NULL);
+  int rc = sqlite3_prepare_v2 (store->db, "SELECT id FROM temp.thread_batch ORDER BY id", -1, &stmt, NULL);
 
   while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      _store_shard_ids_add (lists, sqlite3_column_int64 (stmt, 0));
+      _store_shard_sorted_ids_add (lists, sqlite3_column_int64 (stmt, 0));
       rc = SQLITE_OK;
     }
   sqlite3_finalize (stmt);
-  _store_shard_ids_close (lists);
   if (rc != SQLITE_DONE)
     return _store_fail (store, rc, "cannot record placeholders", error);
   rc = sqlite3_prepare_v2 (store->db, "INSERT OR IGNORE INTO main.thread_placeholders (message_id, thread_id,"
