@@ -903,9 +903,12 @@ test_sorted_ids (Fixture *f, gconstpointer data)
   sqlite3_stmt *stmt;
 
   (void) data;
-  for (gint64 k = 1; k <= 9; k += 2)
+  /* shard 1: 1 3 5 9, given out of order and one twice */
+  for (gint64 k = 9; k >= 1; k -= 2)
     if (k != 7)
-      _store_shard_sorted_ids_add (lists, (G_GINT64_CONSTANT (1) << 32) + k);   /* shard 1: 1 3 5 9 */
+      _store_shard_sorted_ids_add (lists, (G_GINT64_CONSTANT (1) << 32) + k);
+  _store_shard_sorted_ids_add (lists, (G_GINT64_CONSTANT (1) << 32) + 3);
+  g_assert_cmpuint (((GArray *) g_hash_table_lookup (lists, &(gint64) { 1 }))->len, ==, 4);
   g_assert_cmpint (_store_shards_scan_bound (set, sql, bind_sorted, lists, sorted_convert, 1, sorted_take, got,
                                              &error), ==, SQLITE_OK);
   g_assert_null (error);

@@ -914,17 +914,34 @@ _store_shard_sorted_ids_new (void)
   return deja_id_table_new (g_free, (GDestroyNotify) g_array_unref);
 }
 
-/* Adds @id, greater than every id added before, to its shard's */
+/* Adds @id to its shard's: appended when it is greater than every id
+ * added before (the callers read ids in order), else put in its place
+ * (once only) */
 void
 _store_shard_sorted_ids_add (GHashTable *lists, gint64 id)
 {
   gint64 number = SHARD_OF (id);
   GArray *ids = g_hash_table_lookup (lists, &number);
+  guint lo = 0, hi;
 
   if (ids == NULL)
     g_hash_table_insert (lists, g_memdup2 (&number, sizeof number), ids = g_array_new (FALSE, FALSE, sizeof id));
-  g_return_if_fail (ids->len == 0 || g_array_index (ids, gint64, ids->len - 1) < id);
-  g_array_append_val (ids, id);
+  if (ids->len == 0 || g_array_index (ids, gint64, ids->len - 1) < id)
+    {
+      g_array_append_val (ids, id);
+      return;
+    }
+  for (hi = ids->len; lo < hi;)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (ids, gint64, mid) < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (g_array_index (ids, gint64, lo) != id)
+    g_array_insert_val (ids, lo, id);
 }
 
 /* Binds shard @number's ids as parameter @param of @stmt (NULL: none) */
