@@ -463,6 +463,82 @@ test_words_ascii (void)
   g_rand_free (rand);
 }
 
+/* Sentences of ASCII prose are counted without ICU (sentences.c): the
+ * same counts as ICU's iterator, its English abbreviations included, on
+ * cases of each rule and on random text made of the characters and
+ * abbreviations that matter. */
+static void
+test_sentences_ascii (void)
+{
+  g_autoptr (TextWords) fast = text_words_new ();
+  g_autoptr (TextWords) icu = text_words_new ();
+  static const struct {
+    const char *text;
+    guint sentences;
+  } cases[] = {
+    { "Mr. Smith came. He left.", 2 },          /* an abbreviation ICU keeps */
+    { "xMr. Smith", 1 },                        /* read backwards, whatever precedes */
+    { "Mr.  Smith came.", 2 },                  /* one space passed over, not two */
+    { "Mr.) Smith came.", 2 },
+    { "U. Smith came.", 2 },                    /* "U." is read forwards, as "U.S." */
+    { "U.S. Army came. It left.", 3 },
+    { "Ph.D. students came.", 1 },              /* SB7 */
+    { "Hon.B.A. Smith. Next", 3 },
+    { "It costs 3.14 now. Yes.", 2 },           /* SB6 */
+    { "See e.g. 5 apples. Then.", 2 },          /* SB8 */
+    { "He said \"Go.\" Then left.", 2 },        /* SB9, SB11 */
+    { "Why? No! Yes.) ok. Fine", 4 },
+    { "etc., and so on. End", 2 },              /* SB8a */
+    { "Stop.Go now.", 1 },
+    { "A; b. C", 2 },
+    { "One.\n\nTwo\nthree", 3 },                /* SB4 */
+    { "... !", 0 },
+  };
+  static const char *const pieces[] = {
+    "Mr.", "U.S.", "U.", "S.", "Ph.D.", "Ph.", "e.g.", "E.g.", "a.m.", "A.", "Hon.B.A.", "Lt.Cdr.",
+    "S.p.A.", "vs.", "Etc.", "D.C.", "DC.", "No.", "pp.", "A.M.",
+  };
+  const char alphabet[] = "aZb9 .!?,;:-\"'()[]{}\n#/ . . A b\t\r\v";
+  GRand *rand = g_rand_new_with_seed (36);
+  guint count;
+
+  text_words_set_icu_only (icu, TRUE);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gsize len = strlen (cases[i].text);
+
+      g_assert_true (text_sentences_ascii (cases[i].text, len, &count));
+      g_assert_cmpuint (count, ==, cases[i].sentences);
+      g_assert_cmpuint (text_words_sentences (icu, cases[i].text, len), ==, cases[i].sentences);
+    }
+  /* ICU's: a carriage return (SB3), a byte of 0x80 or more */
+  g_assert_false (text_sentences_ascii ("One.\r\nTwo", 10, &count));
+  g_assert_false (text_sentences_ascii ("Ça va. Oui.", strlen ("Ça va. Oui."), &count));
+  g_assert_cmpuint (text_words_sentences (fast, "Ça va. Oui.", strlen ("Ça va. Oui.")), ==, 2);
+  for (int i = 0; i < 200000; i++)
+    {
+      char text[64];
+      gsize len = 0, want = (gsize) g_rand_int_range (rand, 1, 40);
+
+      while (len < want)
+        if (g_rand_int_range (rand, 0, 5) == 0)
+          {
+            const char *piece = pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))];
+            gsize n = MIN (strlen (piece), sizeof text - len);
+
+            memcpy (text + len, piece, n);
+            len += n;
+          }
+        else
+          text[len++] = g_rand_int_range (rand, 0, 8) == 0 ? (char) g_rand_int_range (rand, 1, 128)
+                                                           : alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
+      guint a = text_words_sentences (fast, text, len), b = text_words_sentences (icu, text, len);
+      if (a != b)
+        g_error ("%.*s: %u sentences without ICU, %u by ICU", (int) len, text, a, b);
+    }
+  g_rand_free (rand);
+}
+
 static void
 test_words (void)
 {
@@ -827,6 +903,7 @@ main (int argc, char **argv)
   g_test_add_func ("/text/prose-random", test_prose_random);
   g_test_add_func ("/text/words", test_words);
   g_test_add_func ("/text/words-ascii", test_words_ascii);
+  g_test_add_func ("/text/sentences-ascii", test_sentences_ascii);
   g_test_add_func ("/text/numbers", test_numbers);
   g_test_add_func ("/text/stoplist", test_stoplist);
   if (text_lang_available ())

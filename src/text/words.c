@@ -421,6 +421,8 @@ text_words_sentences (TextWords *w, const char *prose, gsize len)
 
   if (len == 0 || len > G_MAXINT32)
     return 0;
+  if (!w->icu_only && text_sentences_ascii (prose, len, &n))
+    return n;
   if (len <= SENTENCES_COPY_MAX)
     n16 = to_utf16 (w, prose, len);   /* -1 for text that is not valid UTF-8 */
   if (n16 >= 0)

@@ -42,6 +42,7 @@ gboolean text_words_each (TextWords *words, const char *prose, gsize len, const 
 gboolean text_words_each_raw (TextWords *words, const char *prose, gsize len, TextTokenFunc func,
                               gpointer user_data);
 guint text_words_sentences (TextWords *words, const char *prose, gsize len);
+gboolean text_sentences_ascii (const char *prose, gsize len, guint *count);
 void text_words_set_icu_only (TextWords *words, gboolean icu_only);
 const char *text_fold (TextWords *words, const char *word, gsize len, gsize *out_len);
 
