@@ -662,6 +662,26 @@ test_signals (void)
   g_assert_cmpfloat (r.oov_share, <, 0);
 }
 
+/* The shares of characters are counted in runs of ASCII (analyse.c:
+ * ascii_shares()): a run longer than a lane holds is counted whole, and
+ * a character past it too */
+static void
+test_shares_long (void)
+{
+  g_autoptr (TextAnalyser) a = text_analyser_new ();
+  g_autoptr (GString) own = g_string_new (NULL);
+  TextAnalysis r;
+
+  for (int i = 0; i < 100000; i++)
+    g_string_append (own, "Ab1 ");
+  g_string_append (own, "\xc3\x89");   /* É */
+  text_analyse (a, own->str, own->len, &r);
+  g_assert_true (r.has_chars);
+  g_assert_cmpfloat_with_epsilon (r.digit_share, 100000.0 / 300001, 1e-12);
+  g_assert_cmpfloat_with_epsilon (r.nonletter_share, 100000.0 / 300001, 1e-12);
+  g_assert_cmpfloat_with_epsilon (r.upper_share, 100001.0 / 200001, 1e-12);
+}
+
 static void
 test_spelling (void)
 {
@@ -904,6 +924,7 @@ main (int argc, char **argv)
   g_test_add_func ("/text/words", test_words);
   g_test_add_func ("/text/words-ascii", test_words_ascii);
   g_test_add_func ("/text/sentences-ascii", test_sentences_ascii);
+  g_test_add_func ("/text/shares-long", test_shares_long);
   g_test_add_func ("/text/numbers", test_numbers);
   g_test_add_func ("/text/stoplist", test_stoplist);
   if (text_lang_available ())

@@ -448,40 +448,67 @@ share_class (guint c)
              (g_ascii_isupper (c) ? SHARE_UPPER : 0) | (g_ascii_isdigit (c) ? SHARE_DIGIT : 0);
 }
 
+/* The four counts of a run of ASCII, in 16-bit lanes of one integer: a
+ * byte costs a lookup and an addition (the counters of the loop were
+ * kept in memory, a dependency a byte).  Runs of at most RUN_MAX bytes,
+ * so that no lane overflows. */
+#define RUN_MAX 65535
+
+static guint64
+share_lanes (guint c)
+{
+  guint k = share_class (c);
+
+  return (guint64) (k & SHARE_NONSPACE) | (guint64) !!(k & SHARE_LETTER) << 16 |
+         (guint64) !!(k & SHARE_UPPER) << 32 | (guint64) !!(k & SHARE_DIGIT) << 48;
+}
+
+/* Counts the ASCII from @p on, up to a byte of 0x80 or more or @end;
+ * returns where it stopped */
+static const char *
+ascii_shares (const char *p, const char *end, gint64 *nonspace, gint64 *letters, gint64 *upper,
+              gint64 *digits)
+{
+  static guint64 lanes[128];
+  static gsize made;
+
+  if (g_once_init_enter (&made))
+    {
+      for (guint c = 0; c < 128; c++)
+        lanes[c] = share_lanes (c);
+      g_once_init_leave (&made, 1);
+    }
+  while (p < end && (guchar) *p < 0x80)
+    {
+      const char *stop = p + MIN ((gsize) (end - p), RUN_MAX);
+      guint64 sum = 0;
+
+      for (; p < stop && (guchar) *p < 0x80; p++)
+        sum += lanes[(guchar) *p];
+      *nonspace += sum & 0xFFFF;
+      *letters += (sum >> 16) & 0xFFFF;
+      *upper += (sum >> 32) & 0xFFFF;
+      *digits += sum >> 48;
+    }
+  return p;
+}
+
 static void
 char_shares (const char *text, gsize len, TextAnalysis *out)
 {
-  static guint8 table[256];
-  static gsize made;
-  const guint8 *classes = text_byte_classes (table, &made, share_class);
   const char *p = text, *end = text + len;
   gint64 nonspace = 0, letters = 0, digits = 0, upper = 0;
 
-  while (p < end)
+  while ((p = ascii_shares (p, end, &nonspace, &letters, &upper, &digits)) < end)
     {
-      gunichar c;
+      gunichar c = g_utf8_get_char_validated (p, end - p);
 
-      if ((guchar) *p < 0x80)
+      if (c == (gunichar) -1 || c == (gunichar) -2)
         {
-          /* ASCII by table: most text is */
-          guint k = classes[(guchar) *p++];
-
-          nonspace += k & SHARE_NONSPACE;
-          letters += (k & SHARE_LETTER) >> 1;
-          upper += (k & SHARE_UPPER) >> 2;
-          digits += (k & SHARE_DIGIT) >> 3;
+          p++;
           continue;
         }
-      else
-        {
-          c = g_utf8_get_char_validated (p, end - p);
-          if (c == (gunichar) -1 || c == (gunichar) -2)
-            {
-              p++;
-              continue;
-            }
-          p = g_utf8_next_char (p);
-        }
+      p = g_utf8_next_char (p);
       if (g_unichar_isspace (c))
         continue;
       nonspace++;

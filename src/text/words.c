@@ -209,8 +209,8 @@ emit (TextWords *w, struct sb_stemmer *stemmer, const char *raw, gsize len, int3
  * separates words here. */
 typedef enum { WB_NONE, WB_LETTER, WB_DIGIT, WB_MIDNUMLET, WB_MIDNUM, WB_UNDERSCORE } WordClass;
 
-static inline WordClass
-word_class (char c)
+static guint8
+word_class_of (guint c)
 {
   if (g_ascii_isalpha (c) || c == '@')   /* ICU counts '@' among letters */
     return WB_LETTER;
@@ -223,6 +223,16 @@ word_class (char c)
     case '_': return WB_UNDERSCORE;
     default: return WB_NONE;
     }
+}
+
+/* by table: a lookup a character */
+static guint8 word_classes[256];
+static gsize word_classes_made;
+
+static inline WordClass
+word_class (char c)
+{
+  return (WordClass) word_classes[(guchar) c];
 }
 
 /* Where the word or number that starts at @p (a letter, digit or '_')
@@ -281,6 +291,7 @@ ascii_words_each (TextWords *w, struct sb_stemmer *stemmer, const char *prose, g
   const char *p = prose, *end = prose + len;
   gboolean joined = FALSE;
 
+  text_byte_classes (word_classes, &word_classes_made, word_class_of);
   while (p < end)
     {
       const char *gap = p, *word_end;
@@ -306,13 +317,23 @@ ascii_words_each (TextWords *w, struct sb_stemmer *stemmer, const char *prose, g
   return TRUE;
 }
 
+/* (eight bytes at a time) */
 static gboolean
 all_ascii (const char *s, gsize len)
 {
-  for (gsize i = 0; i < len; i++)
-    if ((guchar) s[i] >= 0x80)
-      return FALSE;
-  return TRUE;
+  guint64 high = 0;
+  gsize i = 0;
+
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 word;
+
+      memcpy (&word, s + i, 8);
+      high |= word;
+    }
+  for (; i < len; i++)
+    high |= (guchar) s[i];
+  return (high & G_GUINT64_CONSTANT (0x8080808080808080)) == 0;
 }
 
 /**
