@@ -15,7 +15,7 @@ import tap
 from cli_helpers import SAMPLE, TMP, WITHOUT, deja, fresh_db, ok, tmp
 
 FEATURES = {"libgit2": "libgit2", "cld2": "CLD2", "hunspell": "Hunspell", "cairo": "cairo",
-            "libpq": "libpq"}
+            "libpq": "libpq", "mimalloc": "mimalloc"}
 
 
 def without(feature):

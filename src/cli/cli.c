@@ -361,6 +361,9 @@ static const struct {
   [DEJA_FEATURE_LIBPQ] = { "libpq", pg_available,
                            "no corpus in PostgreSQL is read: deja search --pg and deja stats --pg are missing",
                            "libpq-dev" },
+  [DEJA_FEATURE_MIMALLOC] = { "mimalloc", deja_memory_mimalloc,
+                              "memory is allocated by glibc's malloc: ingest and catalog 3-6 % slower",
+                              "libmimalloc-dev" },
 };
 
 gboolean

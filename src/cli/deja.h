@@ -121,6 +121,7 @@ typedef enum {
   DEJA_FEATURE_HUNSPELL,
   DEJA_FEATURE_CAIRO,
   DEJA_FEATURE_LIBPQ,
+  DEJA_FEATURE_MIMALLOC,
   DEJA_N_FEATURES,
 } DejaFeature;
 
@@ -147,6 +148,11 @@ struct _DejaRun {
 };
 
 gboolean deja_feature_available (DejaFeature feature);
+
+/* memory.c: the allocator */
+void deja_memory_tune (void);
+void deja_memory_release (void);
+gboolean deja_memory_mimalloc (void);
 const char *deja_feature_name (DejaFeature feature);
 char *deja_features_describe (void);
 gboolean deja_run_parse (DejaRun *run, const char *parameters, const GOptionEntry *entries,

@@ -12,9 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 volatile int deja_interrupted;
 static const char *interrupt_message;
@@ -75,11 +72,9 @@ deja_rethread_keeping (Store *store, const char *db, GArray *kept)
   g_autofree char *summary = NULL;
   ThreadCounts counts;
 
-#ifdef __GLIBC__
   /* The freed buffers of what came before go back to the system before
    * threading allocates its own: the two peaks do not add up. */
-  malloc_trim (0);
-#endif
+  deja_memory_release ();
   gint64 started = profile_start ();
   gint64 on_disk;
 
@@ -140,9 +135,7 @@ deja_rethread_and_index (Store *store, const char *db, GArray *kept)
   ThreadCounts counts;
   gboolean indexed = FALSE;
 
-#ifdef __GLIBC__
-  malloc_trim (0);
-#endif
+  deja_memory_release ();
   gint64 started = profile_start ();
   double indexes = profile_seconds (PROFILE_INDEXES);
 

@@ -9,9 +9,6 @@
 
 #include <errno.h>
 #include <locale.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -109,19 +106,6 @@ usage (FILE *out)
   fprintf (out, "\n'deja COMMAND --help' describes a command.\n");
 }
 
-/* Decoding a message allocates and frees many small blocks on every
- * thread; glibc's default is to give the top of the heap back to the
- * kernel at each free, and the page faults and TLB shootdowns that follow
- * cost a fifth of an ingest.  Keep a little slack instead. */
-static void
-tune_malloc (void)
-{
-#ifdef __GLIBC__
-  mallopt (M_TRIM_THRESHOLD, 64 * 1024 * 1024);
-  mallopt (M_TOP_PAD, 16 * 1024 * 1024);
-#endif
-}
-
 /* As git's run_builtin(): whatever a command printed must have reached
  * its destination (a full disk, a closed pipe, /dev/full), checked once
  * here for every command, so that none can forget.  Returns @status, or
@@ -175,7 +159,7 @@ main (int argc, char **argv)
   const char *name;
 
   setlocale (LC_ALL, "");
-  tune_malloc ();
+  deja_memory_tune ();
   deja_messages_init ();
   /* CSV that a spreadsheet opens without running formulas (output.c) */
   if (g_strcmp0 (g_getenv ("DEJA_SPREADSHEET_SAFE"), "1") == 0)

@@ -1,0 +1,57 @@
+/* memory.c — the allocator deja's executable runs with.
+ *
+ * Built with mimalloc (meson_options.txt), the executable's malloc and
+ * free are mimalloc's, for every library it calls (SQLite, GMime, GLib,
+ * ICU, CLD2): Debian's SQLite is built without its lookaside allocator,
+ * so each row's values are malloc()ed and freed, on every thread, and
+ * glibc's arenas cost 3-6 % of an ingest and of a catalog where
+ * mimalloc's per-thread pages do not (bench/README.md).  Without it, glibc's malloc
+ * is told to keep some slack. */
+#include "deja.h"
+
+#if DEJA_HAVE_MIMALLOC
+#include <mimalloc.h>
+#elif defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/* Decoding a message allocates and frees many small blocks on every
+ * thread; glibc's default is to give the top of the heap back to the
+ * kernel at each free, and the page faults and TLB shootdowns that follow
+ * cost a fifth of an ingest.  Keep a little slack instead. */
+void
+deja_memory_tune (void)
+{
+#if !DEJA_HAVE_MIMALLOC && defined(__GLIBC__)
+  mallopt (M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+  mallopt (M_TOP_PAD, 16 * 1024 * 1024);
+#endif
+}
+
+/* What was freed goes back to the system, before a step that allocates
+ * its own: the two peaks do not add up. */
+void
+deja_memory_release (void)
+{
+#if DEJA_HAVE_MIMALLOC
+  mi_collect (TRUE);
+#elif defined(__GLIBC__)
+  malloc_trim (0);
+#endif
+}
+
+/* Whether malloc() is mimalloc's: linked, and first (a block calloc()
+ * hands out is in mimalloc's heap), for deja --version. */
+gboolean
+deja_memory_mimalloc (void)
+{
+#if DEJA_HAVE_MIMALLOC
+  void *block = calloc (1, 64);
+  gboolean ours = block != NULL && mi_is_in_heap_region (block);
+
+  free (block);
+  return ours;
+#else
+  return FALSE;
+#endif
+}
