@@ -148,13 +148,13 @@ struct _DejaRun {
 };
 
 gboolean deja_feature_available (DejaFeature feature);
+const char *deja_feature_name (DejaFeature feature);
+char *deja_features_describe (void);
 
 /* memory.c: the allocator */
 void deja_memory_tune (void);
 void deja_memory_release (void);
 gboolean deja_memory_mimalloc (void);
-const char *deja_feature_name (DejaFeature feature);
-char *deja_features_describe (void);
 gboolean deja_run_parse (DejaRun *run, const char *parameters, const GOptionEntry *entries,
                          const char *description, int *argc, char ***argv, int *status);
 gboolean deja_run_open (DejaRun *run, int *status);

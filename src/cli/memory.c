@@ -5,8 +5,8 @@
  * ICU, CLD2): Debian's SQLite is built without its lookaside allocator,
  * so each row's values are malloc()ed and freed, on every thread, and
  * glibc's arenas cost 3-6 % of an ingest and of a catalog where
- * mimalloc's per-thread pages do not (bench/README.md).  Without it, glibc's malloc
- * is told to keep some slack. */
+ * mimalloc's per-thread pages do not (bench/README.md).  Without it,
+ * glibc's malloc is told to keep some slack. */
 #include "deja.h"
 
 #if DEJA_HAVE_MIMALLOC

@@ -436,8 +436,7 @@ count_word (const TextToken *t, gpointer user_data)
   return TRUE;
 }
 
-/* What char_shares() counts of an ASCII character, one table for all
- * (text_byte_classes()). */
+/* What char_shares() counts of an ASCII character */
 enum { SHARE_NONSPACE = 1, SHARE_LETTER = 2, SHARE_UPPER = 4, SHARE_DIGIT = 8 };
 
 static guint8

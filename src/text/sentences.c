@@ -279,7 +279,7 @@ lower_follows (const guint8 *classes, const char *text, gsize len, gsize at)
 /* Whether ICU breaks at @b, after the terminator at @t and the closing
  * marks and spaces after it (SB6-SB11, then the abbreviations); @b is
  * not the end.  SB8a-SB10 keep a line feed, a terminator or a
- * continuation (", - : ;") with the sentence. */
+ * continuation (ICU's SContinue: ", - :") with the sentence. */
 static gboolean
 breaks_at (const Exceptions *ex, const guint8 *classes, const char *text, gsize len, gsize t, gsize b)
 {
@@ -316,7 +316,8 @@ has_alnum (const guint8 *classes, const char *text, gsize len)
  *   text_words_sentences() counts them
  *
  * Returns: FALSE, with @count untouched, where ICU must count: a byte
- * that is not printable ASCII or a line feed, or no abbreviations read.
+ * of 0x80 or more, a carriage return or a character of another class
+ * these rules do not read, or no abbreviations read from ICU's data.
  */
 gboolean
 text_sentences_ascii (const char *text, gsize len, guint *count)
