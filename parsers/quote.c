@@ -122,10 +122,20 @@ is_quote (const Line *l)
          g_ascii_isupper (l->p[0]);
 }
 
+/* g_ascii_tolower() without a call */
+static inline char
+lower (char c)
+{
+  return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+}
+
+/* (the first letters compared before the length is counted: most lines
+ * differ there) */
 static gboolean
 equals_ci (const char *p, gsize len, const char *word)
 {
-  return len == strlen (word) && g_ascii_strncasecmp (p, word, len) == 0;
+  return len > 0 && lower (p[0]) == lower (word[0]) && len == strlen (word) &&
+         g_ascii_strncasecmp (p, word, len) == 0;
 }
 
 static gboolean
@@ -177,11 +187,11 @@ static gboolean
 contains_ci (const char *p, gsize len, const char *word)
 {
   gsize n = strlen (word);
-  char first = g_ascii_tolower (word[0]);
+  char first = lower (word[0]);
 
   /* the first byte before the call: most positions are not a match */
   for (gsize i = 0; i + n <= len; i++)
-    if (g_ascii_tolower (p[i]) == first && g_ascii_strncasecmp (p + i, word, n) == 0)
+    if (lower (p[i]) == first && g_ascii_strncasecmp (p + i, word, n) == 0)
       return TRUE;
   return FALSE;
 }
@@ -241,6 +251,16 @@ ends_in_colon (const char *p, gsize len)
 {
   return (len > 0 && p[len - 1] == ':') ||
          (len >= 3 && memcmp (p + len - 3, "\xef\xbc\x9a", 3) == 0);
+}
+
+static gboolean
+line_ends_in_colon (const Line *l)
+{
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  return ends_in_colon (p, len);
 }
 
 /* "… <local@host>:" */
@@ -360,7 +380,9 @@ classify (GArray *lines)
           LineKind next = g_array_index (lines, Line, j).kind;
           quote_follows = next == LINE_QUOTE || next == LINE_MARKER;
         }
-      if (quote_follows || usenet_attribution_near (lines, i))
+      /* (mark_attribution() marks only a line that ends in a colon) */
+      if (line_ends_in_colon (&g_array_index (lines, Line, i)) &&
+          (quote_follows || usenet_attribution_near (lines, i)))
         mark_attribution (lines, i);
     }
 }
@@ -420,7 +442,12 @@ first_byte_in (const Line *l, const char *set)
 
   while (i < l->len && (l->p[i] == ' ' || l->p[i] == '\t'))
     i++;
-  return i < l->len && l->p[i] != '\0' && strchr (set, l->p[i]) != NULL;
+  if (i == l->len)
+    return FALSE;
+  for (const char *c = set; *c; c++)   /* a few bytes: no call */
+    if (*c == l->p[i])
+      return TRUE;
+  return FALSE;
 }
 
 static gboolean
@@ -431,16 +458,31 @@ ends_with (const char *p, gsize len, const char *suffix)
   return len >= n && memcmp (p + len - n, suffix, n) == 0;
 }
 
+/* A header name and its length, counted by the compiler */
+typedef struct {
+  const char *s;
+  gsize len;
+} Name;
+#define NAME(literal) { literal, sizeof (literal) - 1 }
+
+/* Whether @l (trimmed) begins with one of @names and goes on.  The last
+ * byte of a name (a colon, for every header name here) is compared
+ * first: most lines differ there. */
 static gboolean
-starts_with_any (const Line *l, const char *const *names, gsize n)
+starts_with_any (const Line *l, const Name *names, gsize n)
 {
   const char *p;
   gsize len;
 
   trimmed (l, &p, &len);
   for (gsize i = 0; i < n; i++)
-    if (len > strlen (names[i]) && g_ascii_strncasecmp (p, names[i], strlen (names[i])) == 0)
-      return TRUE;
+    {
+      gsize k = names[i].len;
+
+      if (len > k && lower (p[k - 1]) == lower (names[i].s[k - 1]) &&
+          g_ascii_strncasecmp (p, names[i].s, k) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -451,15 +493,21 @@ starts_with_any (const Line *l, const char *const *names, gsize n)
 static int
 outlook_field (const Line *l)
 {
-  static const char *const from[] = { "From:", "Von:", "De:", "De :", "Da:", "Van:", "Fra:", "Od:" };
-  static const char *const sent[] = {
-    "Sent:", "Gesendet:", "Envoy\xc3\xa9 :", "Envoy\xc3\xa9:", "Enviado:", "Enviado el:",
-    "Inviato:", "Verzonden:", "Skickat:", "Sendt:", "Wys\xc5\x82" "ano:",
+  static const Name from[] = {
+    NAME ("From:"), NAME ("Von:"), NAME ("De:"), NAME ("De :"), NAME ("Da:"), NAME ("Van:"), NAME ("Fra:"),
+    NAME ("Od:"),
   };
-  static const char *const others[] = {
-    "To:", "Cc:", "Subject:", "An:", "Betreff:", "\xc3\x80 :", "\xc3\x80:", "Objet :", "Objet:",
-    "Para:", "Asunto:", "Assunto:", "A:", "Oggetto:", "Aan:", "Onderwerp:", "Till:", "\xc3\x84" "mne:",
-    "Til:", "Emne:", "Do:", "Temat:",
+  static const Name sent[] = {
+    NAME ("Sent:"), NAME ("Gesendet:"), NAME ("Envoy\xc3\xa9 :"), NAME ("Envoy\xc3\xa9:"), NAME ("Enviado:"),
+    NAME ("Enviado el:"), NAME ("Inviato:"), NAME ("Verzonden:"), NAME ("Skickat:"), NAME ("Sendt:"),
+    NAME ("Wys\xc5\x82" "ano:"),
+  };
+  static const Name others[] = {
+    NAME ("To:"), NAME ("Cc:"), NAME ("Subject:"), NAME ("An:"), NAME ("Betreff:"),
+    NAME ("\xc3\x80 :"), NAME ("\xc3\x80:"), NAME ("Objet :"), NAME ("Objet:"), NAME ("Para:"),
+    NAME ("Asunto:"), NAME ("Assunto:"), NAME ("A:"), NAME ("Oggetto:"), NAME ("Aan:"),
+    NAME ("Onderwerp:"), NAME ("Till:"), NAME ("\xc3\x84" "mne:"), NAME ("Til:"), NAME ("Emne:"),
+    NAME ("Do:"), NAME ("Temat:"),
   };
 
   if (starts_with_any (l, from, G_N_ELEMENTS (from)))

@@ -88,8 +88,10 @@ typedef struct {
 static guint
 trie_next (const GArray *trie, guint at, char c)
 {
-  for (guint k = g_array_index (trie, TrieNode, at).child; k != 0; k = g_array_index (trie, TrieNode, k).sibling)
-    if (g_array_index (trie, TrieNode, k).c == c)
+  const TrieNode *nodes = (const TrieNode *) trie->data;
+
+  for (guint k = nodes[at].child; k != 0; k = nodes[k].sibling)
+    if (nodes[k].c == c)
       return k;
   return 0;
 }
