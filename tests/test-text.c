@@ -175,6 +175,12 @@ static const struct {
   { "JS> supercite\nok\n", "ok\n", 1, 1 },
   { "OoO En ce milieu de nuit du mardi 15 janvier 2008, vers 03:53,\nJustin <j@x> disait:\n\n> q\n\nCan we?\n",
     "Can we?\n", 1, 1 },
+  /* the names in any case: the first letter, a verb, a header block */
+  { "Top\n\nbegin forwarded message:\n\nFrom: x\nold\n", "Top\n", 3, 1 },
+  { "Bob WROTE:\n> hi\n\nYes.\n", "Yes.\n", 1, 1 },
+  { "Earlier, bob in article 123:\n> q\nok\n", "ok\n", 1, 1 },
+  { "Sounds good.\n\nFROM: Bob Smith\nSENT: Monday\nTO: list\nSUBJECT: RE: plans\n\nThe whole original.\n",
+    "Sounds good.\n", 5, 1 },
   { "", "", 0, 0 },
 };
 
