@@ -914,24 +914,13 @@ _store_shard_sorted_ids_new (void)
   return deja_id_table_new (g_free, (GDestroyNotify) g_array_unref);
 }
 
-/* Adds @id to its shard's: appended when it is greater than every id
- * added before (the callers read ids in order), else put in its place
- * (once only) */
-void
-_store_shard_sorted_ids_add (GHashTable *lists, gint64 id)
+/* Where @id is in @ids (in increasing order), or goes */
+static guint
+sorted_ids_place (const GArray *ids, gint64 id)
 {
-  gint64 number = SHARD_OF (id);
-  GArray *ids = g_hash_table_lookup (lists, &number);
-  guint lo = 0, hi;
+  guint lo = 0, hi = ids->len;
 
-  if (ids == NULL)
-    g_hash_table_insert (lists, g_memdup2 (&number, sizeof number), ids = g_array_new (FALSE, FALSE, sizeof id));
-  if (ids->len == 0 || g_array_index (ids, gint64, ids->len - 1) < id)
-    {
-      g_array_append_val (ids, id);
-      return;
-    }
-  for (hi = ids->len; lo < hi;)
+  while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
 
@@ -940,8 +929,29 @@ _store_shard_sorted_ids_add (GHashTable *lists, gint64 id)
       else
         hi = mid;
     }
-  if (g_array_index (ids, gint64, lo) != id)
-    g_array_insert_val (ids, lo, id);
+  return lo;
+}
+
+/* Adds @id to its shard's: appended when it is greater than every id
+ * added before (the callers read ids in order), else put in its place
+ * (once only) */
+void
+_store_shard_sorted_ids_add (GHashTable *lists, gint64 id)
+{
+  gint64 number = SHARD_OF (id);
+  GArray *ids = g_hash_table_lookup (lists, &number);
+  guint at;
+
+  if (ids == NULL)
+    g_hash_table_insert (lists, g_memdup2 (&number, sizeof number), ids = g_array_new (FALSE, FALSE, sizeof id));
+  if (ids->len == 0 || g_array_index (ids, gint64, ids->len - 1) < id)
+    {
+      g_array_append_val (ids, id);
+      return;
+    }
+  at = sorted_ids_place (ids, id);
+  if (g_array_index (ids, gint64, at) != id)
+    g_array_insert_val (ids, at, id);
 }
 
 /* Binds shard @number's ids as parameter @param of @stmt (NULL: none) */
@@ -955,21 +965,9 @@ _store_bind_shard_sorted_ids (sqlite3_stmt *stmt, int param, GHashTable *lists, 
 gboolean
 _store_sorted_ids_have (const GArray *ids, gint64 id)
 {
-  guint lo = 0, hi = ids->len;
+  guint at = sorted_ids_place (ids, id);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      gint64 at = g_array_index (ids, gint64, mid);
-
-      if (at == id)
-        return TRUE;
-      if (at < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return FALSE;
+  return at < ids->len && g_array_index (ids, gint64, at) == id;
 }
 
 /* deja_sorted_ids_have(ids, value): 1 when @value is a number equal to
