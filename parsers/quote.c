@@ -7,7 +7,8 @@
  *   - an attribution: one to three lines ending in ":" just before quoted
  *     lines, that name the quoting ("wrote", "writes", "In article <…>",
  *     "On DATE, X wrote:", and their translations); "In article <…>, X
- *     writes:" counts wherever it stands;
+ *     writes:" counts wherever it stands; Outlook Express's "X wrote in
+ *     message news:<id>..." ends in its "..." instead;
  *   - a Google Groups marker ("- Hide quoted text -", "- Show quoted
  *     text -");
  *   - the signature: from the last "-- " line to the end (also "--"
@@ -338,6 +339,34 @@ mark_attribution (GArray *lines, guint last)
     g_array_index (lines, Line, i).kind = LINE_ATTRIBUTION;
 }
 
+/* Outlook Express's attribution of a news article, which ends in no
+ * colon but in the article's id and "...": "\"Bob\" <bob@x.org> wrote in
+ * message news:abc@host..." (in its languages: "schrieb im Newsbeitrag
+ * news:", "a écrit dans le message de news:"), wrapped by it before
+ * "news:" when long.  Marks the line ending at @last, with the line
+ * before when @last is the wrapped "news:…..." alone, when they name
+ * the quoting. */
+static void
+mark_news_attribution (GArray *lines, guint last)
+{
+  Line *l = &g_array_index (lines, Line, last);
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  if (len < 9 || memcmp (p + len - 3, "...", 3) != 0 || !contains_ci (p, len, "news:"))
+    return;
+  if (names_quoting (p, len))
+    l->kind = LINE_ATTRIBUTION;
+  else if (last > 0 && g_ascii_strncasecmp (p, "news:", 5) == 0)
+    {
+      Line *before = &g_array_index (lines, Line, last - 1);
+
+      if (before->kind == LINE_OWN && names_quoting (before->p, before->len))
+        before->kind = l->kind = LINE_ATTRIBUTION;
+    }
+}
+
 /* Does an "In article <…>" line start at or shortly before @i? */
 static gboolean
 usenet_attribution_near (GArray *lines, guint i)
@@ -384,6 +413,8 @@ classify (GArray *lines)
       if (line_ends_in_colon (&g_array_index (lines, Line, i)) &&
           (quote_follows || usenet_attribution_near (lines, i)))
         mark_attribution (lines, i);
+      else if (quote_follows)
+        mark_news_attribution (lines, i);
     }
 }
 

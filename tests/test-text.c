@@ -181,6 +181,17 @@ static const struct {
   { "Earlier, bob in article 123:\n> q\nok\n", "ok\n", 1, 1 },
   { "Sounds good.\n\nFROM: Bob Smith\nSENT: Monday\nTO: list\nSUBJECT: RE: plans\n\nThe whole original.\n",
     "Sounds good.\n", 5, 1 },
+  /* Outlook Express's news attribution: no colon, the article's id last,
+   * "..." after it, often wrapped before "news:"; in its languages */
+  { "\"Bob\" <bob@x.org> wrote in message\nnews:abc$1@news.example.com...\n> q\n\nMine.\n", "Mine.\n", 1, 1 },
+  { "<bob@x.org> wrote in message news:abc@host...\n>\n> q\nMine.\n", "Mine.\n", 2, 1 },
+  { "\"Bob\" <b@x> schrieb im Newsbeitrag\nnews:abc@host...\n> q\nJa.\n", "Ja.\n", 1, 1 },
+  { "\"Bob\" <b@x> a \xc3\xa9" "crit dans le message de news: abc@host...\n\n> q\nOui.\n", "Oui.\n", 1, 1 },
+  /* "news:" and "..." without a quote after, or naming no quoting, stay */
+  { "It was in\nnews:comp.lang.c...\n\nThanks.\n", "It was in\nnews:comp.lang.c...\n\nThanks.\n", 0, 3 },
+  { "Read it in\nnews:comp.lang.c...\n> q\nok\n", "Read it in\nnews:comp.lang.c...\nok\n", 1, 3 },
+  { "He wrote in message news:a@b... and left\n> q\nok\n", "He wrote in message news:a@b... and left\nok\n", 1, 2 },
+  { "Bob wrote in message news:a@b...\n\nThanks.\n", "Bob wrote in message news:a@b...\n\nThanks.\n", 0, 2 },
   { "", "", 0, 0 },
 };
 
