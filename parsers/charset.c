@@ -75,10 +75,20 @@ convert_from (const char *bytes, gsize len, const char *name)
 static gboolean
 is_ascii (const char *bytes, gsize len)
 {
-  for (gsize i = 0; i < len; i++)
-    if ((guchar) bytes[i] >= 0x80)
-      return FALSE;
-  return TRUE;
+  guint64 high = 0;
+  gsize i = 0;
+
+  /* eight bytes at a time: most bodies are ASCII, read whole */
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 word;
+
+      memcpy (&word, bytes + i, 8);
+      high |= word;
+    }
+  for (; i < len; i++)
+    high |= (guchar) bytes[i];
+  return (high & G_GUINT64_CONSTANT (0x8080808080808080)) == 0;
 }
 
 /* Does the charset name (quotes and spaces before it aside) start with
@@ -553,11 +563,11 @@ charset_to_utf8_reading (const char *bytes, gsize len, const char *charset, cons
           copy[i] = '\x1a';
       bytes = copy;
     }
+  /* SUB means "a character that could not be represented": so does U+FFFD.
+   * ASCII is UTF-8 as it is, and stays so. */
   if (is_ascii (bytes, len) && !is_seven_bit_encoding (charset))
-    out = g_strndup (bytes, len);
-  else
-    out = convert_any (bytes, len, charset, reading, result);
-  /* SUB means "a character that could not be represented": so does U+FFFD. */
+    return replace_sub (g_strndup (bytes, len));
+  out = convert_any (bytes, len, charset, reading, result);
   out = replace_sub (out);
   return charset_sanitize_utf8 (out);
 }

@@ -238,6 +238,33 @@ test_charset_nul (void)
   g_assert_true (g_utf8_validate (d, -1, NULL));
 }
 
+/* Text is ASCII, copied as it is, only when no byte of it is 0x80 or
+ * more: one é (Latin-1) at each place of 21 bytes, in the eight-byte
+ * blocks and in the tail, is converted; ASCII with a SUB stays valid. */
+static void
+test_charset_ascii (void)
+{
+  for (gsize at = 0; at < 21; at++)
+    {
+      char bytes[22], want[23];
+      g_autofree char *out = NULL;
+
+      memset (bytes, 'a', 21);
+      bytes[21] = '\0';
+      bytes[at] = '\xe9';
+      memset (want, 'a', 22);
+      want[22] = '\0';
+      memcpy (want + at, "\xc3\xa9", 2);
+      out = charset_to_utf8 (bytes, 21, "iso-8859-1", NULL);
+      g_assert_cmpstr (out, ==, want);
+    }
+  {
+    g_autofree char *sub = charset_to_utf8 ("a\x1a" "b", 3, "us-ascii", NULL);
+
+    g_assert_cmpstr (sub, ==, "a\xef\xbf\xbd" "b");
+  }
+}
+
 /* Converters are cached per thread: a failed or stateful conversion must
  * not leave state behind for the next message in the same charset. */
 static void
@@ -422,6 +449,7 @@ main (int argc, char **argv)
   TABLE_TESTS_ADD ("/decode/in-reply-to", in_reply_to, test_in_reply_to);
   TABLE_TESTS_ADD ("/decode/charset", charset_cases, test_charset);
   g_test_add_func ("/decode/charset-nul", test_charset_nul);
+  g_test_add_func ("/decode/charset-ascii", test_charset_ascii);
   g_test_add_func ("/decode/charset-wide", test_charset_wide);
   g_test_add_func ("/decode/charset-reuse", test_charset_reuse);
   g_test_add_func ("/decode/message", test_message);
