@@ -1486,6 +1486,53 @@ _store_shards_keep_extents (StoreShards *set, sqlite3 *db)
   return rc;
 }
 
+/* Shard @shard's answer to read_extents()'s @sql on @db, into @values
+ * (@width of them): NULL, or what went wrong */
+static char *
+ask_shard_extents (sqlite3 *db, const Shard *shard, const char *sql, guint width, sqlite3_value **values)
+{
+  sqlite3_stmt *stmt = NULL;
+  char *why = NULL;
+
+  if ((sqlite3_prepare_v2) (db, sql, -1, &stmt, NULL) != SQLITE_OK || (sqlite3_step) (stmt) != SQLITE_ROW)
+    why = g_strdup_printf ("shard '%s': %s", shard->path, sqlite3_errmsg (db));
+  else
+    for (guint k = 0; k < width; k++)
+      values[k] = sqlite3_value_dup (sqlite3_column_value (stmt, (int) k));
+  (sqlite3_finalize) (stmt);
+  return why;
+}
+
+/* read_extents()'s question to every shard at once, a worker a CPU:
+ * each shard's answer in answers[i] */
+typedef struct {
+  StoreShards *set;
+  const char *sql;
+  guint width;
+  sqlite3_value ***answers;
+} ExtentsAsked;
+
+static char *
+ask_extents (sqlite3 *db, guint i, gpointer data)
+{
+  ExtentsAsked *a = data;
+
+  a->answers[i] = g_new0 (sqlite3_value *, a->width + 1);
+  return ask_shard_extents (db, g_ptr_array_index (a->set->shards, i), a->sql, a->width, a->answers[i]);
+}
+
+static void
+answers_free (sqlite3_value ***answers, guint n, guint width)
+{
+  for (guint i = 0; answers && i < n; i++)
+    if (answers[i])
+      {
+        values_clear (answers[i], width);
+        g_free (answers[i]);
+      }
+  g_free (answers);
+}
+
 /* What each shard's table spans, in one statement a shard whose every
  * part is read at one end of an index:
  * - whether its ids are the set's (each shard's from N x 2^32 on): else
@@ -1507,6 +1554,7 @@ read_extents (ShardsTable *t, char **err)
   g_autofree gboolean *routes = NULL;
   g_autofree double *spans = NULL;     /* of each key: its values' ranges, summed */
   g_autofree sqlite3_value **values = NULL;   /* a shard's answer */
+  sqlite3_value ***answers = NULL;              /* every shard's, asked at once */
   guint width;
   sqlite3_stmt *kept;
   gboolean own = FALSE;
@@ -1545,37 +1593,50 @@ read_extents (ShardsTable *t, char **err)
   kept = kept_statement (t);
   width = 2 + 2 * keys->len;
   values = g_new0 (sqlite3_value *, width + 1);
-  /* A catalog being made asks every shard: each opened at once (where
-   * one cannot be, the loop below says which) */
+  /* A catalog being made asks every shard, each opened and asked in a
+   * worker a CPU (one after the other on this thread, a table at a time,
+   * twisted-python's 64 months took 60 ms against 13 ms for 8 shards) */
   if (n > 0 && !kept_extents (kept, ((Shard *) g_ptr_array_index (t->set->shards, 0))->number, width, values))
-    open_all (t->set);
+    {
+      ExtentsAsked asked = { t->set, sql->str, width, g_new0 (sqlite3_value **, n) };
+      Each e = { .set = t->set, .func = ask_extents, .data = &asked, .named = TRUE };
+      guint failed;
+      char *why = NULL;
+
+      answers = asked.answers;
+      if (run_each (&e, MAX (1, MIN (cpus_available (), n)), &failed, &why) != SQLITE_OK)
+        {
+          *err = sqlite3_mprintf ("%s", why);
+          g_free (why);
+          (sqlite3_finalize) (kept);
+          answers_free (answers, n, width);
+          return SQLITE_ERROR;
+        }
+    }
   values_clear (values, width);
   for (guint i = 0; i < n; i++)
     {
       Shard *shard = g_ptr_array_index (t->set->shards, i);
 
-      if (!kept_extents (kept, shard->number, width, values))
+      if (answers && answers[i])
+        {
+          memcpy (values, answers[i], width * sizeof *values);
+          g_clear_pointer (&answers[i], g_free);
+          keep_extents (t, shard->number, width, values);
+        }
+      else if (!kept_extents (kept, shard->number, width, values))
         {
           sqlite3 *db = shard_db (t->set, i);
-          sqlite3_stmt *stmt;
+          char *why = db ? ask_shard_extents (db, shard, sql->str, width, values) : g_strdup (t->set->error);
 
-          if (db == NULL)
+          if (why)
             {
-              *err = sqlite3_mprintf ("%s", t->set->error);
+              *err = sqlite3_mprintf ("%s", why);
+              g_free (why);
               (sqlite3_finalize) (kept);
+              answers_free (answers, n, width);
               return SQLITE_ERROR;
             }
-          if ((sqlite3_prepare_v2) (db, sql->str, -1, &stmt, NULL) != SQLITE_OK ||
-              (sqlite3_step) (stmt) != SQLITE_ROW)
-            {
-              *err = sqlite3_mprintf ("shard '%s': %s", shard->path, sqlite3_errmsg (db));
-              (sqlite3_finalize) (stmt);
-              (sqlite3_finalize) (kept);
-              return SQLITE_ERROR;
-            }
-          for (guint k = 0; k < width; k++)
-            values[k] = sqlite3_value_dup (sqlite3_column_value (stmt, (int) k));
-          (sqlite3_finalize) (stmt);
           keep_extents (t, shard->number, width, values);
         }
       if (sqlite3_value_type (values[0]) != SQLITE_NULL)
@@ -1600,6 +1661,7 @@ read_extents (ShardsTable *t, char **err)
       values_clear (values, width);
     }
   (sqlite3_finalize) (kept);
+  answers_free (answers, n, width);
   t->rows = rows;
   /* (a message's references: a few rows a value; the messages of a
    * file: thousands) */
