@@ -3,7 +3,9 @@
  * Line by line, a body is the author's text, or
  *   - a quoted line: ">" (nested, spaced or not, after up to three spaces),
  *     "|" or ":" at the start of the line followed by a space, another
- *     quote mark or nothing, or a Supercite "AB>" prefix;
+ *     quote mark or nothing, or a Supercite "AB>" prefix; Supercite's
+ *     citation by a name after up to four spaces (" Daniel> ") where an
+ *     attribution names that name;
  *   - an attribution: one to three lines ending in ":" just before quoted
  *     lines, that name the quoting ("wrote", "writes", "In article <…>",
  *     "On DATE, X wrote:", and their translations); "In article <…>, X
@@ -377,6 +379,89 @@ usenet_attribution_near (GArray *lines, guint i)
   return FALSE;
 }
 
+#define CITED_NAME_MAX 20
+
+/* Supercite's citation by name ("sc-citation-leader" spaces, a name, ">"):
+ * " Daniel> text", "    Kent> Bob> text", "Kent>".  The name's place and
+ * length, or FALSE. */
+static gboolean
+cited_name (const Line *l, const char **name, gsize *len)
+{
+  gsize i = 0, start;
+
+  while (i < l->len && i < 4 && l->p[i] == ' ')
+    i++;
+  start = i;
+  if (i >= l->len || !g_ascii_isalpha (l->p[i]))
+    return FALSE;
+  while (i < l->len && i - start < CITED_NAME_MAX &&
+         (g_ascii_isalnum (l->p[i]) || l->p[i] == '-' || l->p[i] == '_'))
+    i++;
+  *name = l->p + start;
+  *len = i - start;
+  if (i >= l->len || l->p[i] != '>')
+    return FALSE;
+  while (i < l->len && l->p[i] == '>')
+    i++;
+  return i == l->len || l->p[i] == ' ' || l->p[i] == '\t';
+}
+
+/* Does @p (@n bytes) hold @name as a word, in its case? */
+static gboolean
+holds_word (const char *p, gsize n, const char *name, gsize len)
+{
+  for (gsize i = 0; i + len <= n; i++)
+    if (memcmp (p + i, name, len) == 0 && (i == 0 || !g_ascii_isalnum (p[i - 1])) &&
+        (i + len == n || !g_ascii_isalnum (p[i + len])))
+      return TRUE;
+  return FALSE;
+}
+
+/* Is @name one an attribution of @lines names ("Daniel Seagraves
+ * (\"Daniel\") writes:", "\"Kent\" == Kent M Pitman <…> writes:")?
+ * A prompt ("mysql> select 1;") is no one's. */
+static gboolean
+name_attributed (GArray *lines, const char *name, gsize len)
+{
+  for (guint j = 0; j < lines->len; j++)
+    {
+      const Line *a = &g_array_index (lines, Line, j);
+
+      if (holds_word (a->p, a->len, name, len) && names_quoting (a->p, a->len) &&
+          !cited_name (a, &(const char *) { NULL }, &(gsize) { 0 }))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The author's lines cited by a name that an attribution names are
+ * quoted.  The last name found attributed is kept: a message cites one
+ * or two people, line after line. */
+static void
+mark_cited_names (GArray *lines)
+{
+  const char *known = NULL;
+  gsize known_len = 0;
+
+  for (guint i = 0; i < lines->len; i++)
+    {
+      Line *l = &g_array_index (lines, Line, i);
+      const char *name;
+      gsize len;
+
+      if (l->kind != LINE_OWN || !cited_name (l, &name, &len))
+        continue;
+      if (!(known && len == known_len && memcmp (name, known, len) == 0))
+        {
+          if (!name_attributed (lines, name, len))
+            continue;
+          known = name;
+          known_len = len;
+        }
+      l->kind = LINE_QUOTE;
+    }
+}
+
 static void
 classify (GArray *lines)
 {
@@ -393,6 +478,7 @@ classify (GArray *lines)
       else if (is_marker (l))
         l->kind = LINE_MARKER;
     }
+  mark_cited_names (lines);
   /* Attributions: the paragraph before a quote block. */
   for (guint i = 0; i < n; i++)
     {

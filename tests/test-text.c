@@ -192,6 +192,21 @@ static const struct {
   { "Read it in\nnews:comp.lang.c...\n> q\nok\n", "Read it in\nnews:comp.lang.c...\nok\n", 1, 3 },
   { "He wrote in message news:a@b... and left\n> q\nok\n", "He wrote in message news:a@b... and left\nok\n", 1, 2 },
   { "Bob wrote in message news:a@b...\n\nThanks.\n", "Bob wrote in message news:a@b...\n\nThanks.\n", 0, 2 },
+  /* Supercite's (Gnus's) citation by name, after a leader of spaces: a
+   * quote where an attribution names that name */
+  { ">>>>> On Mon, 3 Apr 2000, Daniel Seagraves (\"Daniel\") writes:\n Daniel> old point\n"
+    " Daniel> Keith> older\n\nDaniel,\n\nmine.\n", "Daniel,\n\nmine.\n", 3, 2 },
+  { ">>>>> \"Kent\" == Kent M Pitman <kmp@x> writes:\n\n    Kent> a\n    Kent>\n    Kent> b\nok\n",
+    "ok\n", 4, 1 },
+  /* a prompt the attributions do not name, or a name with no space after its ">", stays */
+  { "Bob wrote:\n> q\nTry:\n mysql> select 1;\n", "Try:\n mysql> select 1;\n", 1, 2 },
+  { "Daniel wrote:\n> q\n Daniel>not cited\n", " Daniel>not cited\n", 1, 1 },
+  { " Daniel> nobody named him\n", " Daniel> nobody named him\n", 0, 1 },
+  /* a wrapped attribution's address is no name */
+  { "On Fri, 13 Jan 2006, Yves <y at\nsita.lu> wrote:\n> sita.lu> wrote:\n>> q\nok\n", "ok\n", 2, 1 },
+  { "Run it in mysql:\n mysql> select 1;\n", "Run it in mysql:\n mysql> select 1;\n", 0, 2 },
+  { " Daniel> as Bob wrote:\nok\n", " Daniel> as Bob wrote:\nok\n", 0, 2 },
+  { ">>>>> Danielle writes:\n Daniel> x\n", " Daniel> x\n", 1, 1 },
   { "", "", 0, 0 },
 };
 
