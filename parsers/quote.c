@@ -406,13 +406,18 @@ cited_name (const Line *l, const char **name, gsize *len)
   return i == l->len || l->p[i] == ' ' || l->p[i] == '\t';
 }
 
-/* Does @p (@n bytes) hold @name as a word, in its case? */
+/* Does @p (@n bytes) hold @name as a word, in its case?  A word may be
+ * an address's local part or a domain's first label, as Supercite takes
+ * a name from an address ("dmr" of "<dmr@bell-labs.com>", "lvh" of
+ * "lvh.io"), but not a later label or the rest of a word ("org" of
+ * "<x@comtele.org>", "Daniel" of "Danielle"). */
 static gboolean
 holds_word (const char *p, gsize n, const char *name, gsize len)
 {
   for (gsize i = 0; i + len <= n; i++)
-    if (memcmp (p + i, name, len) == 0 && (i == 0 || !g_ascii_isalnum (p[i - 1])) &&
-        (i + len == n || !g_ascii_isalnum (p[i + len])))
+    if (memcmp (p + i, name, len) == 0 &&
+        (i == 0 || !(g_ascii_isalnum (p[i - 1]) || strchr ("._-@", p[i - 1]))) &&
+        (i + len == n || !(g_ascii_isalnum (p[i + len]) || p[i + len] == '_' || p[i + len] == '-')))
       return TRUE;
   return FALSE;
 }

@@ -207,6 +207,9 @@ static const struct {
   { "Run it in mysql:\n mysql> select 1;\n", "Run it in mysql:\n mysql> select 1;\n", 0, 2 },
   { " Daniel> as Bob wrote:\nok\n", " Daniel> as Bob wrote:\nok\n", 0, 2 },
   { ">>>>> Danielle writes:\n Daniel> x\n", " Daniel> x\n", 1, 1 },
+  { "In article <a@comtele.org>, Eli wrote:\n> q\n<thomas at apestaart dot\norg> License: GPL\n",
+    "<thomas at apestaart dot\norg> License: GPL\n", 1, 2 },
+  { " >>Dennis Ritchie <dmr@bell-labs.com> wrote:\n dmr>> old\nnew\n", "new\n", 2, 1 },
   { "", "", 0, 0 },
 };
 
