@@ -422,48 +422,86 @@ holds_word (const char *p, gsize n, const char *name, gsize len)
   return FALSE;
 }
 
-/* Is @name one an attribution of @lines names ("Daniel Seagraves
- * (\"Daniel\") writes:", "\"Kent\" == Kent M Pitman <…> writes:")?
- * A prompt ("mysql> select 1;") is no one's. */
-static gboolean
-name_attributed (GArray *lines, const char *name, gsize len)
+/* What a message's attributions are looked for in, at most: they are
+ * short and few, and a hostile body of 100,000 "a1> x", "a2> x" lines
+ * must not be read once a line */
+#define ATTRIBUTIONS_MAX 64
+#define ATTRIBUTION_MAX_BYTES 1000
+#define CITED_NAMES_MAX 64
+
+/* The lines of @lines that name the quoting and are not themselves cited
+ * by a name (" Daniel> Bob wrote:"): where a cited name must be given
+ * ("Daniel Seagraves (\"Daniel\") writes:", "\"Kent\" == Kent M Pitman
+ * <…> writes:") */
+static GPtrArray *
+attributions_of (GArray *lines)
 {
-  for (guint j = 0; j < lines->len; j++)
+  GPtrArray *found = g_ptr_array_new ();
+
+  for (guint j = 0; j < lines->len && found->len < ATTRIBUTIONS_MAX; j++)
     {
       const Line *a = &g_array_index (lines, Line, j);
+      const char *name;
+      gsize len;
 
-      if (holds_word (a->p, a->len, name, len) && names_quoting (a->p, a->len) &&
-          !cited_name (a, &(const char *) { NULL }, &(gsize) { 0 }))
+      if (a->len <= ATTRIBUTION_MAX_BYTES && a->kind != LINE_BLANK && names_quoting (a->p, a->len) &&
+          !cited_name (a, &name, &len))
+        g_ptr_array_add (found, (gpointer) a);
+    }
+  return found;
+}
+
+static gboolean
+name_attributed (const GPtrArray *attributions, const char *name, gsize len)
+{
+  for (guint j = 0; j < attributions->len; j++)
+    {
+      const Line *a = attributions->pdata[j];
+
+      if (holds_word (a->p, a->len, name, len))
         return TRUE;
     }
   return FALSE;
 }
 
-/* The author's lines cited by a name that an attribution names are
- * quoted.  The last name found attributed is kept: a message cites one
- * or two people, line after line. */
+/* The author's lines cited by a name that an attribution gives are
+ * quoted; a prompt ("mysql> select 1;") is no one's.  Each name is
+ * looked up once, CITED_NAMES_MAX names at most a message (later ones
+ * stay the author's). */
 static void
 mark_cited_names (GArray *lines)
 {
-  const char *known = NULL;
-  gsize known_len = 0;
+  g_autoptr (GPtrArray) attributions = NULL;
+  struct {
+    const char *name;
+    gsize len;
+    gboolean given;
+  } seen[CITED_NAMES_MAX];
+  guint n_seen = 0;
 
   for (guint i = 0; i < lines->len; i++)
     {
       Line *l = &g_array_index (lines, Line, i);
       const char *name;
       gsize len;
+      guint k = 0;
 
       if (l->kind != LINE_OWN || !cited_name (l, &name, &len))
         continue;
-      if (!(known && len == known_len && memcmp (name, known, len) == 0))
+      while (k < n_seen && !(seen[k].len == len && memcmp (seen[k].name, name, len) == 0))
+        k++;
+      if (k == n_seen)
         {
-          if (!name_attributed (lines, name, len))
+          if (n_seen == CITED_NAMES_MAX)
             continue;
-          known = name;
-          known_len = len;
+          if (attributions == NULL)
+            attributions = attributions_of (lines);
+          seen[n_seen].name = name;
+          seen[n_seen].len = len;
+          seen[n_seen++].given = name_attributed (attributions, name, len);
         }
-      l->kind = LINE_QUOTE;
+      if (seen[k].given)
+        l->kind = LINE_QUOTE;
     }
 }
 

@@ -213,6 +213,25 @@ static const struct {
   { "", "", 0, 0 },
 };
 
+/* A body of 20,000 lines each cited by another name, and 20,000 lines
+ * naming the quoting: each name is looked up in few lines, a few times
+ * (all of them in all, once a line, were 10^8 comparisons); the cited
+ * lines no attribution gives stay, the one given is quoted wherever it
+ * comes back. */
+static void
+test_quote_many_names (void)
+{
+  g_autoptr (GString) body = g_string_new ("Kent wrote:\n");
+  OwnText own;
+
+  for (guint i = 0; i < 20000; i++)
+    g_string_append_printf (body, " Kent> k\n n%u> x\nBob wrote %u\n", i, i);
+  quote_own_text (body->str, &own);
+  g_assert_cmpuint (own.quoted_lines, ==, 20000);
+  g_assert_cmpuint (own.own_lines, ==, 40000);
+  own_text_clear (&own);
+}
+
 /* The text the spans of @body make. */
 static char *
 spans_text (const char *body, const GArray *spans)
@@ -356,6 +375,7 @@ main (int argc, char **argv)
   mail_init ();
   TABLE_TESTS_ADD ("/text/html", html_cases, test_html);
   TABLE_TESTS_ADD ("/text/quote", quote_cases, test_quote);
+  g_test_add_func ("/text/quote-many-names", test_quote_many_names);
   g_test_add_func ("/text/quote-spans", test_quote_spans);
   g_test_add_func ("/text/html-deep", test_html_deep);
   g_test_add_func ("/text/binary", test_binary);
