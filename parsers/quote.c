@@ -451,14 +451,64 @@ attributions_of (GArray *lines)
   return found;
 }
 
+/* The word of letters ending at @end in @p: where it starts */
+static gsize
+word_start (const char *p, gsize end)
+{
+  while (end > 0 && (g_ascii_isalpha (p[end - 1]) || p[end - 1] == '-' || p[end - 1] == '\''))
+    end--;
+  return end;
+}
+
+/* Is @name (capitals) the initials of the name before an address in @p
+ * (@n bytes), as Supercite makes them: "JL" of "Jonathan Lange <jml at
+ * …>", "EF" of "\"Esteve Fernandez\" <…>", "G" of "Glyph <glyph at …>"?
+ * Every capitalised word just before the "<" (a quote aside) counts: not
+ * "AQ" of "Ramiro Alba Queipo <…>". */
+static gboolean
+holds_initials (const char *p, gsize n, const char *name, gsize len)
+{
+  for (gsize lt = 2; lt < n; lt++)
+    {
+      gsize end, start = 0, k = len;
+
+      if (p[lt] != '<' || p[lt - 1] != ' ')
+        continue;
+      end = lt - 1;
+      if (p[end - 1] == '"')
+        end--;
+      while (k > 0)
+        {
+          start = word_start (p, end);
+          if (start == end || p[start] != name[k - 1])
+            break;
+          if (--k > 0)
+            {
+              if (start < 2 || p[start - 1] != ' ')
+                break;
+              end = start - 1;
+            }
+        }
+      if (k == 0 &&
+          !(start >= 2 && p[start - 1] == ' ' && word_start (p, start - 1) < start - 1 &&
+            g_ascii_isupper (p[word_start (p, start - 1)])))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 name_attributed (const GPtrArray *attributions, const char *name, gsize len)
 {
+  gboolean capitals = len <= 4;
+
+  for (gsize i = 0; i < len; i++)
+    capitals &= g_ascii_isupper (name[i]);
   for (guint j = 0; j < attributions->len; j++)
     {
       const Line *a = attributions->pdata[j];
 
-      if (holds_word (a->p, a->len, name, len))
+      if (holds_word (a->p, a->len, name, len) || (capitals && holds_initials (a->p, a->len, name, len)))
         return TRUE;
     }
   return FALSE;

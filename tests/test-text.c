@@ -210,6 +210,15 @@ static const struct {
   { "In article <a@comtele.org>, Eli wrote:\n> q\n<thomas at apestaart dot\norg> License: GPL\n",
     "<thomas at apestaart dot\norg> License: GPL\n", 1, 2 },
   { " >>Dennis Ritchie <dmr@bell-labs.com> wrote:\n dmr>> old\nnew\n", "new\n", 2, 1 },
+  /* Supercite's initials of the name before the address (Emacs's "|--==>" attribution) */
+  { "|--==> On Fri, 10 Feb 2012, Jonathan Lange <jml at x.net> said:\n\n  JL> old\n  >>older\nnew\n",
+    "new\n", 2, 1 },
+  { "|--==> On Tue, 9 Mar 2010, \"Esteve Fernandez\" <e at x.net> said:\n  EF> old\nnew\n", "new\n", 1, 1 },
+  { "|--==> On Wed, 8 Feb 2012, Glyph <glyph at x.com> said:\n  G> old\nnew\n", "new\n", 1, 1 },
+  /* every capitalised word counts, and capitals only */
+  { "Ramiro Alba Queipo <raq at x.es> said:\n> q\n  AQ> kept\n", "  AQ> kept\n", 1, 1 },
+  { "Jonathan Lange <jml at x.net> said:\n> q\n  jl> kept\n", "  jl> kept\n", 1, 1 },
+  { "Bob Smith <b at x.net> said:\n> q\n  JL> kept\n", "  JL> kept\n", 1, 1 },
   { "", "", 0, 0 },
 };
 
