@@ -266,6 +266,14 @@ line_ends_in_colon (const Line *l)
   return ends_in_colon (p, len);
 }
 
+static gboolean
+ends_with (const char *p, gsize len, const char *suffix)
+{
+  gsize n = strlen (suffix);
+
+  return len >= n && memcmp (p + len - n, suffix, n) == 0;
+}
+
 /* "… <local@host>:" */
 static gboolean
 ends_in_address_colon (const char *p, gsize len)
@@ -356,7 +364,7 @@ mark_news_attribution (GArray *lines, guint last)
   gsize len;
 
   trimmed (l, &p, &len);
-  if (len < 9 || memcmp (p + len - 3, "...", 3) != 0 || !contains_ci (p, len, "news:"))
+  if (len < 9 || !ends_with (p, len, "...") || !contains_ci (p, len, "news:"))
     return;
   if (names_quoting (p, len))
     l->kind = LINE_ATTRIBUTION;
@@ -489,10 +497,20 @@ holds_initials (const char *p, gsize n, const char *name, gsize len)
               end = start - 1;
             }
         }
-      if (k == 0 &&
-          !(start >= 2 && p[start - 1] == ' ' && word_start (p, start - 1) < start - 1 &&
-            g_ascii_isupper (p[word_start (p, start - 1)])))
-        return TRUE;
+      /* and the word before the first is no more of the name */
+      if (k == 0)
+        {
+          gboolean more = FALSE;
+
+          if (start >= 2 && p[start - 1] == ' ')
+            {
+              gsize before = word_start (p, start - 1);
+
+              more = before < start - 1 && g_ascii_isupper (p[before]);
+            }
+          if (!more)
+            return TRUE;
+        }
     }
   return FALSE;
 }
@@ -658,14 +676,6 @@ first_byte_in (const Line *l, const char *set)
     if (*c == l->p[i])
       return TRUE;
   return FALSE;
-}
-
-static gboolean
-ends_with (const char *p, gsize len, const char *suffix)
-{
-  gsize n = strlen (suffix);
-
-  return len >= n && memcmp (p + len - n, suffix, n) == 0;
 }
 
 /* A header name and its length, counted by the compiler */

@@ -215,6 +215,7 @@ static const struct {
     "new\n", 2, 1 },
   { "|--==> On Tue, 9 Mar 2010, \"Esteve Fernandez\" <e at x.net> said:\n  EF> old\nnew\n", "new\n", 1, 1 },
   { "|--==> On Wed, 8 Feb 2012, Glyph <glyph at x.com> said:\n  G> old\nnew\n", "new\n", 1, 1 },
+  { "Glyph Lefkowitz <glyph at x.com> writes:\n  GL> old\nnew\n", "new\n", 1, 1 },
   /* every capitalised word counts, and capitals only */
   { "Ramiro Alba Queipo <raq at x.es> said:\n> q\n  AQ> kept\n", "  AQ> kept\n", 1, 1 },
   { "Jonathan Lange <jml at x.net> said:\n> q\n  jl> kept\n", "  jl> kept\n", 1, 1 },
