@@ -742,18 +742,25 @@ outlook_field (const Line *l)
 /* Outlook's top-post: the reply above, then the original's header block
  * with no "Original Message" line: "From:", then "Sent:" and at least
  * one of To, Cc, Subject on the lines right after it (two blank lines
- * among them at most), not quoted. */
+ * among them at most), not quoted.  The From line may go on over two
+ * lines more, as a list that wraps at 76 columns leaves
+ * "From: list-bounces@… [mailto:list-bounces@…] On Behalf Of Bob Smith". */
+#define OUTLOOK_FROM_WRAPPED 2
 static gboolean
 is_outlook_block (GArray *lines, guint i)
 {
-  guint others = 0, blanks = 0;
+  guint others = 0, blanks = 0, from_end = i;
   gboolean sent = FALSE;
 
   if (g_array_index (lines, Line, i).kind != LINE_OWN ||
       !first_byte_in (&g_array_index (lines, Line, i), "FfVvDdOo") ||
       outlook_field (&g_array_index (lines, Line, i)) != 1)
     return FALSE;
-  for (guint j = i + 1; j < lines->len && j <= i + 8; j++)
+  while (from_end + 1 < lines->len && from_end < i + OUTLOOK_FROM_WRAPPED &&
+         g_array_index (lines, Line, from_end + 1).kind == LINE_OWN &&
+         outlook_field (&g_array_index (lines, Line, from_end + 1)) == 0)
+    from_end++;
+  for (guint j = from_end + 1; j < lines->len && j <= from_end + 8; j++)
     {
       const Line *l = &g_array_index (lines, Line, j);
       int field;

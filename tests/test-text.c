@@ -155,6 +155,15 @@ static const struct {
   { "Sounds good.\n\nFrom: Bob Smith [mailto:bob@example.org]\nSent: Monday, March 03, 2003 10:15 AM\n"
     "To: list@example.org\nSubject: RE: plans\n\nThe whole original.\nSecond line.\n",
     "Sounds good.\n", 6, 1 },
+  /* its From wrapped, as a list's 76 columns wrap "… On Behalf Of Name" */
+  { "Agreed.\n\n_____\n\nFrom: list-bounces@example.org\n[mailto:list-bounces@example.org] On Behalf Of\n"
+    "Bob Smith\nSent: Friday, November 10, 2006 11:49 PM\nTo: list@example.org\nSubject: RE: x\n\nold\n",
+    "Agreed.\n\n_____\n", 7, 2 },
+  /* but no more than two lines of it, nor a blank line in it */
+  { "Top\n\nFrom: a\nb\nc\nd\nSent: Friday\nTo: list\n\nold\n",
+    "Top\n\nFrom: a\nb\nc\nd\nSent: Friday\nTo: list\n\nold\n", 0, 8 },
+  { "Top\n\nFrom: a\n\nb\nSent: Friday\nTo: list\n\nold\n",
+    "Top\n\nFrom: a\n\nb\nSent: Friday\nTo: list\n\nold\n", 0, 6 },
   { "Einverstanden.\n\nVon: Bob\nGesendet: Montag, 3. M\xc3\xa4rz 2003 10:15\nAn: Liste\nBetreff: Pl\xc3\xa4ne\n\nalt\n",
     "Einverstanden.\n", 5, 1 },
   /* Gmail and Google Groups' web form: the original unquoted under "On … wrote:" */
