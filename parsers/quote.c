@@ -18,9 +18,11 @@
  *   - a forwarded or top-posted original: from "-----Original
  *     Message-----" (or a dash-framed title in another language followed
  *     by a header line), "Begin forwarded message:" or "---------- Forwarded
- *     message ----------" to the end; but when what follows the marker
- *     and its header lines ("From:", "Sent:", …) is quoted, the marker is
- *     only an attribution and a reply written below the quote is kept
+ *     message ----------" to the end, mutt's "----- Forwarded message
+ *     from …" and MH's "------- Forwarded Message" to their end line; but
+ *     when what follows the marker and its header lines ("From:",
+ *     "Sent:", …) is quoted, the marker is only an attribution and a
+ *     reply written below the quote is kept
  *     (Outlook Express quotes the original with ">"); Outlook's header
  *     block alone ("From:", then "Sent:", "To:", "Subject:" and the like,
  *     in its languages), below the reply and not quoted, marks the
@@ -142,6 +144,22 @@ equals_ci (const char *p, gsize len, const char *word)
 }
 
 static gboolean
+ends_with (const char *p, gsize len, const char *suffix)
+{
+  gsize n = strlen (suffix);
+
+  return len >= n && memcmp (p + len - n, suffix, n) == 0;
+}
+
+static gboolean
+starts_with_ci (const char *p, gsize len, const char *prefix)
+{
+  gsize n = strlen (prefix);
+
+  return len >= n && g_ascii_strncasecmp (p, prefix, n) == 0;
+}
+
+static gboolean
 is_marker (const Line *l)
 {
   const char *p;
@@ -184,6 +202,47 @@ is_original (const Line *l)
     if (equals_ci (p, len, starts[i]))
       return TRUE;
   return FALSE;
+}
+
+/* mutt's "----- Forwarded message from Bob <bob@x.org> -----" (and its
+ * "excerpt"), MH's "------- Forwarded Message": a forwarded message that
+ * ends at its end line, when it has one (forwarded_end()). */
+static gboolean
+is_forwarded_start (const Line *l)
+{
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  return (len > 30 && (starts_with_ci (p, len, "----- Forwarded message from ") ||
+                       starts_with_ci (p, len, "----- Forwarded message excerpt from ")) &&
+          ends_with (p, len, "-----")) ||
+         equals_ci (p, len, "------- Forwarded Message");
+}
+
+/* The line after the end line of the forwarded message that begins at
+ * @i ("----- End forwarded message -----", "----- End forwarded message
+ * excerpt -----", "------- End of Forwarded Message"), or 0 when none
+ * follows: the forward goes to the end. */
+static guint
+forwarded_end (GArray *lines, guint i)
+{
+  static const char *const ends[] = {
+    "----- End forwarded message -----", "----- End forwarded message excerpt -----",
+    "------- End of Forwarded Message",
+  };
+
+  for (guint j = i + 1; j < lines->len; j++)
+    {
+      const char *p;
+      gsize len;
+
+      trimmed (&g_array_index (lines, Line, j), &p, &len);
+      for (gsize k = 0; k < G_N_ELEMENTS (ends); k++)
+        if (equals_ci (p, len, ends[k]))
+          return j + 1;
+    }
+  return 0;
 }
 
 static gboolean
@@ -264,14 +323,6 @@ line_ends_in_colon (const Line *l)
 
   trimmed (l, &p, &len);
   return ends_in_colon (p, len);
-}
-
-static gboolean
-ends_with (const char *p, gsize len, const char *suffix)
-{
-  gsize n = strlen (suffix);
-
-  return len >= n && memcmp (p + len - n, suffix, n) == 0;
 }
 
 /* "… <local@host>:" */
@@ -840,14 +891,6 @@ is_framed_original (GArray *lines, guint i)
 }
 
 static gboolean
-has_suffix (const char *p, gsize len, const char *suffix)
-{
-  gsize n = strlen (suffix);
-
-  return len >= n && memcmp (p + len - n, suffix, n) == 0;
-}
-
-static gboolean
 line_is (const Line *l, const char *text)
 {
   const char *p;
@@ -864,7 +907,7 @@ line_starts (const Line *l, const char *text)
   gsize len;
 
   trimmed (l, &p, &len);
-  return len >= strlen (text) && g_ascii_strncasecmp (p, text, strlen (text)) == 0;
+  return starts_with_ci (p, len, text);
 }
 
 static gboolean
@@ -894,7 +937,7 @@ is_scrubbed_notice (const Line *l)
 
   trimmed (l, &p, &len);
   return (line_starts (l, "A ") || line_starts (l, "An ")) && len > 20 &&
-         has_suffix (p, len, " was scrubbed...");
+         ends_with (p, len, " was scrubbed...");
 }
 
 #define FOOTER_LOOKAHEAD 6
@@ -1011,7 +1054,20 @@ cut_tail (GArray *lines)
           i += notice - 1;
           continue;
         }
-      if (is_original (l) || is_framed_original (lines, i) ||
+      if (is_forwarded_start (l))
+        {
+          guint end = forwarded_end (lines, i);
+
+          for (guint j = i; end > 0 && j < end; j++)
+            if (g_array_index (lines, Line, j).kind != LINE_BLANK && g_array_index (lines, Line, j).kind != LINE_QUOTE)
+              g_array_index (lines, Line, j).kind = LINE_ORIGINAL;
+          if (end > 0)
+            {
+              i = end - 1;
+              continue;
+            }
+        }
+      if (is_original (l) || is_forwarded_start (l) || is_framed_original (lines, i) ||
           (i > 0 && (is_outlook_block (lines, i) || is_unquoted_attribution (lines, i))))
         {
           guint quoted = quoted_original_after (lines, i);

@@ -155,6 +155,15 @@ static const struct {
   { "Sounds good.\n\nFrom: Bob Smith [mailto:bob@example.org]\nSent: Monday, March 03, 2003 10:15 AM\n"
     "To: list@example.org\nSubject: RE: plans\n\nThe whole original.\nSecond line.\n",
     "Sounds good.\n", 6, 1 },
+  /* mutt's and MH's forwarded message, to its end line when it has one */
+  { "Look:\n\n----- Forwarded message from Bob <bob@x.org> -----\nFrom: Bob <bob@x.org>\nSubject: y\n\nold text\n\n"
+    "----- End forwarded message -----\n\nMy comment after.\n", "Look:\n\nMy comment after.\n", 5, 2 },
+  { "See:\n----- Forwarded message excerpt from Bob -----\nold\n----- End forwarded message excerpt -----\nok\n",
+    "See:\nok\n", 3, 2 },
+  { "FYI\n\n------- Forwarded Message\n\nFrom: x\n\nold\n\n------- End of Forwarded Message\n", "FYI\n", 4, 1 },
+  { "FYI\n----- Forwarded message from x -----\nold\n\nolder\n", "FYI\n", 3, 1 },
+  /* an end line alone is the author's */
+  { "Mine.\n----- End forwarded message -----\n", "Mine.\n----- End forwarded message -----\n", 0, 2 },
   /* its From wrapped, as a list's 76 columns wrap "… On Behalf Of Name" */
   { "Agreed.\n\n_____\n\nFrom: list-bounces@example.org\n[mailto:list-bounces@example.org] On Behalf Of\n"
     "Bob Smith\nSent: Friday, November 10, 2006 11:49 PM\nTo: list@example.org\nSubject: RE: x\n\nold\n",
