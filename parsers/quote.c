@@ -25,8 +25,9 @@
  *     reply written below the quote is kept
  *     (Outlook Express quotes the original with ">"); Outlook's header
  *     block alone ("From:", then "Sent:", "To:", "Subject:" and the like,
- *     in its languages), below the reply and not quoted, marks the
- *     original the same way;
+ *     in its languages; Outlook for Mac's and Foxmail's "From:", "Date:",
+ *     "To:", "Subject:" in that order), below the reply and not quoted,
+ *     marks the original the same way;
  *   - text the list software added, which is nobody's own words:
  *     pipermail's attachment notice (from "-------------- next part
  *     --------------" to the end, and "An HTML attachment was
@@ -157,6 +158,16 @@ starts_with_ci (const char *p, gsize len, const char *prefix)
   gsize n = strlen (prefix);
 
   return len >= n && g_ascii_strncasecmp (p, prefix, n) == 0;
+}
+
+static gboolean
+line_starts (const Line *l, const char *text)
+{
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  return starts_with_ci (p, len, text);
 }
 
 static gboolean
@@ -826,6 +837,45 @@ is_outlook_block (GArray *lines, guint i)
   return sent && others >= 1;
 }
 
+/* "Date:" in the languages Outlook for Mac writes it */
+static gboolean
+is_date_field (const Line *l)
+{
+  static const Name date[] = {
+    NAME ("Date:"), NAME ("Date :"), NAME ("Datum:"), NAME ("Fecha:"), NAME ("Data:"), NAME ("Dato:"),
+  };
+
+  return starts_with_any (l, date, G_N_ELEMENTS (date));
+}
+
+/* Outlook for Mac's and Foxmail's top-post write "Date:" where Outlook
+ * writes "Sent:", and in their order: "From:" (wrapped as above), maybe
+ * "Reply-To:", "Date:", then at least two of To, Cc, Subject, each on
+ * the next line.  In another order (From, To, Date, Subject; From,
+ * Subject, Date) such lines are a writer's own quoting of headers above
+ * a "[snip]" or between "===" lines, and stay. */
+static gboolean
+is_dated_block (GArray *lines, guint i)
+{
+  guint j = i + 1, others = 0;
+
+  if (g_array_index (lines, Line, i).kind != LINE_OWN || outlook_field (&g_array_index (lines, Line, i)) != 1)
+    return FALSE;
+  while (j < lines->len && j <= i + OUTLOOK_FROM_WRAPPED && g_array_index (lines, Line, j).kind == LINE_OWN &&
+         outlook_field (&g_array_index (lines, Line, j)) == 0 && !is_date_field (&g_array_index (lines, Line, j)))
+    j++;
+  if (j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN &&
+      line_starts (&g_array_index (lines, Line, j), "Reply-To:"))
+    j++;
+  if (j >= lines->len || g_array_index (lines, Line, j).kind != LINE_OWN ||
+      !is_date_field (&g_array_index (lines, Line, j)))
+    return FALSE;
+  for (j++; j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN &&
+            outlook_field (&g_array_index (lines, Line, j)) == 3; j++)
+    others++;
+  return others >= 2;
+}
+
 /* Google Groups' web form and Gmail, top-posting, put the original
  * unquoted under "On Tue, Jan 5, 2010 at 10:20 AM, Bob <bob@x.org> wrote:".
  * That line (beginning "On ", ending "wrote:"), below the reply and
@@ -898,16 +948,6 @@ line_is (const Line *l, const char *text)
 
   trimmed (l, &p, &len);
   return equals_ci (p, len, text);
-}
-
-static gboolean
-line_starts (const Line *l, const char *text)
-{
-  const char *p;
-  gsize len;
-
-  trimmed (l, &p, &len);
-  return starts_with_ci (p, len, text);
 }
 
 static gboolean
@@ -1068,7 +1108,8 @@ cut_tail (GArray *lines)
             }
         }
       if (is_original (l) || is_forwarded_start (l) || is_framed_original (lines, i) ||
-          (i > 0 && (is_outlook_block (lines, i) || is_unquoted_attribution (lines, i))))
+          (i > 0 && (is_outlook_block (lines, i) || is_dated_block (lines, i) ||
+                     is_unquoted_attribution (lines, i))))
         {
           guint quoted = quoted_original_after (lines, i);
 

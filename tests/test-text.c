@@ -155,6 +155,22 @@ static const struct {
   { "Sounds good.\n\nFrom: Bob Smith [mailto:bob@example.org]\nSent: Monday, March 03, 2003 10:15 AM\n"
     "To: list@example.org\nSubject: RE: plans\n\nThe whole original.\nSecond line.\n",
     "Sounds good.\n", 6, 1 },
+  /* Outlook for Mac's and Foxmail's block: Date where Outlook writes Sent,
+   * in the order they write it */
+  { "Thanks.\n\nFrom: Bob <bob@x.org>\nReply-To: list@x.org\nDate: Tuesday, 6. April 2021 at 19:50\n"
+    "To: list@x.org\nSubject: plans\n\nold\n", "Thanks.\n", 6, 1 },
+  { "Thanks. ^_^\nFrom: Daniel Sank\nDate: 2013-11-25 15:30\nTo: Twisted general discussion\nCc: Bob\n"
+    "Subject: Re: trial\nNeither do I.\n", "Thanks. ^_^\n", 6, 1 },
+  /* in another order it is a writer's own quoting of headers, and stays */
+  { "Here is his mail:\n===\nFrom: Bob\nTo: Val\nDate: Fri, 1 Oct 2004\nSubject: Re: gz\n\nYes.\n===\nmine\n",
+    "Here is his mail:\n===\nFrom: Bob\nTo: Val\nDate: Fri, 1 Oct 2004\nSubject: Re: gz\n\nYes.\n===\nmine\n",
+    0, 9 },
+  { "Me.\n\nFrom: Kevin\nSubject: browser\nDate: Sun, 11 Nov 2001\n\n[snip]\n\nThe plan.\n",
+    "Me.\n\nFrom: Kevin\nSubject: browser\nDate: Sun, 11 Nov 2001\n\n[snip]\n\nThe plan.\n", 0, 6 },
+  { "Me.\n\nFrom: Kevin\nTo: list\nSubject: browser\n\nThe plan.\n",
+    "Me.\n\nFrom: Kevin\nTo: list\nSubject: browser\n\nThe plan.\n", 0, 5 },
+  { "Me.\n\nFrom: Kevin\nDate: Sun, 11 Nov 2001\nSubject: browser\n\nThe plan.\n",
+    "Me.\n\nFrom: Kevin\nDate: Sun, 11 Nov 2001\nSubject: browser\n\nThe plan.\n", 0, 5 },
   /* mutt's and MH's forwarded message, to its end line when it has one */
   { "Look:\n\n----- Forwarded message from Bob <bob@x.org> -----\nFrom: Bob <bob@x.org>\nSubject: y\n\nold text\n\n"
     "----- End forwarded message -----\n\nMy comment after.\n", "Look:\n\nMy comment after.\n", 5, 2 },
