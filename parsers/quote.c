@@ -7,7 +7,8 @@
  *     citation by a name after up to four spaces (" Daniel> ") where an
  *     attribution names that name;
  *   - an attribution: one to three lines ending in ":" just before quoted
- *     lines, that name the quoting ("wrote", "writes", "In article <…>",
+ *     lines (or a snip mark, "[snip]", which stands for them), that name
+ *     the quoting ("wrote", "writes", "In article <…>",
  *     "On DATE, X wrote:", and their translations); "In article <…>, X
  *     writes:" counts wherever it stands; Outlook Express's "X wrote in
  *     message news:<id>..." ends in its "..." instead;
@@ -178,6 +179,50 @@ is_marker (const Line *l)
 
   trimmed (l, &p, &len);
   return equals_ci (p, len, "- Hide quoted text -") || equals_ci (p, len, "- Show quoted text -");
+}
+
+/* What an author leaves where they cut a quote: "[snip]", "<SNIP>",
+ * "[..snip..]", "-- snip --", "*snip*", "[...]", "...", "<snipped the
+ * rest>": dots alone, or in brackets; the word snip (snipped, snippage)
+ * alone among dots, dashes, stars and brackets; or a bracket that opens
+ * with it. */
+static gboolean
+is_snip_mark (const Line *l)
+{
+  static const char *const words[] = { "snip", "snipped", "snippage", "snipage" };
+  const char *p;
+  gsize len, a = 0, b, dots = 0, letters = 0;
+  gboolean bracketed;
+  char word[10];
+
+  trimmed (l, &p, &len);
+  if (len < 3 || len > 80)
+    return FALSE;
+  b = len;
+  bracketed = strchr ("[<(", p[0]) && p[len - 1] == (p[0] == '[' ? ']' : p[0] == '<' ? '>' : ')');
+  if (bracketed)
+    {
+      a = 1;
+      b = len - 1;
+    }
+  for (; a < b && strchr (" .-*", p[a]); a++)
+    dots += p[a] == '.';
+  for (; b > a && strchr (" .-*", p[b - 1]); b--)
+    dots += p[b - 1] == '.';
+  if (a == b)   /* "...", "[...]", "[..]": dots alone, or in brackets */
+    return dots >= 2;
+  if (b - a == 3 && memcmp (p + a, "\xe2\x80\xa6", 3) == 0)
+    return TRUE;   /* "…", "[…]" */
+  while (a + letters < b && letters < sizeof word - 1 && g_ascii_isalpha (p[a + letters]))
+    {
+      word[letters] = lower (p[a + letters]);
+      letters++;
+    }
+  word[letters] = '\0';
+  for (gsize k = 0; k < G_N_ELEMENTS (words); k++)
+    if (strcmp (word, words[k]) == 0)
+      return a + letters == b || (bracketed && (p[a + letters] == ' ' || p[a + letters] == ':'));
+  return FALSE;
 }
 
 /* 1 for "-- ", 2 for the variants without the trailing space, else 0. */
@@ -666,7 +711,8 @@ classify (GArray *lines)
       if (j < n && j > i)
         {
           LineKind next = g_array_index (lines, Line, j).kind;
-          quote_follows = next == LINE_QUOTE || next == LINE_MARKER;
+          quote_follows = next == LINE_QUOTE || next == LINE_MARKER ||
+                          (next == LINE_OWN && is_snip_mark (&g_array_index (lines, Line, j)));
         }
       /* (mark_attribution() marks only a line that ends in a colon) */
       if (line_ends_in_colon (&g_array_index (lines, Line, i)) &&

@@ -155,6 +155,21 @@ static const struct {
   { "Sounds good.\n\nFrom: Bob Smith [mailto:bob@example.org]\nSent: Monday, March 03, 2003 10:15 AM\n"
     "To: list@example.org\nSubject: RE: plans\n\nThe whole original.\nSecond line.\n",
     "Sounds good.\n", 6, 1 },
+  /* an attribution whose quote the author cut to a snip mark: the mark stays theirs */
+  { "On Mon, 13 Aug 2001, Chris Hadgis wrote:\n\n[snip]\n\nThe web interface.\n",
+    "[snip]\n\nThe web interface.\n", 0, 2 },
+  { "Mark Crispin <mrc@panda.com> writes:\n\n...\n...\n\nok\n", "...\n...\n\nok\n", 0, 3 },
+  { "Bob wrote:\n<SNIP>\n> rest\nmine\n", "<SNIP>\nmine\n", 1, 2 },
+  { "Glyph wrote:\n[..snip..]\nyes\n", "[..snip..]\nyes\n", 0, 2 },
+  { "Jp wrote:\n-- snip --\nyes\n", "-- snip --\nyes\n", 0, 2 },
+  { "Chris wrote:\n\n<snipped agreement on the axioms>\n\nset it\n[...]\n",
+    "<snipped agreement on the axioms>\n\nset it\n[...]\n", 0, 3 },
+  { "Jason wrote:\n[\xe2\x80\xa6]\nHmm\n", "[\xe2\x80\xa6]\nHmm\n", 0, 2 },
+  /* a summary in brackets, or dots that begin a sentence, are no snip mark */
+  { "As the manual says:\n\n[ see below ]\n", "As the manual says:\n\n[ see below ]\n", 0, 2 },
+  { "He wrote:\n\n... and then left.\n", "He wrote:\n\n... and then left.\n", 0, 2 },
+  { "Bob wrote:\n-----\nmine\n", "Bob wrote:\n-----\nmine\n", 0, 3 },
+  { "Bob wrote:\nsnip this line\n", "Bob wrote:\nsnip this line\n", 0, 2 },
   /* Outlook for Mac's and Foxmail's block: Date where Outlook writes Sent,
    * in the order they write it */
   { "Thanks.\n\nFrom: Bob <bob@x.org>\nReply-To: list@x.org\nDate: Tuesday, 6. April 2021 at 19:50\n"
