@@ -322,7 +322,7 @@ names_quoting (const char *p, gsize len)
     "wrote", "writes", "said", "says", "schrieb", "crit", "disait", "a dit", "escribi", "scripsit", "skrev",
     "kirjoitti", "scrisse", "scritto", "napisa", "napsal", "schreef", "escreveu", "a scris",
     "va escriure", "yazd\xc4\xb1", "\xc3\xadrta", "menulis", "\xc4\x91\xc3\xa3 vi\xe1\xba\xbft",
-    "In article", "In message", "In <", "quoted",
+    "In article", "In message", "In <", "quoted", "Quoting",
     "\xd0\xbd\xd0\xb0\xd0\xbf\xd0\xb8\xd1\x81\xd0\xb0",               /* написа(л, в): ru, uk */
     "\xd0\xbf\xd0\xb8\xd1\x88\xd0\xb5\xd1\x82",                       /* пишет */
     "\xe5\x86\x99\xe9\x81\x93", "\xe5\xaf\xab\xe9\x81\x93",          /* 写道 寫道 */

@@ -155,6 +155,9 @@ static const struct {
   { "Sounds good.\n\nFrom: Bob Smith [mailto:bob@example.org]\nSent: Monday, March 03, 2003 10:15 AM\n"
     "To: list@example.org\nSubject: RE: plans\n\nThe whole original.\nSecond line.\n",
     "Sounds good.\n", 6, 1 },
+  /* Horde/IMP's and mutt's "Quoting X:" */
+  { "Quoting Kevin Turner <acapnotic at twistedmatrix.com>:\n\n> q\nmine\n", "mine\n", 1, 1 },
+  { "Quoting Bob <b@x.org> (2002-07-19 09:11:36 BST):\n> q\nok\n", "ok\n", 1, 1 },
   /* an attribution whose quote the author cut to a snip mark: the mark stays theirs */
   { "On Mon, 13 Aug 2001, Chris Hadgis wrote:\n\n[snip]\n\nThe web interface.\n",
     "[snip]\n\nThe web interface.\n", 0, 2 },
