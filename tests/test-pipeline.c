@@ -125,7 +125,7 @@ test_ahead_goes_on_by_the_quarter (void)
       g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
       g_ptr_array_add (paths, path);
     }
-  pool = decode_pool_new (1, NULL);
+  pool = decode_pool_new (1, NULL, NULL);
   ahead = ahead_start (pool, 1, 0, NULL, g_ptr_array_ref (paths));
   /* the window filled first, however slow the machine (a sanitizer, valgrind) */
   for (gboolean full = FALSE; ahead_resumed (ahead, &full), !full;)

@@ -147,5 +147,120 @@ def faults_in_the_commands_that_read():
     integrity(db)
 
 
+# The threads deja starts (src/util/spawn.c); each may be refused by a
+# limit on threads (a container's pids limit, TasksMax=, ulimit -u) or on
+# address space (ulimit -v).
+HELPERS = ["deja-fts", "deja-hash", "deja-checkpoint", "deja-free", "deja-free-batches", "deja-threads",
+           "deja-dictionary", "deja-ahead"]
+
+
+def refused(args, names):
+    env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_THREAD_FAULT=names)
+    return subprocess.run([DEJA] + args, capture_output=True, text=True, env=env, timeout=120)
+
+
+@tap.test
+def a_helper_thread_refused_is_done_without():
+    """Each helper thread refused, then all of them at once: the ingest (into
+    a new database and into one with messages, with files prepared ahead),
+    the catalog of shards, the analysis and terms give what they give
+    with every thread, and say once which thread did not start."""
+    second = os.path.join(FIXTURES, "threads")
+    files = [SAMPLE, SECOND, second]
+    expected_new = fresh_db("threads-expected.db")
+    assert run(["ingest", "-q", "--db", expected_new] + files).returncode == 0
+    people = os.path.join(FIXTURES, "people", "people.mbox")   # one file: hashed beside, not ahead
+    assert run(["ingest", "-q", "--db", expected_new, people]).returncode == 0
+    want = dump(expected_new)
+    for names in HELPERS + [",".join(HELPERS)]:
+        db = fresh_db("threads-refused.db")
+        r = refused(["ingest", "--db", db] + files, names)
+        assert r.returncode == 0, (names, r.stderr)
+        again = refused(["ingest", "--db", db, people], names)
+        assert again.returncode == 0, (names, again.stderr)
+        assert dump(db) == want, names
+        integrity(db)
+        said = r.stderr + again.stderr
+        for name in names.split(","):
+            assert 1 <= said.count("cannot start a thread (%s)" % name) <= 2, (name, said)
+    # the commands that read with several threads
+    shards = [fresh_db("threads-shard-%d.db" % i) for i in range(3)]
+    for i, (shard, path) in enumerate(zip(shards, files)):
+        assert run(["ingest", "-q", "--shard", str(i + 1), "--db", shard, path]).returncode == 0
+    # analysed afterwards, each of three chunks on a thread: one refused is done here
+    analysed = {}
+    for names in ("", "deja-analyse"):
+        db = fresh_db("threads-analyse-%s.db" % (names or "all"))
+        assert run(["ingest", "-q", "--no-analysis", "--db", db] + files).returncode == 0
+        r = refused(["analyse", "-j", "3", "--db", db], names)
+        assert r.returncode == 0, (names, r.stderr)
+        assert ("cannot start a thread (deja-analyse)" in r.stderr) == (names != ""), r.stderr
+        with sqlite3.connect(db) as c:
+            analysed[names] = c.execute(
+                "SELECT message_id, byte_offset, lang, lang_reliable, words, sentences, code_lines,"
+                " nonletter_share, digit_share, upper_share, oov_share FROM messages"
+                " ORDER BY file_id, byte_offset").fetchall()
+    assert analysed[""] == analysed["deja-analyse"]
+    assert sum(1 for row in analysed[""] if row[4] is not None) > 20
+    for args, name in ((["terms", "-j", "3", "--db", expected_new], "deja-corpus"),):
+        before = run(args)
+        assert before.returncode == 0, (args, before.stderr)
+        after = refused(args, name)
+        assert after.returncode == 0 and after.stdout == before.stdout, (args, after.stderr)
+        assert "cannot start a thread (%s)" % name in after.stderr, after.stderr
+    catalogs = {}
+    for names in ("", "deja-shards"):
+        catalog = fresh_db("threads-catalog-%s.db" % (names or "all"))
+        r = refused(["catalog", "-q", "--db", catalog] + shards, names)
+        assert r.returncode == 0, (names, r.stderr)
+        catalogs[names] = run(["stats", "--db", catalog]).stdout
+    assert catalogs[""] == catalogs["deja-shards"] and catalogs[""]
+
+
+@tap.test
+def no_decoder_thread_is_an_error_and_the_database_unchanged():
+    """Not one decoding thread: each file fails with the reason, deja exits
+    1, and the database is byte for byte what it was."""
+    db = fresh_db("no-decoder.db")
+    assert run(["ingest", "-q", "--db", db, SAMPLE]).returncode == 0
+    with open(db, "rb") as f:
+        before = f.read()
+    r = refused(["ingest", "--db", db, SECOND], "all")
+    assert r.returncode == 1, r.stderr
+    assert "cannot ingest '%s': cannot start a decoding thread" % SECOND in r.stderr, r.stderr
+    with open(db, "rb") as f:
+        assert f.read() == before
+    integrity(db)
+
+
+@tap.test
+def a_pids_limit_takes_threads_away_not_the_ingest():
+    """A real limit: deja -j 8 in a cgroup allowed 4 tasks (v1 pids
+    controller, as root) gives the database -j 8 gives unconfined; it
+    aborted on the first thread it could not start before."""
+    base = "/sys/fs/cgroup/pids"
+    group = os.path.join(base, "deja-test-%d" % os.getpid())
+    try:
+        os.mkdir(group)
+        with open(os.path.join(group, "pids.max"), "w") as f:
+            f.write("4")
+    except OSError as e:
+        tap.skip("no pids cgroup to make here: %s" % e)
+    try:
+        files = [os.path.join(FIXTURES, "threads"), SAMPLE]
+        free = fresh_db("pids-free.db")
+        assert run(["ingest", "-q", "-j", "8", "--db", free] + files).returncode == 0
+        db = fresh_db("pids-limited.db")
+        r = subprocess.run(["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', group, DEJA, "ingest",
+                            "-j", "8", "--db", db] + files,
+                           capture_output=True, text=True, env=dict(os.environ, DEJA_NO_PROGRESS="1"),
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert "cannot start a thread (deja-decode)" in r.stderr, r.stderr
+        assert dump(db) == dump(free)
+    finally:
+        os.rmdir(group)
+
+
 if __name__ == "__main__":
     tap.main(TMP)

@@ -6,6 +6,7 @@
 #include "progress.h"
 #include "threads.h"
 #include "walk.h"
+#include "spawn.h"
 
 #include <stdio.h>
 #include <glib/gstdio.h>
@@ -281,7 +282,9 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
    * the index builds, which take far longer than freeing it (Hunspell's
    * dictionaries are thousands of small blocks), and long before the
    * threads are computed. */
-  freeing = g_thread_new ("deja-free", free_session, g_steal_pointer (&session));
+  if ((freeing = spawn_thread ("deja-free", free_session, session)) == NULL)
+    free_session (session);   /* its thread could not start */
+  session = NULL;
   /* The files read since the last commit (which the loop makes every
    * 64 MiB of archive text). */
   g_clear_error (&error);
@@ -315,7 +318,8 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
       if (rethread && !deja_rethread (store, db))
         failures++;
     }
-  g_thread_join (freeing);
+  if (freeing)
+    g_thread_join (freeing);
   /* Authors, when a file was stored since they were last computed. */
   if (!deja_interrupted && !deja_update_authors (store, db))
     failures++;

@@ -18,6 +18,7 @@
 #include "ahead.h"
 #include "split.h"
 #include "walk.h"
+#include "spawn.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -157,7 +158,8 @@ prepare_thread (gpointer data)
  * @paths: (transfer full): the files to prepare, in the order they will be
  *   taken (ahead_take()); of char *
  *
- * Returns: (transfer full): the preparer, started
+ * Returns: (transfer full) (nullable): the preparer, started, or NULL when
+ *   its thread could not start
  */
 Ahead *
 ahead_start (DecodePool *pool, guint threads, MboxSplitFlags flags, const volatile int *cancel,
@@ -173,7 +175,12 @@ ahead_start (DecodePool *pool, guint threads, MboxSplitFlags flags, const volati
   g_mutex_init (&a->lock);
   g_cond_init (&a->cond);
   g_queue_init (&a->ready);
-  a->thread = g_thread_new ("deja-ahead", prepare_thread, a);
+  if ((a->thread = spawn_thread ("deja-ahead", prepare_thread, a)) == NULL)
+    {
+      /* only an optimisation: the files are prepared as they are stored */
+      ahead_free (a);
+      return NULL;
+    }
   return a;
 }
 
@@ -275,7 +282,8 @@ ahead_free (Ahead *ahead)
   ahead->stopping = TRUE;
   g_cond_broadcast (&ahead->cond);
   g_mutex_unlock (&ahead->lock);
-  g_thread_join (ahead->thread);
+  if (ahead->thread)
+    g_thread_join (ahead->thread);
   while ((f = g_queue_pop_head (&ahead->ready)) != NULL)
     ahead_file_free (f, ahead->pool);
   g_ptr_array_unref (ahead->paths);

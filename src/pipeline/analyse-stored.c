@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyse-stored.h"
+#include "spawn.h"
 #include "cpus.h"
 #include "analyse.h"
 #include "progress.h"
@@ -116,11 +117,16 @@ analyse_stored_text (Store *store, gboolean force, guint threads, const volatile
               chunks[t] = (Chunk) { analysers[t], texts, out, ids->len * t / threads,
                                     ids->len * (t + 1) / threads };
               if (t > 0)
-                workers[t] = g_thread_new ("deja-analyse", analyse_chunk, &chunks[t]);
+                workers[t] = spawn_thread ("deja-analyse", analyse_chunk, &chunks[t]);
             }
           analyse_chunk (&chunks[0]);
           for (guint t = 1; t < threads; t++)
-            g_thread_join (workers[t]);
+            {
+              if (workers[t])
+                g_thread_join (workers[t]);
+              else
+                analyse_chunk (&chunks[t]);   /* its thread could not start */
+            }
           ok = store_begin (store, error);
           for (guint i = 0; ok && i < ids->len; i++)
             {

@@ -6,6 +6,7 @@
  * sequential and deterministic.  At most a few batches are in flight:
  * memory stays bounded whatever the selection. */
 #include "corpus.h"
+#include "spawn.h"
 #include "cpus.h"
 #include "rows.h"
 #include "words.h"
@@ -119,7 +120,10 @@ send (Mapper *m)
   if (m->filling == NULL)
     return;
   g_queue_push_tail (&m->inflight, m->filling);
-  g_thread_pool_push (m->pool, g_steal_pointer (&m->filling), NULL);
+  if (m->pool)
+    g_thread_pool_push (m->pool, g_steal_pointer (&m->filling), NULL);
+  else
+    work (g_steal_pointer (&m->filling), m);   /* no thread could start */
   while (m->inflight.length > m->max_inflight)
     drain_one (m);
 }
@@ -173,7 +177,7 @@ corpus_map (Store *store, const StoreFilter *filter, guint threads, const Corpus
   g_cond_init (&m.cond);
   g_queue_init (&m.inflight);
   m.max_inflight = threads * 2 + 1;
-  m.pool = g_thread_pool_new (work, &m, threads, FALSE, NULL);
+  m.pool = spawn_pool ("deja-corpus", work, &m, threads, "its work is done on this thread");
   ok = store_export (store, filter, fields, take_row, &m, error);
   if (ok)
     send (&m);
@@ -181,7 +185,8 @@ corpus_map (Store *store, const StoreFilter *filter, guint threads, const Corpus
     batch_free (g_steal_pointer (&m.filling), funcs);
   while (m.inflight.length > 0)
     drain_one (&m);
-  g_thread_pool_free (m.pool, FALSE, TRUE);
+  if (m.pool)
+    g_thread_pool_free (m.pool, FALSE, TRUE);
   g_async_queue_unref (m.states);
   g_mutex_clear (&m.lock);
   g_cond_clear (&m.cond);

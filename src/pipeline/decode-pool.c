@@ -13,6 +13,7 @@
  * critical path; below it, they take what the writer leaves.
  */
 #include "decode-pool.h"
+#include "spawn.h"
 #include "profile.h"
 #include "lang.h"
 #include "text.h"
@@ -459,10 +460,14 @@ decode_worker (gpointer data, gpointer user_data)
  *   workers take and give back (a new one when none is free): each
  *   message is also analysed; NULL: not
  *
- * Returns: (transfer full): a pool
+ * As many workers as can start (said on stderr when fewer: a limit on
+ * threads or address space), at least one.
+ *
+ * Returns: (transfer full) (nullable): a pool, or NULL with @error when
+ *   not one worker could start
  */
 DecodePool *
-decode_pool_new (guint n_threads, GAsyncQueue *analysers)
+decode_pool_new (guint n_threads, GAsyncQueue *analysers, GError **error)
 {
   DecodePool *pool = g_new0 (DecodePool, 1);
 
@@ -473,8 +478,14 @@ decode_pool_new (guint n_threads, GAsyncQueue *analysers)
                RECENT_RECORDS, RECENT_RECORD_BYTES);
   g_mutex_init (&pool->lock);
   g_cond_init (&pool->cond);
-  /* Threads of its own (exclusive), since they give up priority. */
-  pool->threads = g_thread_pool_new (decode_worker, pool, MAX (n_threads, 1), TRUE, NULL);
+  /* Threads of their own (exclusive), since they give up priority. */
+  if ((pool->threads = spawn_pool ("deja-decode", decode_worker, pool, n_threads, "nothing can be decoded")) == NULL)
+    {
+      decode_pool_free (pool);
+      g_set_error_literal (error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN,
+                           "cannot start a decoding thread (a limit on threads or address space)");
+      return NULL;
+    }
   return pool;
 }
 
@@ -484,7 +495,8 @@ decode_pool_free (DecodePool *pool)
 {
   if (pool == NULL)
     return;
-  g_thread_pool_free (pool->threads, FALSE, TRUE);
+  if (pool->threads)
+    g_thread_pool_free (pool->threads, FALSE, TRUE);
   if (pool->analysers)
     g_async_queue_unref (pool->analysers);
   recent_clear (&pool->texts);

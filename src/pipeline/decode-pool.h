@@ -30,7 +30,7 @@ typedef struct {
 
 typedef struct _DecodePool DecodePool;
 
-DecodePool *decode_pool_new (guint n_threads, GAsyncQueue *analysers);
+DecodePool *decode_pool_new (guint n_threads, GAsyncQueue *analysers, GError **error);
 void decode_pool_free (DecodePool *pool);
 void decode_batch_limits (gsize len, guint threads, gsize *bytes, guint *messages);
 DecodeBatch *decode_batch_new (const char *buf);

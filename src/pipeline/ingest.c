@@ -27,6 +27,7 @@
 #include "analyse.h"
 #include "progress.h"
 #include "thread-guess.h"
+#include "spawn.h"
 
 #include <string.h>
 
@@ -44,6 +45,7 @@ struct _IngestSession {
                                 blocks from the workers' arenas) on a thread of its own
                                 keeps the writer writing; one for the session, not
                                 one a file */
+  gboolean no_freer;         /* its thread could not start: the writer frees them */
   Ahead *ahead;              /* new small files prepared ahead (ingest_session_expect()),
                                 or NULL */
   GThread *dictionary;       /* loads the dictionary of the last stored message's
@@ -72,7 +74,9 @@ preload_dictionary (IngestSession *s)
   if (s->analysers == NULL || !store_last_language (s->store, &lang, NULL) || lang == NULL ||
       strcmp (lang, "und") == 0)
     return;
-  s->dictionary = g_thread_new ("deja-dictionary", hold_dictionary, g_steal_pointer (&lang));
+  /* (without the thread, the first worker that meets it loads it) */
+  if ((s->dictionary = spawn_thread ("deja-dictionary", hold_dictionary, lang)) != NULL)
+    lang = NULL;
 }
 
 G_DEFINE_QUARK (deja-ingest-error-quark, ingest_error)
@@ -201,8 +205,9 @@ ingest_session_expect (IngestSession *s, GPtrArray *paths)
     }
   if (fresh->len < 2)
     return;
-  if (s->pool == NULL)
-    s->pool = decode_pool_new (s->threads, s->analysers);
+  /* (only an optimisation: without decoders, ingest_file() says why) */
+  if (s->pool == NULL && (s->pool = decode_pool_new (s->threads, s->analysers, NULL)) == NULL)
+    return;
   s->ahead = ahead_start (s->pool, s->threads,
                           s->options.force ? MBOX_SPLIT_FORCE : MBOX_SPLIT_NONE,
                           s->options.cancel, g_steal_pointer (&fresh));
@@ -763,10 +768,16 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
     }
 
   threads = session->threads;
-  if (session->pool == NULL)
-    session->pool = decode_pool_new (threads, session->analysers);
-  if (session->freer == NULL)
-    session->freer = g_thread_pool_new (free_batch, NULL, 1, TRUE, NULL);
+  if (session->pool == NULL &&
+      (session->pool = decode_pool_new (threads, session->analysers, error)) == NULL)
+    {
+      store_abort_file (store);
+      return FALSE;
+    }
+  /* (without it, the writer frees them: run_pipeline()) */
+  if (session->freer == NULL && !session->no_freer &&
+      (session->freer = spawn_pool ("deja-free-batches", free_batch, NULL, 1, "the writer frees the batches")) == NULL)
+    session->no_freer = TRUE;
   g_debug ("'%s': %" G_GSIZE_FORMAT " bytes of mbox text%s%s, %u decoding threads, %s%s", abs,
            input->len, input->compression ? " expanded from " : "",
            input->compression ? input->compression : "", threads,
@@ -780,7 +791,7 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
     .pool = session->pool,
     .inflight = G_QUEUE_INIT,
     .max_inflight = threads * 2 + 2,
-    .hasher = sha256 || ahead ? NULL : g_thread_new ("deja-hash", hash_input, input),
+    .hasher = sha256 || ahead ? NULL : spawn_thread ("deja-hash", hash_input, input),
     .result = result,
     .progress = progress,
     .freer = session->freer,
@@ -794,6 +805,8 @@ read_content (IngestSession *session, Input *input, const char *abs, char *known
   ok = ahead ? run_prepared (&p, ahead, error) : run_pipeline (&p, splitter, &span, error);
   if (p.hasher)
     sha256 = g_thread_join (p.hasher);
+  else if (ok && sha256 == NULL && ahead == NULL)
+    sha256 = input_sha256 (input);   /* its thread could not start */
   if (ok && sha256 == NULL)
     {
       g_set_error (error, INPUT_ERROR, INPUT_ERROR_READ, "read error while hashing");

@@ -8,6 +8,7 @@
  * (store-thread-batches.c), so that memory stays bounded by the batch.
  */
 #include "threads.h"
+#include "spawn.h"
 
 #include <string.h>
 
@@ -492,9 +493,12 @@ threads_rebuild_beside (Store *store, const char *path, gboolean (*meanwhile) (S
       *meanwhile_ok = meanwhile (store, data);
       return FALSE;
     }
-  reader = g_thread_new ("deja-threads", read_beside, &b);
+  /* (when its thread cannot start, one after the other) */
+  if ((reader = spawn_thread ("deja-threads", read_beside, &b)) == NULL)
+    read_beside (&b);
   *meanwhile_ok = meanwhile (store, data);
-  g_thread_join (reader);
+  if (reader)
+    g_thread_join (reader);
   ok = rebuild (store, b.by_subject, &b.computed, b.batch, b.plan, version, ranges, n_ranges, counts,
                 error);
   store_thread_plan_free (b.plan);

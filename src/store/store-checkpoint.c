@@ -14,6 +14,7 @@
  * SQLite makes when deja closes the database.
  */
 #include "store-private.h"
+#include "spawn.h"
 
 struct _StoreCheckpointer {
   sqlite3 *db;
@@ -52,7 +53,8 @@ checkpoint_thread (gpointer data)
 }
 
 /* Starts a checkpointer for the database at @path; NULL (and the caller
- * keeps SQLite's automatic checkpoint) when it cannot open it. */
+ * keeps SQLite's automatic checkpoint) when it cannot open it or its
+ * thread cannot start. */
 StoreCheckpointer *
 _store_checkpointer_new (const char *path)
 {
@@ -72,7 +74,14 @@ _store_checkpointer_new (const char *path)
   sqlite3_exec (c->db, "PRAGMA journal_mode", NULL, NULL, NULL);
   g_mutex_init (&c->lock);
   g_cond_init (&c->cond);
-  c->thread = g_thread_new ("deja-checkpoint", checkpoint_thread, c);
+  if ((c->thread = spawn_thread ("deja-checkpoint", checkpoint_thread, c)) == NULL)
+    {
+      sqlite3_close (c->db);
+      g_mutex_clear (&c->lock);
+      g_cond_clear (&c->cond);
+      g_free (c);
+      return NULL;
+    }
   return c;
 }
 

@@ -39,6 +39,7 @@
  */
 #include "store-private.h"
 #include "profile.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -329,7 +330,13 @@ _store_fts_side_new (void)
   sweep_left_behind ();
   side->ops = g_async_queue_new_full ((GDestroyNotify) op_free);
   side->answers = g_async_queue_new ();
-  side->thread = g_thread_new ("deja-fts", side_thread, side);
+  if ((side->thread = spawn_thread ("deja-fts", side_thread, side)) == NULL)
+    {
+      g_async_queue_unref (side->ops);
+      g_async_queue_unref (side->answers);
+      g_free (side);
+      return NULL;   /* the writer indexes its rows itself */
+    }
   return side;
 }
 

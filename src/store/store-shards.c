@@ -33,6 +33,7 @@
 #include "store-private.h"
 #include "cpus.h"
 #include "id-hash.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <math.h>
@@ -562,12 +563,17 @@ run_each (Each *e, guint workers, guint *failed, char **error)
       g_cond_init (&e->finishing);
       e->finished = g_array_sized_new (FALSE, FALSE, sizeof (guint), n);
     }
+  guint started = 0;
+
   for (guint w = 0; w < workers; w++)
-    threads[w] = g_thread_new ("deja-shards", each_worker, e);
+    started += (threads[w] = spawn_thread ("deja-shards", each_worker, e)) != NULL;
+  if (started == 0)
+    each_worker (e);   /* not one thread could start: every shard on this one */
   if (e->done)
     hand_finished (e);
   for (guint w = 0; w < workers; w++)
-    g_thread_join (threads[w]);
+    if (threads[w])
+      g_thread_join (threads[w]);
   if (e->done)
     {
       g_clear_pointer (&e->finished, g_array_unref);
@@ -798,8 +804,17 @@ _store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBindFunc
   scan.errors = g_new0 (char *, MAX (n, 1));
   g_mutex_init (&scan.lock);
   g_cond_init (&scan.changed);
+  guint started = 0;
+
   for (guint w = 0; w < workers; w++)
-    threads[w] = g_thread_new ("deja-shards", scan_worker, &scan);
+    started += (threads[w] = spawn_thread ("deja-shards", scan_worker, &scan)) != NULL;
+  if (started == 0)
+    {
+      /* not one thread could start: every shard read here first, all of
+       * their records held at once */
+      scan.ahead = n;
+      scan_worker (&scan);
+    }
   for (guint i = 0; i < n && rc == SQLITE_OK; i++)
     {
       GArray *records;
@@ -827,7 +842,8 @@ _store_shards_scan_bound (StoreShards *set, const char *sql, StoreShardsBindFunc
   g_cond_broadcast (&scan.changed);
   g_mutex_unlock (&scan.lock);
   for (guint w = 0; w < workers; w++)
-    g_thread_join (threads[w]);
+    if (threads[w])
+      g_thread_join (threads[w]);
   for (guint i = 0; i < n; i++)
     {
       if (scan.records[i])

@@ -1713,7 +1713,9 @@ begin_transaction (Store *store, GError **error)
           g_debug ("the full-text index made beside the writer, on a thread of its own");
           store->fts_side = _store_fts_side_new ();
         }
-      if (!_store_fts_side_begin (store->fts_side, store, &side_error))
+      if (store->fts_side == NULL)
+        store->fts_beside = FALSE;   /* its thread could not start */
+      else if (!_store_fts_side_begin (store->fts_side, store, &side_error))
         {
           /* Once a batch was copied, this connection cannot index itself */
           if (store->fts_copied)
