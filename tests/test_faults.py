@@ -219,15 +219,17 @@ def a_helper_thread_refused_is_done_without():
 
 @tap.test
 def no_decoder_thread_is_an_error_and_the_database_unchanged():
-    """Not one decoding thread: each file fails with the reason, deja exits
-    1, and the database is byte for byte what it was."""
+    """Not one decoding thread: the first file fails with the reason and
+    the others are not tried, deja exits 1, and the database is byte for
+    byte what it was."""
     db = fresh_db("no-decoder.db")
     assert run(["ingest", "-q", "--db", db, SAMPLE]).returncode == 0
     with open(db, "rb") as f:
         before = f.read()
-    r = refused(["ingest", "--db", db, SECOND], "all")
+    r = refused(["ingest", "--db", db, SECOND, os.path.join(FIXTURES, "people", "people.mbox")], "all")
     assert r.returncode == 1, r.stderr
     assert "cannot ingest '%s': cannot start a decoding thread" % SECOND in r.stderr, r.stderr
+    assert "1 of 2 files not read" in r.stderr and "people.mbox" not in r.stderr, r.stderr
     with open(db, "rb") as f:
         assert f.read() == before
     integrity(db)

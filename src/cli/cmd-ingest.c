@@ -250,6 +250,15 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
           ingest_result_clear (&result);
           break;
         }
+      else if (g_error_matches (error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN))
+        {
+          /* not one decoder could start: no later file would fare better */
+          deja_error ("cannot ingest '%s': %s; %u of %u files not read", item->path, error->message,
+                      items->len - i - 1, items->len);
+          failures++;
+          ingest_result_clear (&result);
+          break;
+        }
       else if (item->from_directory && g_error_matches (error, MBOX_ERROR, MBOX_ERROR_NOT_MBOX))
         deja_note ("skipping '%s': %s", item->path, error->message);
       else
