@@ -701,22 +701,23 @@ classify (GArray *lines)
   for (guint i = 0; i < n; i++)
     {
       LineKind k = g_array_index (lines, Line, i).kind;
-      gboolean quote_follows = FALSE;
+      gboolean quote_follows = FALSE, snip_follows = FALSE, colon;
       guint j = i + 1;
 
       if (k != LINE_OWN)
         continue;
       while (j < n && g_array_index (lines, Line, j).kind == LINE_BLANK)
         j++;
+      /* (mark_attribution() marks only a line that ends in a colon: only
+       * such a line asks whether a snip mark follows) */
+      colon = line_ends_in_colon (&g_array_index (lines, Line, i));
       if (j < n && j > i)
         {
           LineKind next = g_array_index (lines, Line, j).kind;
-          quote_follows = next == LINE_QUOTE || next == LINE_MARKER ||
-                          (next == LINE_OWN && is_snip_mark (&g_array_index (lines, Line, j)));
+          quote_follows = next == LINE_QUOTE || next == LINE_MARKER;
+          snip_follows = colon && next == LINE_OWN && is_snip_mark (&g_array_index (lines, Line, j));
         }
-      /* (mark_attribution() marks only a line that ends in a colon) */
-      if (line_ends_in_colon (&g_array_index (lines, Line, i)) &&
-          (quote_follows || usenet_attribution_near (lines, i)))
+      if (colon && (quote_follows || snip_follows || usenet_attribution_near (lines, i)))
         mark_attribution (lines, i);
       else if (quote_follows)
         mark_news_attribution (lines, i);
