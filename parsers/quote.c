@@ -724,14 +724,22 @@ classify (GArray *lines)
     }
 }
 
+/* Marks the lines from @from to before @to as @kind, but blank and
+ * quoted ones. */
+static void
+mark_range (GArray *lines, guint from, guint to, LineKind kind)
+{
+  for (guint i = from; i < to; i++)
+    if (g_array_index (lines, Line, i).kind != LINE_BLANK)
+      g_array_index (lines, Line, i).kind =
+        g_array_index (lines, Line, i).kind == LINE_QUOTE ? LINE_QUOTE : kind;
+}
+
 /* Marks everything from @from on as @kind. */
 static void
 mark_rest (GArray *lines, guint from, LineKind kind)
 {
-  for (guint i = from; i < lines->len; i++)
-    if (g_array_index (lines, Line, i).kind != LINE_BLANK)
-      g_array_index (lines, Line, i).kind =
-        g_array_index (lines, Line, i).kind == LINE_QUOTE ? LINE_QUOTE : kind;
+  mark_range (lines, from, lines->len, kind);
 }
 
 /* "From: x", "Sent: …", "Betreff: …": a header line of a quoted
@@ -1114,7 +1122,8 @@ cut_tail (GArray *lines)
   for (guint i = 0; i < n; i++)
     {
       Line *l = &g_array_index (lines, Line, i);
-      guint notice;
+      guint notice, end;
+      gboolean forwarded;
 
       if (l->kind != LINE_OWN)
         continue;
@@ -1141,20 +1150,14 @@ cut_tail (GArray *lines)
           i += notice - 1;
           continue;
         }
-      if (is_forwarded_start (l))
+      forwarded = is_forwarded_start (l);
+      if (forwarded && (end = forwarded_end (lines, i)) > 0)
         {
-          guint end = forwarded_end (lines, i);
-
-          for (guint j = i; end > 0 && j < end; j++)
-            if (g_array_index (lines, Line, j).kind != LINE_BLANK && g_array_index (lines, Line, j).kind != LINE_QUOTE)
-              g_array_index (lines, Line, j).kind = LINE_ORIGINAL;
-          if (end > 0)
-            {
-              i = end - 1;
-              continue;
-            }
+          mark_range (lines, i, end, LINE_ORIGINAL);   /* what follows its end line stays */
+          i = end - 1;
+          continue;
         }
-      if (is_original (l) || is_forwarded_start (l) || is_framed_original (lines, i) ||
+      if (is_original (l) || forwarded || is_framed_original (lines, i) ||
           (i > 0 && (is_outlook_block (lines, i) || is_dated_block (lines, i) ||
                      is_unquoted_attribution (lines, i))))
         {
