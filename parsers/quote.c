@@ -856,27 +856,56 @@ outlook_field (const Line *l)
   return 0;
 }
 
+/* "Date:" in the languages Outlook for Mac writes it */
+static gboolean
+is_date_field (const Line *l)
+{
+  static const Name date[] = {
+    NAME ("Date:"), NAME ("Date :"), NAME ("Datum:"), NAME ("Fecha:"), NAME ("Data:"), NAME ("Dato:"),
+  };
+
+  return starts_with_any (l, date, G_N_ELEMENTS (date));
+}
+
+#define OUTLOOK_FROM_WRAPPED 2
+
+/* The last line of the header block's From line at @i, which may go on
+ * over OUTLOOK_FROM_WRAPPED lines more (lines naming no field), or
+ * G_MAXUINT when @i is no From line. */
+static guint
+from_line_end (GArray *lines, guint i)
+{
+  const Line *l = &g_array_index (lines, Line, i);
+  guint end = i;
+
+  if (l->kind != LINE_OWN || !first_byte_in (l, "FfVvDdOo") || outlook_field (l) != 1)
+    return G_MAXUINT;
+  while (end + 1 < lines->len && end < i + OUTLOOK_FROM_WRAPPED)
+    {
+      const Line *next = &g_array_index (lines, Line, end + 1);
+
+      if (next->kind != LINE_OWN || outlook_field (next) != 0 || is_date_field (next) ||
+          line_starts (next, "Reply-To:"))
+        break;
+      end++;
+    }
+  return end;
+}
+
 /* Outlook's top-post: the reply above, then the original's header block
  * with no "Original Message" line: "From:", then "Sent:" and at least
  * one of To, Cc, Subject on the lines right after it (two blank lines
  * among them at most), not quoted.  The From line may go on over two
  * lines more, as a list that wraps at 76 columns leaves
  * "From: list-bounces@… [mailto:list-bounces@…] On Behalf Of Bob Smith". */
-#define OUTLOOK_FROM_WRAPPED 2
 static gboolean
 is_outlook_block (GArray *lines, guint i)
 {
-  guint others = 0, blanks = 0, from_end = i;
+  guint others = 0, blanks = 0, from_end = from_line_end (lines, i);
   gboolean sent = FALSE;
 
-  if (g_array_index (lines, Line, i).kind != LINE_OWN ||
-      !first_byte_in (&g_array_index (lines, Line, i), "FfVvDdOo") ||
-      outlook_field (&g_array_index (lines, Line, i)) != 1)
+  if (from_end == G_MAXUINT)
     return FALSE;
-  while (from_end + 1 < lines->len && from_end < i + OUTLOOK_FROM_WRAPPED &&
-         g_array_index (lines, Line, from_end + 1).kind == LINE_OWN &&
-         outlook_field (&g_array_index (lines, Line, from_end + 1)) == 0)
-    from_end++;
   for (guint j = from_end + 1; j < lines->len && j <= from_end + 8; j++)
     {
       const Line *l = &g_array_index (lines, Line, j);
@@ -892,17 +921,6 @@ is_outlook_block (GArray *lines, guint i)
   return sent && others >= 1;
 }
 
-/* "Date:" in the languages Outlook for Mac writes it */
-static gboolean
-is_date_field (const Line *l)
-{
-  static const Name date[] = {
-    NAME ("Date:"), NAME ("Date :"), NAME ("Datum:"), NAME ("Fecha:"), NAME ("Data:"), NAME ("Dato:"),
-  };
-
-  return starts_with_any (l, date, G_N_ELEMENTS (date));
-}
-
 /* Outlook for Mac's and Foxmail's top-post write "Date:" where Outlook
  * writes "Sent:", and in their order: "From:" (wrapped as above), maybe
  * "Reply-To:", "Date:", then at least two of To, Cc, Subject, each on
@@ -912,14 +930,11 @@ is_date_field (const Line *l)
 static gboolean
 is_dated_block (GArray *lines, guint i)
 {
-  guint j = i + 1, others = 0;
+  guint j = from_line_end (lines, i), others = 0;
 
-  if (g_array_index (lines, Line, i).kind != LINE_OWN || outlook_field (&g_array_index (lines, Line, i)) != 1)
+  if (j == G_MAXUINT)
     return FALSE;
-  while (j < lines->len && j <= i + OUTLOOK_FROM_WRAPPED && g_array_index (lines, Line, j).kind == LINE_OWN &&
-         outlook_field (&g_array_index (lines, Line, j)) == 0 && !is_date_field (&g_array_index (lines, Line, j)))
-    j++;
-  if (j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN &&
+  if (++j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN &&
       line_starts (&g_array_index (lines, Line, j), "Reply-To:"))
     j++;
   if (j >= lines->len || g_array_index (lines, Line, j).kind != LINE_OWN ||
