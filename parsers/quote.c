@@ -5,7 +5,9 @@
  *     "|" or ":" at the start of the line followed by a space, another
  *     quote mark or nothing, or a Supercite "AB>" prefix; Supercite's
  *     citation by a name after up to four spaces (" Daniel> ") where an
- *     attribution names that name;
+ *     attribution names that name; a paragraph of two or more lines
+ *     quoted with ">" at one indentation of four spaces or more
+ *     ("    > text"), but Python's ">>> " prompt;
  *   - an attribution: one to three lines ending in ":" just before quoted
  *     lines (or a snip mark, "[snip]", which stands for them), that name
  *     the quoting ("wrote", "writes", "In article <…>",
@@ -680,6 +682,85 @@ mark_cited_names (GArray *lines)
     }
 }
 
+/* Marks the lines from @from to before @to as @kind, but blank and
+ * quoted ones. */
+static void
+mark_range (GArray *lines, guint from, guint to, LineKind kind)
+{
+  for (guint i = from; i < to; i++)
+    if (g_array_index (lines, Line, i).kind != LINE_BLANK)
+      g_array_index (lines, Line, i).kind =
+        g_array_index (lines, Line, i).kind == LINE_QUOTE ? LINE_QUOTE : kind;
+}
+
+/* Marks everything from @from on as @kind. */
+static void
+mark_rest (GArray *lines, guint from, LineKind kind)
+{
+  mark_range (lines, from, lines->len, kind);
+}
+
+/* The length of @l's indentation when it is a quoted line indented as a
+ * block ("    > text": four spaces or more, or a tab, then ">" and a
+ * space, another ">" or nothing), else 0.  Python's prompt (">>> ") is
+ * no quote, nor is a game's or a shell's ">command". */
+static gsize
+indented_quote (const Line *l)
+{
+  gsize i = 0, marks = 0;
+  gboolean tab = FALSE;
+
+  while (i < l->len && (l->p[i] == ' ' || l->p[i] == '\t'))
+    tab |= l->p[i++] == '\t';
+  if (i < 4 && !tab)
+    return 0;
+  while (i + marks < l->len && l->p[i + marks] == '>')
+    marks++;
+  if (marks == 0 || (i + marks < l->len && l->p[i + marks] != ' ') ||
+      (marks == 3 && i + marks < l->len))
+    return 0;
+  return i;
+}
+
+/* Whether @l sets a paragraph of the author's apart: blank or quoted. */
+static gboolean
+apart (const Line *l)
+{
+  return l->kind == LINE_BLANK || l->kind == LINE_QUOTE;
+}
+
+/* A paragraph of two or more lines that are each quoted at one
+ * indentation is quoted ("    > text", as some mailers indent a quote,
+ * or among Supercite's "    name>" lines); a paragraph where any line is
+ * no such quote (a shell session's "    > command" over its output)
+ * stays. */
+static void
+mark_indented_quotes (GArray *lines)
+{
+  guint n = lines->len;
+
+  for (guint i = 0; i < n;)
+    {
+      guint j = i;
+      gsize indent = indented_quote (&g_array_index (lines, Line, i));
+      const Line *first = &g_array_index (lines, Line, i);
+
+      if (indent == 0)
+        {
+          i++;
+          continue;
+        }
+      while (j < n && g_array_index (lines, Line, j).kind == LINE_OWN &&
+             indented_quote (&g_array_index (lines, Line, j)) == indent &&
+             memcmp (g_array_index (lines, Line, j).p, first->p, indent) == 0)
+        j++;
+      if (j - i >= 2 && (i == 0 || apart (&g_array_index (lines, Line, i - 1))) &&
+          (j == n || apart (&g_array_index (lines, Line, j))))
+        mark_range (lines, i, j, LINE_QUOTE);
+      i = j > i ? j : i + 1;
+    }
+}
+
 static void
 classify (GArray *lines)
 {
@@ -697,6 +778,7 @@ classify (GArray *lines)
         l->kind = LINE_MARKER;
     }
   mark_cited_names (lines);
+  mark_indented_quotes (lines);
   /* Attributions: the paragraph before a quote block. */
   for (guint i = 0; i < n; i++)
     {
@@ -722,24 +804,6 @@ classify (GArray *lines)
       else if (quote_follows)
         mark_news_attribution (lines, i);
     }
-}
-
-/* Marks the lines from @from to before @to as @kind, but blank and
- * quoted ones. */
-static void
-mark_range (GArray *lines, guint from, guint to, LineKind kind)
-{
-  for (guint i = from; i < to; i++)
-    if (g_array_index (lines, Line, i).kind != LINE_BLANK)
-      g_array_index (lines, Line, i).kind =
-        g_array_index (lines, Line, i).kind == LINE_QUOTE ? LINE_QUOTE : kind;
-}
-
-/* Marks everything from @from on as @kind. */
-static void
-mark_rest (GArray *lines, guint from, LineKind kind)
-{
-  mark_range (lines, from, lines->len, kind);
 }
 
 /* "From: x", "Sent: …", "Betreff: …": a header line of a quoted

@@ -158,6 +158,22 @@ static const struct {
   /* Horde/IMP's and mutt's "Quoting X:" */
   { "Quoting Kevin Turner <acapnotic at twistedmatrix.com>:\n\n> q\nmine\n", "mine\n", 1, 1 },
   { "Quoting Bob <b@x.org> (2002-07-19 09:11:36 BST):\n> q\nok\n", "ok\n", 1, 1 },
+  /* a quote indented as a block: a paragraph of two or more lines, each
+   * ">" at the same indentation of four spaces or more (or a tab) */
+  { "    > I know that is great news for\n    > python\n\nI wonder.\n", "I wonder.\n", 2, 1 },
+  { "Bob wrote:\n\n    >> a\n    >> \n    > b\n\nMine.\n", "Mine.\n", 3, 1 },
+  { "\t> a\n\t> b\n\nok\n", "ok\n", 2, 1 },
+  { ">>>>> \"glyph\" == Bob <b@x.org> writes:\n\n    glyph> <j@x.org> wrote:\n    >> a\n    >> b\n\n"
+    "    glyph> c\n\nok\n", "ok\n", 5, 1 },
+  /* a session, a prompt, one line or two indentations in a paragraph are the author's */
+  { "    >>> import x\n    >>> x.y()\n", "    >>> import x\n    >>> x.y()\n", 0, 2 },
+  { "Got:\n\n    > openssl s_client\n    CONNECTED\n", "Got:\n\n    > openssl s_client\n    CONNECTED\n", 0, 3 },
+  { "Type:\n\n    > make\n\nok\n", "Type:\n\n    > make\n\nok\n", 0, 3 },
+  { "    > a\n      > b\n", "    > a\n      > b\n", 0, 2 },
+  { "\t    > a\n    \t> b\n\nok\n", "\t    > a\n    \t> b\n\nok\n", 0, 3 },
+  { "Run:\n    > a\n    > b\n", "Run:\n    > a\n    > b\n", 0, 3 },
+  { "    > a\n    > b\nok\n", "    > a\n    > b\nok\n", 0, 3 },
+  { "    >open mailbox\n    >read leaflet\n", "    >open mailbox\n    >read leaflet\n", 0, 2 },
   /* an attribution whose quote the author cut to a snip mark: the mark stays theirs */
   { "On Mon, 13 Aug 2001, Chris Hadgis wrote:\n\n[snip]\n\nThe web interface.\n",
     "[snip]\n\nThe web interface.\n", 0, 2 },
