@@ -1011,9 +1011,11 @@ is_dated_block (GArray *lines, guint i)
 }
 
 /* Google Groups' web form and Gmail, top-posting, put the original
- * unquoted under "On Tue, Jan 5, 2010 at 10:20 AM, Bob <bob@x.org> wrote:".
- * That line (beginning "On ", ending "wrote:"), below the reply and
- * followed by text that is not quoted, starts the original. */
+ * unquoted under "On Tue, Jan 5, 2010 at 10:20 AM, Bob <bob@x.org> wrote:",
+ * Yahoo! Mail under "--- On Wed, 4/21/10, Bob <bob@x.org> wrote:" and the
+ * original's From, Subject, To and Date.  That line (beginning "On ",
+ * ending "wrote:"), below the reply and followed by text that is not
+ * quoted, starts the original. */
 static gboolean
 is_unquoted_attribution (GArray *lines, guint i)
 {
@@ -1022,9 +1024,14 @@ is_unquoted_attribution (GArray *lines, guint i)
   gsize len;
   guint j;
 
-  if (l->kind != LINE_OWN || !first_byte_in (l, "O"))
+  if (l->kind != LINE_OWN || !first_byte_in (l, "O-"))
     return FALSE;
   trimmed (l, &p, &len);
+  if (len > 4 && strncmp (p, "--- ", 4) == 0)   /* Yahoo! Mail's */
+    {
+      p += 4;
+      len -= 4;
+    }
   if (len < 12 || len > 200 || strncmp (p, "On ", 3) != 0 || !ends_with (p, len, "wrote:"))
     return FALSE;
   for (j = i + 1; j < lines->len && g_array_index (lines, Line, j).kind == LINE_BLANK; j++)

@@ -228,8 +228,14 @@ static const struct {
   /* Gmail and Google Groups' web form: the original unquoted under "On … wrote:" */
   { "Yes, merged.\n\nOn Tue, Jan 5, 2010 at 10:20 AM, Bob <bob@x.org> wrote:\nShall I merge it?\nThanks\n",
     "Yes, merged.\n", 3, 1 },
+  /* Yahoo! Mail's, with three dashes before it and the original's headers after */
+  { "Sure.\n\n--- On Wed, 4/21/10, Don <d@x.org> wrote:\n\nFrom: Don <d@x.org>\nSubject: Re: x\n"
+    "To: list@x.org\nDate: Wednesday, April 21, 2010, 7:54 AM\n\nold text\n", "Sure.\n", 6, 1 },
+  { "--- On Wed, 4/21/10, Don wrote:\nmine\n", "--- On Wed, 4/21/10, Don wrote:\nmine\n", 0, 2 },
+  { "Sure.\n---- On Wed, Don wrote:\nmine\n", "Sure.\n---- On Wed, Don wrote:\nmine\n", 0, 3 },
   /* such a line before quoted text is an attribution only */
   { "Yes.\nOn Tue, Jan 5, 2010, Bob wrote:\n> Merge?\nDone.\n", "Yes.\nDone.\n", 1, 2 },
+  { "Yes.\n--- On Tue, Jan 5, 2010, Bob wrote:\n> Merge?\nDone.\n", "Yes.\nDone.\n", 1, 2 },
   /* two header-like lines in the author's own text are no such block */
   { "The form wants:\nFrom: your name\nTo: the office\n\nThanks.\n",
     "The form wants:\nFrom: your name\nTo: the office\n\nThanks.\n", 0, 4 },
