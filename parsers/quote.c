@@ -3,7 +3,8 @@
  * Line by line, a body is the author's text, or
  *   - a quoted line: ">" (nested, spaced or not, after up to three spaces),
  *     "|" or ":" at the start of the line followed by a space, another
- *     quote mark or nothing, or a Supercite "AB>" prefix; Supercite's
+ *     quote mark or nothing ("|" followed by anything just under an
+ *     attribution), or a Supercite "AB>" prefix; Supercite's
  *     citation by a name after up to four spaces (" Daniel> ") where an
  *     attribution names that name; a paragraph of two or more lines
  *     quoted with ">" at one indentation of four spaces or more
@@ -761,6 +762,37 @@ mark_indented_quotes (GArray *lines)
     }
 }
 
+static gboolean
+bar_line (const Line *l)
+{
+  return l->len > 0 && l->p[0] == '|';
+}
+
+/* "|text" under "X wrote:": some writers quote with a bar and no space
+ * (which alone is too like a table's or a pipe's line to be a quote).
+ * The lines beginning with "|" just under a line that ends in a colon
+ * and names the quoting, up to a blank line or the end, are quoted. */
+static void
+mark_bar_quotes (GArray *lines)
+{
+  guint n = lines->len;
+
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      const Line *l = &g_array_index (lines, Line, i);
+      guint j = i + 1;
+
+      if (l->kind != LINE_OWN || !bar_line (&g_array_index (lines, Line, j)) || !line_ends_in_colon (l) ||
+          !names_quoting (l->p, l->len))
+        continue;
+      while (j < n && bar_line (&g_array_index (lines, Line, j)))
+        j++;
+      if (j == n || apart (&g_array_index (lines, Line, j)))
+        mark_range (lines, i + 1, j, LINE_QUOTE);
+      i = j - 1;
+    }
+}
+
 static void
 classify (GArray *lines)
 {
@@ -779,6 +811,7 @@ classify (GArray *lines)
     }
   mark_cited_names (lines);
   mark_indented_quotes (lines);
+  mark_bar_quotes (lines);
   /* Attributions: the paragraph before a quote block. */
   for (guint i = 0; i < n; i++)
     {

@@ -165,6 +165,13 @@ static const struct {
   { "\t> a\n\t> b\n\nok\n", "ok\n", 2, 1 },
   { ">>>>> \"glyph\" == Bob <b@x.org> writes:\n\n    glyph> <j@x.org> wrote:\n    >> a\n    >> b\n\n"
     "    glyph> c\n\nok\n", "ok\n", 5, 1 },
+  /* "|" with no space, just under an attribution, up to a blank line */
+  { "Moshe Zadka wrote:\n|page = open(PAGE, 'w')\n|is safer.\n\nRight.\n", "Right.\n", 2, 1 },
+  { "Bob wrote:\n|a\n| b\n||c\n\nok\n", "ok\n", 3, 1 },
+  /* a table under a colon that names no quoting, or a bar line before the reply, stays */
+  { "The result:\n|a|b|\n|1|2|\n", "The result:\n|a|b|\n|1|2|\n", 0, 3 },
+  { "Bob wrote:\n|a\nok\n", "Bob wrote:\n|a\nok\n", 0, 3 },
+  { "Bob wrote:\n\n|a\n\nok\n", "Bob wrote:\n\n|a\n\nok\n", 0, 3 },
   /* a session, a prompt, one line or two indentations in a paragraph are the author's */
   { "    >>> import x\n    >>> x.y()\n", "    >>> import x\n    >>> x.y()\n", 0, 2 },
   { "Got:\n\n    > openssl s_client\n    CONNECTED\n", "Got:\n\n    > openssl s_client\n    CONNECTED\n", 0, 3 },
