@@ -30,7 +30,8 @@
  *     (Outlook Express quotes the original with ">"); Outlook's header
  *     block alone ("From:", then "Sent:", "To:", "Subject:" and the like,
  *     in its languages; Outlook for Mac's and Foxmail's "From:", "Date:",
- *     "To:", "Subject:" in that order), below the reply and not quoted,
+ *     "To:", "Subject:" in that order; GMX's "Gesendet:", "Von:", "An:",
+ *     "Betreff:"), below the reply and not quoted,
  *     marks the original the same way;
  *   - text the list software added, which is nobody's own words:
  *     pipermail's attachment notice (from "-------------- next part
@@ -1043,6 +1044,24 @@ is_dated_block (GArray *lines, guint i)
   return others >= 2;
 }
 
+/* GMX's and web.de's top-post put "Gesendet:" (Sent) first: "Sent:",
+ * then "From:" (wrapped as above), then at least two of To, Cc, Subject,
+ * each on the next line. */
+static gboolean
+is_sent_first_block (GArray *lines, guint i)
+{
+  const Line *l = &g_array_index (lines, Line, i);
+  guint j, others = 0;
+
+  if (l->kind != LINE_OWN || !first_byte_in (l, "SsGgEeIiVvWw") || outlook_field (l) != 2 ||
+      i + 1 >= lines->len || (j = from_line_end (lines, i + 1)) == G_MAXUINT)
+    return FALSE;
+  for (j++; j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN &&
+            outlook_field (&g_array_index (lines, Line, j)) == 3; j++)
+    others++;
+  return others >= 2;
+}
+
 /* Google Groups' web form and Gmail, top-posting, put the original
  * unquoted under "On Tue, Jan 5, 2010 at 10:20 AM, Bob <bob@x.org> wrote:",
  * Yahoo! Mail under "--- On Wed, 4/21/10, Bob <bob@x.org> wrote:" and the
@@ -1278,7 +1297,7 @@ cut_tail (GArray *lines)
         }
       if (is_original (l) || forwarded || is_framed_original (lines, i) ||
           (i > 0 && (is_outlook_block (lines, i) || is_dated_block (lines, i) ||
-                     is_unquoted_attribution (lines, i))))
+                     is_sent_first_block (lines, i) || is_unquoted_attribution (lines, i))))
         {
           guint quoted = quoted_original_after (lines, i);
 

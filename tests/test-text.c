@@ -202,6 +202,13 @@ static const struct {
     "To: list@x.org\nSubject: plans\n\nold\n", "Thanks.\n", 6, 1 },
   { "Thanks. ^_^\nFrom: Daniel Sank\nDate: 2013-11-25 15:30\nTo: Twisted general discussion\nCc: Bob\n"
     "Subject: Re: trial\nNeither do I.\n", "Thanks. ^_^\n", 6, 1 },
+  /* GMX's and web.de's: Sent first, then From and two of To, Cc, Subject */
+  { "Thank you!\n \n\nGesendet: Mittwoch, 23. August 2017 um 06:21 Uhr\nVon: Glyph <g@x.org>\n"
+    "An: \"Twisted\" <t@x.org>\nBetreff: Re: SSL\n\nold\n", "Thank you!\n", 5, 1 },
+  { "Ok.\n\nSent: Monday\nFrom: Bob\nTo: list\nCc: Al\n\nold\n", "Ok.\n", 5, 1 },
+  { "Ok.\n\nSent: Monday\nFrom: Bob\nTo: list\n\nmine\n", "Ok.\n\nSent: Monday\nFrom: Bob\nTo: list\n\nmine\n", 0, 5 },
+  { "Ok.\n\nSent: Monday\nTo: list\nFrom: Bob\nSubject: x\n\nmine\n",
+    "Ok.\n\nSent: Monday\nTo: list\nFrom: Bob\nSubject: x\n\nmine\n", 0, 6 },
   /* in another order it is a writer's own quoting of headers, and stays */
   { "Here is his mail:\n===\nFrom: Bob\nTo: Val\nDate: Fri, 1 Oct 2004\nSubject: Re: gz\n\nYes.\n===\nmine\n",
     "Here is his mail:\n===\nFrom: Bob\nTo: Val\nDate: Fri, 1 Oct 2004\nSubject: Re: gz\n\nYes.\n===\nmine\n",
