@@ -1062,11 +1062,31 @@ is_sent_first_block (GArray *lines, guint i)
   return others >= 2;
 }
 
+/* "Bob Smith <bob@x.org> wrote:" (or "<bob at x.org>", as pipermail
+ * masks it): a name and its address before "wrote:", the line beginning
+ * with the name ("# <bob@x.org> wrote:" is a quoted attribution's end). */
+static gboolean
+addressed_wrote (const char *p, gsize len)
+{
+  const char *lt, *gt;
+
+  if (!g_ascii_isalpha (p[0]) && p[0] != '"' && p[0] != '\'' && (guchar) p[0] < 0x80)
+    return FALSE;
+  len -= strlen ("wrote:");
+  while (len > 0 && p[len - 1] == ' ')
+    len--;
+  if (len < 5 || p[len - 1] != '>' || (lt = g_strrstr_len (p, len, "<")) == NULL)
+    return FALSE;
+  gt = p + len - 1;
+  return memchr (lt, '@', gt - lt) != NULL || g_strstr_len (lt, gt - lt, " at ") != NULL;
+}
+
 /* Google Groups' web form and Gmail, top-posting, put the original
  * unquoted under "On Tue, Jan 5, 2010 at 10:20 AM, Bob <bob@x.org> wrote:",
  * Yahoo! Mail under "--- On Wed, 4/21/10, Bob <bob@x.org> wrote:" and the
- * original's From, Subject, To and Date.  That line (beginning "On ",
- * ending "wrote:"), below the reply and followed by text that is not
+ * original's From, Subject, To and Date, or, earlier, under "Bob
+ * <bob@x.org> wrote:".  That line (beginning "On ", or naming an address,
+ * and ending "wrote:"), below the reply and followed by text that is not
  * quoted, starts the original. */
 static gboolean
 is_unquoted_attribution (GArray *lines, guint i)
@@ -1076,15 +1096,17 @@ is_unquoted_attribution (GArray *lines, guint i)
   gsize len;
   guint j;
 
-  if (l->kind != LINE_OWN || !first_byte_in (l, "O-"))
+  if (l->kind != LINE_OWN)
     return FALSE;
   trimmed (l, &p, &len);
-  if (len > 4 && strncmp (p, "--- ", 4) == 0)   /* Yahoo! Mail's */
+  if (len < 12 || len > 200 || !ends_with (p, len, "wrote:"))
+    return FALSE;
+  if (strncmp (p, "--- ", 4) == 0)   /* Yahoo! Mail's */
     {
       p += 4;
       len -= 4;
     }
-  if (len < 12 || len > 200 || strncmp (p, "On ", 3) != 0 || !ends_with (p, len, "wrote:"))
+  if (strncmp (p, "On ", 3) != 0 && !addressed_wrote (p, len))
     return FALSE;
   for (j = i + 1; j < lines->len && g_array_index (lines, Line, j).kind == LINE_BLANK; j++)
     ;

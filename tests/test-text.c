@@ -247,6 +247,18 @@ static const struct {
     "To: list@x.org\nDate: Wednesday, April 21, 2010, 7:54 AM\n\nold text\n", "Sure.\n", 6, 1 },
   { "--- On Wed, 4/21/10, Don wrote:\nmine\n", "--- On Wed, 4/21/10, Don wrote:\nmine\n", 0, 2 },
   { "Sure.\n---- On Wed, Don wrote:\nmine\n", "Sure.\n---- On Wed, Don wrote:\nmine\n", 0, 3 },
+  /* Yahoo! Mail's earlier one: a name and its address before "wrote:" */
+  { "Bill\n\nItamar Shtull-Trauring <itamar at itamarst.org> wrote:\nUse LoopingCall.\nYahoo! ad\n",
+    "Bill\n", 3, 1 },
+  { "Thanks.\n\nMatt <matt@x.org> wrote:  \n\nOpen a bdb.\n", "Thanks.\n", 2, 1 },
+  { "Matt <matt@x.org> wrote:\nmine\n", "Matt <matt@x.org> wrote:\nmine\n", 0, 2 },
+  { "Thanks.\nMatt (matt) wrote:\nmine\n", "Thanks.\nMatt (matt) wrote:\nmine\n", 0, 3 },
+  { "Thanks.\nSee <notes> as he wrote:\nmine\n", "Thanks.\nSee <notes> as he wrote:\nmine\n", 0, 3 },
+  { "Thanks.\nThe <manual> wrote:\nmine\n", "Thanks.\nThe <manual> wrote:\nmine\n", 0, 3 },
+  /* a writer who quotes with "# " and answers between the quotes keeps his answers */
+  { "# On Sat, 29 Oct 2005, Clive\n# <clive at x.za> wrote:\n#>q\n#\n# old\n\nMine.\n",
+    "# On Sat, 29 Oct 2005, Clive\n# <clive at x.za> wrote:\n#>q\n#\n# old\n\nMine.\n", 0, 6 },
+  { "Ok\n\n\"Glyph L\" <g at x.com> wrote:\nold\n", "Ok\n", 2, 1 },
   /* such a line before quoted text is an attribution only */
   { "Yes.\nOn Tue, Jan 5, 2010, Bob wrote:\n> Merge?\nDone.\n", "Yes.\nDone.\n", 1, 2 },
   { "Yes.\n--- On Tue, Jan 5, 2010, Bob wrote:\n> Merge?\nDone.\n", "Yes.\nDone.\n", 1, 2 },
