@@ -841,7 +841,8 @@ classify (GArray *lines)
 }
 
 /* "From: x", "Sent: …", "Betreff: …": a header line of a quoted
- * original (a few words, then a colon, then text). */
+ * original (a few words, then a colon, then text; a "?" may stand for a
+ * letter a charset lost: "Fr?n:", "????:"). */
 static gboolean
 is_header_line (const Line *l)
 {
@@ -855,7 +856,7 @@ is_header_line (const Line *l)
         return i > 0 && words <= 3;
       if (p[i] == ' ')
         words++;
-      else if (!g_ascii_isalpha (p[i]) && (guchar) p[i] < 0x80 && p[i] != '-')
+      else if (!g_ascii_isalpha (p[i]) && (guchar) p[i] < 0x80 && p[i] != '-' && p[i] != '?')
         return FALSE;
     }
   return FALSE;
@@ -930,7 +931,7 @@ outlook_field (const Line *l)
 {
   static const Name from[] = {
     NAME ("From:"), NAME ("Von:"), NAME ("De:"), NAME ("De :"), NAME ("Da:"), NAME ("Van:"), NAME ("Fra:"),
-    NAME ("Od:"),
+    NAME ("Od:"), NAME ("Fr\xc3\xa5n:"), NAME ("Fr?n:"),   /* Swedish, its letter lost to a charset or not */
   };
   static const Name sent[] = {
     NAME ("Sent:"), NAME ("Gesendet:"), NAME ("Envoy\xc3\xa9 :"), NAME ("Envoy\xc3\xa9:"), NAME ("Enviado:"),
@@ -941,7 +942,7 @@ outlook_field (const Line *l)
     NAME ("To:"), NAME ("Cc:"), NAME ("Subject:"), NAME ("An:"), NAME ("Betreff:"),
     NAME ("\xc3\x80 :"), NAME ("\xc3\x80:"), NAME ("Objet :"), NAME ("Objet:"), NAME ("Para:"),
     NAME ("Asunto:"), NAME ("Assunto:"), NAME ("A:"), NAME ("Oggetto:"), NAME ("Aan:"),
-    NAME ("Onderwerp:"), NAME ("Till:"), NAME ("\xc3\x84" "mne:"), NAME ("Til:"), NAME ("Emne:"),
+    NAME ("Onderwerp:"), NAME ("Till:"), NAME ("\xc3\x84" "mne:"), NAME ("?mne:"), NAME ("Til:"), NAME ("Emne:"),
     NAME ("Do:"), NAME ("Temat:"),
   };
 

@@ -266,6 +266,14 @@ static const struct {
   { "The form wants:\nFrom: your name\nTo: the office\n\nThanks.\n",
     "The form wants:\nFrom: your name\nTo: the office\n\nThanks.\n", 0, 4 },
   { "Top\n________________________________\nVan: x\nVerzonden: y\n\nold\n", "Top\n", 4, 1 },
+  /* Swedish, and with its letters lost to a charset */
+  { "Top\n\nFr\xc3\xa5n: x genom y\nSkickat: den 11 januari 2011 14:11\nTill: list\n\xc3\x84mne: Re: z\n\nold\n",
+    "Top\n", 5, 1 },
+  { "Top\n-----Ursprungligt meddelande-----\nFr?n: x\nSkickat: y\nTill: z\n?mne: w\n\nold\n", "Top\n", 6, 1 },
+  { "Top\n\nFr?n: x\nSkickat: y\n?mne: w\n\nold\n", "Top\n", 4, 1 },
+  /* and quoted after them, as Outlook quotes: the reply under the quote is the author's */
+  { "-----Ursprungligt meddelande-----\nFr?n: x\nSkickat: y\nTill: z\n?mne: w\n\n> old\n\nMine.\n",
+    "Mine.\n", 1, 1 },
   /* a dash-framed title not followed by header lines is the author's */
   { "Top\n----- cut here -----\ncode()\n", "Top\n----- cut here -----\ncode()\n", 0, 3 },
   { "a\n- Hide quoted text -\n> q\n- Show quoted text -\nb\n", "a\nb\n", 1, 2 },
