@@ -230,3 +230,121 @@ binary_strip (GString *text, GPtrArray *attachments)
     }
   return flags;
 }
+
+/* The shortest line of an undeclared base64 body: encoders write 76
+ * (MIME), 72 or 64 (PEM) characters, never fewer than 40. */
+#define B64_LINE_MIN 40
+
+static gboolean
+is_b64_char (char c)
+{
+  return g_ascii_isalnum (c) || c == '+' || c == '/';
+}
+
+/* The base64 data lines of @text when it is all one base64 body: blank
+ * lines, then lines of one length (a multiple of four, at least
+ * B64_LINE_MIN) of the base64 alphabet, the last one as long or shorter
+ * and maybe ending in "=" padding, then blank lines only; at least two
+ * lines.  Returns the data without newlines, or NULL. */
+static GString *
+b64_body (const GString *text)
+{
+  GString *data = NULL;
+  gsize offset = 0, width = 0;
+  guint lines = 0;
+  gboolean ended = FALSE;
+  Line line;
+
+  while (line_at (text, offset, &line) && line.len == 0)
+    offset = line.next;
+  while (line_at (text, offset, &line) && line.len > 0 && !ended)
+    {
+      gsize pad = 0, i = 0;
+
+      while (pad < 2 && pad < line.len && line.p[line.len - 1 - pad] == '=')
+        pad++;
+      while (i < line.len - pad && is_b64_char (line.p[i]))
+        i++;
+      if (i != line.len - pad || line.len % 4 != 0 || (width != 0 && line.len > width))
+        break;
+      if (width == 0)
+        width = line.len;
+      ended = line.len < width || pad > 0;
+      if (data == NULL)
+        data = g_string_new (NULL);
+      g_string_append_len (data, line.p, line.len);
+      lines++;
+      offset = line.next;
+    }
+  while (line_at (text, offset, &line) && line.len == 0)
+    offset = line.next;
+  if (data != NULL && (lines < 2 || width < B64_LINE_MIN || offset < text->len))
+    {
+      g_string_free (data, TRUE);
+      data = NULL;
+    }
+  return data;
+}
+
+/* Whether @len decoded bytes read as text in some charset: no NUL, and
+ * hardly any control character but white space and ISO-2022's ESC
+ * (random bytes have one in ten). */
+static gboolean
+reads_as_text (const guchar *p, gsize len)
+{
+  gsize controls = 0;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (p[i] == 0)
+        return FALSE;
+      controls += p[i] < 0x20 && !g_ascii_isspace (p[i]) && p[i] != 0x1b;
+    }
+  return controls * 200 <= len;
+}
+
+/* Both cases of letters: base64 of text has them, a hex digest not. */
+static gboolean
+mixed_case (const GString *data)
+{
+  gboolean upper = FALSE, lower = FALSE;
+
+  for (gsize i = 0; i < data->len && !(upper && lower); i++)
+    {
+      upper |= g_ascii_isupper (data->str[i]);
+      lower |= g_ascii_islower (data->str[i]);
+    }
+  return upper && lower;
+}
+
+/**
+ * binary_undeclared_base64:
+ * @text: a text part's bytes, its transfer encoding the identity
+ *
+ * Mailman's text archives (pipermail) drop a message's
+ * Content-Transfer-Encoding with its other headers, and keep its body as
+ * it came: a single-part message sent in base64 is archived as lines of
+ * base64.  When all of @text is one such body (b64_body()) and its bytes
+ * read as text, @text becomes them (CRLF made LF), for charset detection
+ * to read as any undeclared text.  Anything else is left as it is, binary
+ * data too (nothing says what it was).
+ *
+ * Returns: %TEXT_FLAG_BASE64_UNDECLARED when @text was decoded, else 0
+ */
+TextFlags
+binary_undeclared_base64 (GString *text)
+{
+  g_autoptr (GString) data = b64_body (text);
+  gsize len;
+
+  if (data == NULL || !mixed_case (data))
+    return 0;
+  g_base64_decode_inplace (data->str, &len);
+  if (!reads_as_text ((const guchar *) data->str, len))
+    return 0;
+  g_string_truncate (text, 0);
+  for (gsize i = 0; i < len; i++)
+    if (!(data->str[i] == '\r' && i + 1 < len && data->str[i + 1] == '\n'))
+      g_string_append_c (text, data->str[i]);
+  return TEXT_FLAG_BASE64_UNDECLARED;
+}

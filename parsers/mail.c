@@ -111,7 +111,7 @@ mail_flags_to_string (MailFlags flags)
     "date-unknown-zone", "no-from", "bad-from", "raw-8bit-headers",
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
     "nul-bytes", "truncated", "from-rewritten", "from-munged", "from-masked",
-    "date-bad-zone", "html-scrubbed", "no-archive", "html-cut", "b-news",
+    "date-bad-zone", "html-scrubbed", "no-archive", "html-cut", "b-news", "base64-undeclared",
   };
 
   return flags_to_string (flags, names, G_N_ELEMENTS (names));
@@ -126,7 +126,8 @@ text_flags (TextFlags t)
          (t & TEXT_FLAG_EMBEDDED ? MAIL_FLAG_EMBEDDED : 0) |
          (t & TEXT_FLAG_UUENCODE ? MAIL_FLAG_UUENCODE : 0) |
          (t & TEXT_FLAG_YENC ? MAIL_FLAG_YENC : 0) |
-         (t & TEXT_FLAG_HTML_CUT ? MAIL_FLAG_HTML_CUT : 0);
+         (t & TEXT_FLAG_HTML_CUT ? MAIL_FLAG_HTML_CUT : 0) |
+         (t & TEXT_FLAG_BASE64_UNDECLARED ? MAIL_FLAG_BASE64_UNDECLARED : 0);
 }
 
 /* Whether @value holds @addr as written (case aside), not as a piece of

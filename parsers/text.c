@@ -182,14 +182,17 @@ append_text (Walk *w, const char *s)
 }
 
 /* Adds a text part's bytes @raw (transfer encoding undone, CRLF made
- * LF; taken), declared in @declared (nullable). */
+ * LF; taken), declared in @declared (nullable); @identity when its
+ * transfer encoding was none (7bit, 8bit, binary or not said). */
 static void
-add_text (Walk *w, GString *raw, const char *declared, gboolean html)
+add_text (Walk *w, GString *raw, const char *declared, gboolean html, gboolean identity)
 {
   g_autofree char *utf8 = NULL;
   CharsetResult cs;
 
   /* Binaries go before charset detection, which they would mislead. */
+  if (!html && identity)
+    w->text->flags |= binary_undeclared_base64 (raw);
   if (!html)
     w->text->flags |= binary_strip (raw, w->text->attachments);
   utf8 = charset_to_utf8_reading (raw->str, raw->len, declared, w->reading, &cs);
@@ -211,6 +214,22 @@ add_text (Walk *w, GString *raw, const char *declared, gboolean html)
   w->text->flags &= ~TEXT_FLAG_NO_TEXT;
 }
 
+/* Whether @part's transfer encoding leaves its bytes as they are. */
+static gboolean
+identity_encoding (GMimePart *part)
+{
+  switch (g_mime_part_get_content_encoding (part))
+    {
+    case GMIME_CONTENT_ENCODING_DEFAULT:
+    case GMIME_CONTENT_ENCODING_7BIT:
+    case GMIME_CONTENT_ENCODING_8BIT:
+    case GMIME_CONTENT_ENCODING_BINARY:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
 static void
 add_text_part (Walk *w, GMimePart *part)
 {
@@ -220,7 +239,7 @@ add_text_part (Walk *w, GMimePart *part)
 
   g_byte_array_unref (bytes);
   add_text (w, raw, g_mime_object_get_content_type_parameter (object, "charset"),
-            is_type (object, "text", "html"));
+            is_type (object, "text", "html"), identity_encoding (part));
 }
 
 static void walk (Walk *w, GMimeObject *object);
@@ -380,5 +399,5 @@ mail_text_extract_plain (const char *content, gsize len, const char *declared, c
 
   text_start (text);
   g_string_set_size (raw, crlf_to_lf (raw->str, raw->len));
-  add_text (&w, raw, declared, FALSE);
+  add_text (&w, raw, declared, FALSE, TRUE);
 }

@@ -23,6 +23,7 @@ typedef enum {
   TEXT_FLAG_UUENCODE        = 1 << 4,  /* uuencoded data left out */
   TEXT_FLAG_YENC            = 1 << 5,  /* yEnc data left out */
   TEXT_FLAG_HTML_CUT        = 1 << 6,  /* the HTML parser stopped before the end */
+  TEXT_FLAG_BASE64_UNDECLARED = 1 << 7, /* a body of base64 no header declared, decoded */
 } TextFlags;
 
 typedef struct {
@@ -44,5 +45,6 @@ TextAttachment *text_attachment_new (const char *content_type, const char *filen
 
 /* binary.c: uuencoded and yEnc data inside text. */
 TextFlags binary_strip (GString *text, GPtrArray *attachments);
+TextFlags binary_undeclared_base64 (GString *text);
 
 G_END_DECLS

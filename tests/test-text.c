@@ -458,6 +458,50 @@ test_binary (void)
   g_assert_cmpint (flags, ==, 0);
 }
 
+/* pipermail keeps a base64 body without its Content-Transfer-Encoding:
+ * all of a part that is one base64 body and reads as text is decoded;
+ * base64 among prose, a single line, a digest in hex, lines of two
+ * widths and binary data stay as they are. */
+static void
+test_undeclared_base64 (void)
+{
+  static const char *const stay[] = {
+    "Hi,\nSGksCgpJIGFtIHdyaXRpbmcgYW4gYXBwbGljYXRpb24gd2hpY2ggdHJhbnNmZXIgZGF0YSBiZXR3\n"
+    "ZWVuIGNsaWVudHMgd2hpY2ggYXJlCg==\n",
+    "SGksCgpJIGFtIHdyaXRpbmcgYW4gYXBwbGljYXRpb24gd2hpY2ggdHJhbnNmZXIgZGF0YSBiZXR3\n",
+    "da39a3ee5e6b4b0d3255bfef95601890afd80709da39a3ee5e6b4b0d3255bfef95601890afd80709\n"
+    "da39a3ee5e6b4b0d3255bfef95601890afd80709da39a3ee5e6b4b0d3255bfef95601890afd80709\n",
+    "SGksCgpJIGFtIHdyaXRpbmcgYW4gYXBwbGljYXRpb24gd2hp\n"
+    "SGksCgpJIGFtIHdyaXRpbmcgYW4gYXBwbGljYXRpb24gd2hpY2ggdHJhbnNmZXIgZGF0YSBiZXR3\n",
+    "SGksCgpJIGFtIHdyaXRpbmcgYW4gYXBwbGljYXRpb24gd2hpY2ggdHJhbnNmZXIgZGF0YSBiZXR3\n"
+    "ZWVuIGNsaWVudHMgd2hpY2ggYXJlCg==\nthanks\n",
+    "deadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdead\n"
+    "deadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdead\n",
+    /* a gzip file's first 57 bytes, twice */
+    "H4sIAAAAAAAAA+3OMQrCQBBG4alzij2BZHYzZgvBg1jYWEhIE2Ih3j2xEHsRBHnfK/5iptlqTmOZ\n"
+    "H4sIAAAAAAAAA+3OMQrCQBBG4alzij2BZHYzZgvBg1jYWEhIE2Ih3j2xEHsRBHnfK/5iptlqTmOZ\n",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (stay); i++)
+    {
+      g_autoptr (GString) text = g_string_new (stay[i]);
+
+      g_assert_cmpint (binary_undeclared_base64 (text), ==, 0);
+      g_assert_cmpstr (text->str, ==, stay[i]);
+    }
+  {
+    /* "Hi,\r\n\r\nI am writing an application which transfer data between\r\n
+     * clients which are\r\nconnected" in lines of 76, blank lines around */
+    g_autoptr (GString) text = g_string_new (
+      "\nSGksDQoNCkkgYW0gd3JpdGluZyBhbiBhcHBsaWNhdGlvbiB3aGljaCB0cmFuc2ZlciBkYXRhIGJl\n"
+      "dHdlZW4NCmNsaWVudHMgd2hpY2ggYXJlDQpjb25uZWN0ZWQ=\n\n\n");
+
+    g_assert_cmpint (binary_undeclared_base64 (text), ==, TEXT_FLAG_BASE64_UNDECLARED);
+    g_assert_cmpstr (text->str, ==,
+                     "Hi,\n\nI am writing an application which transfer data between\nclients which are\nconnected");
+  }
+}
+
 /* Lines that are uu-shaped but not full (a shouted 45-character line
  * starting with 'A' claims 33 bytes) were scanned again from each line:
  * 16,000 took 4 s, a message at the 8 MiB limit minutes.  Linear now;
@@ -498,6 +542,7 @@ main (int argc, char **argv)
   g_test_add_func ("/text/html-deep", test_html_deep);
   g_test_add_func ("/text/binary", test_binary);
   g_test_add_func ("/text/binary-linear", test_binary_linear);
+  g_test_add_func ("/text/base64-rule", test_undeclared_base64);
   g_assert_cmpuint (fixture_tests_add ("text", "/text", test_fixture), >=, 9);
   return g_test_run ();
 }
