@@ -8,6 +8,7 @@
  * cut out and recorded as an attachment (name and decoded size).
  */
 #include "text.h"
+#include "parsers-private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,14 @@
  * line is exactly 61 characters from ' ' to '`', no lower case. */
 #define UU_RUN_MIN 8
 
-typedef struct {
-  const char *p;
-  gsize len;     /* without the newline */
-  gsize next;    /* offset of the following line */
-} Line;
 
-static gboolean
-line_at (const GString *text, gsize offset, Line *line)
+/**
+ * _deja_line_at:
+ *
+ * (parsers-private.h)
+ */
+gboolean
+_deja_line_at (const GString *text, gsize offset, DejaLine *line)
 {
   const char *start = text->str + offset, *nl;
 
@@ -39,7 +40,7 @@ line_at (const GString *text, gsize offset, Line *line)
 }
 
 static gboolean
-has_prefix (const Line *line, const char *prefix)
+has_prefix (const DejaLine *line, const char *prefix)
 {
   gsize n = strlen (prefix);
 
@@ -47,14 +48,14 @@ has_prefix (const Line *line, const char *prefix)
 }
 
 static gboolean
-line_is (const Line *line, const char *word)
+line_is (const DejaLine *line, const char *word)
 {
   return line->len == strlen (word) && memcmp (line->p, word, line->len) == 0;
 }
 
 /* Bytes a uuencoded data line stands for, or -1 when it is not one. */
 static int
-uu_line_bytes (const Line *line)
+uu_line_bytes (const DejaLine *line)
 {
   int n;
   gsize expected;
@@ -74,7 +75,7 @@ uu_line_bytes (const Line *line)
 
 /* "begin 644 name": the name, or NULL when @line is no such header. */
 static char *
-uu_begin_name (const Line *line, gboolean *base64)
+uu_begin_name (const DejaLine *line, gboolean *base64)
 {
   gsize i;
 
@@ -93,7 +94,7 @@ uu_begin_name (const Line *line, gboolean *base64)
 
 /* A yEnc header parameter ("size=123"), or NULL. */
 static char *
-yenc_param (const Line *line, const char *key)
+yenc_param (const DejaLine *line, const char *key)
 {
   g_autofree char *copy = g_strndup (line->p, line->len);
   g_autofree char *pattern = g_strdup_printf (" %s=", key);
@@ -112,10 +113,10 @@ yenc_param (const Line *line, const char *key)
 static gsize
 skip_uu_block (const GString *text, gsize offset, gboolean base64, gint64 *size)
 {
-  Line line;
+  DejaLine line;
 
   *size = 0;
-  while (line_at (text, offset, &line))
+  while (_deja_line_at (text, offset, &line))
     {
       offset = line.next;
       if (base64 ? line_is (&line, "====") : line_is (&line, "end"))
@@ -131,9 +132,9 @@ skip_uu_block (const GString *text, gsize offset, gboolean base64, gint64 *size)
 static gsize
 skip_yenc_block (const GString *text, gsize offset)
 {
-  Line line;
+  DejaLine line;
 
-  while (line_at (text, offset, &line))
+  while (_deja_line_at (text, offset, &line))
     {
       offset = line.next;
       if (has_prefix (&line, "=yend"))
@@ -150,11 +151,11 @@ skip_yenc_block (const GString *text, gsize offset)
 static gsize
 uu_run (const GString *text, gsize offset, gint64 *size, gsize *scanned)
 {
-  Line line;
+  DejaLine line;
   gsize start = offset, full = 0;
 
   *size = 0;
-  while (line_at (text, offset, &line))
+  while (_deja_line_at (text, offset, &line))
     {
       int n = uu_line_bytes (&line);
 
@@ -175,9 +176,9 @@ binary_strip (GString *text, GPtrArray *attachments)
   GString *kept = NULL;
   TextFlags flags = 0;
   gsize offset = 0, copied = 0, no_run_until = 0;
-  Line line;
+  DejaLine line;
 
-  while (line_at (text, offset, &line))
+  while (_deja_line_at (text, offset, &line))
     {
       gboolean base64;
       g_autofree char *name = uu_begin_name (&line, &base64);
@@ -229,122 +230,4 @@ binary_strip (GString *text, GPtrArray *attachments)
       g_string_free (kept, TRUE);
     }
   return flags;
-}
-
-/* The shortest line of an undeclared base64 body: encoders write 76
- * (MIME), 72 or 64 (PEM) characters, never fewer than 40. */
-#define B64_LINE_MIN 40
-
-static gboolean
-is_b64_char (char c)
-{
-  return g_ascii_isalnum (c) || c == '+' || c == '/';
-}
-
-/* The base64 data lines of @text when it is all one base64 body: blank
- * lines, then lines of one length (a multiple of four, at least
- * B64_LINE_MIN) of the base64 alphabet, the last one as long or shorter
- * and maybe ending in "=" padding, then blank lines only; at least two
- * lines.  Returns the data without newlines, or NULL. */
-static GString *
-b64_body (const GString *text)
-{
-  GString *data = NULL;
-  gsize offset = 0, width = 0;
-  guint lines = 0;
-  gboolean ended = FALSE;
-  Line line;
-
-  while (line_at (text, offset, &line) && line.len == 0)
-    offset = line.next;
-  while (line_at (text, offset, &line) && line.len > 0 && !ended)
-    {
-      gsize pad = 0, i = 0;
-
-      while (pad < 2 && pad < line.len && line.p[line.len - 1 - pad] == '=')
-        pad++;
-      while (i < line.len - pad && is_b64_char (line.p[i]))
-        i++;
-      if (i != line.len - pad || line.len % 4 != 0 || (width != 0 && line.len > width))
-        break;
-      if (width == 0)
-        width = line.len;
-      ended = line.len < width || pad > 0;
-      if (data == NULL)
-        data = g_string_new (NULL);
-      g_string_append_len (data, line.p, line.len);
-      lines++;
-      offset = line.next;
-    }
-  while (line_at (text, offset, &line) && line.len == 0)
-    offset = line.next;
-  if (data != NULL && (lines < 2 || width < B64_LINE_MIN || offset < text->len))
-    {
-      g_string_free (data, TRUE);
-      data = NULL;
-    }
-  return data;
-}
-
-/* Whether @len decoded bytes read as text in some charset: no NUL, and
- * hardly any control character but white space and ISO-2022's ESC
- * (random bytes have one in ten). */
-static gboolean
-reads_as_text (const guchar *p, gsize len)
-{
-  gsize controls = 0;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      if (p[i] == 0)
-        return FALSE;
-      controls += p[i] < 0x20 && !g_ascii_isspace (p[i]) && p[i] != 0x1b;
-    }
-  return controls * 200 <= len;
-}
-
-/* Both cases of letters: base64 of text has them, a hex digest not. */
-static gboolean
-mixed_case (const GString *data)
-{
-  gboolean upper = FALSE, lower = FALSE;
-
-  for (gsize i = 0; i < data->len && !(upper && lower); i++)
-    {
-      upper |= g_ascii_isupper (data->str[i]);
-      lower |= g_ascii_islower (data->str[i]);
-    }
-  return upper && lower;
-}
-
-/**
- * binary_undeclared_base64:
- * @text: a text part's bytes, its transfer encoding the identity
- *
- * Mailman's text archives (pipermail) drop a message's
- * Content-Transfer-Encoding with its other headers, and keep its body as
- * it came: a single-part message sent in base64 is archived as lines of
- * base64.  When all of @text is one such body (b64_body()) and its bytes
- * read as text, @text becomes them (CRLF made LF), for charset detection
- * to read as any undeclared text.  Anything else is left as it is, binary
- * data too (nothing says what it was).
- *
- * Returns: %TEXT_FLAG_BASE64_UNDECLARED when @text was decoded, else 0
- */
-TextFlags
-binary_undeclared_base64 (GString *text)
-{
-  g_autoptr (GString) data = b64_body (text);
-  gsize len;
-
-  if (data == NULL || !mixed_case (data))
-    return 0;
-  g_base64_decode_inplace (data->str, &len);
-  if (!reads_as_text ((const guchar *) data->str, len))
-    return 0;
-  g_string_truncate (text, 0);
-  for (gsize i = 0; i < len; i++)
-    if (!(data->str[i] == '\r' && i + 1 < len && data->str[i + 1] == '\n'))
-      g_string_append_c (text, data->str[i]);
-  return TEXT_FLAG_BASE64_UNDECLARED;
 }

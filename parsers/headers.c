@@ -335,6 +335,7 @@ mail_headers_plain_text (const MailHeaders *headers, MailPlainType *out)
           if (encoding || !identity_encoding (headers->v[i].value))
             goto not_plain;
           encoding = TRUE;
+          out->encoding_declared = TRUE;
         }
       else if (g_ascii_strcasecmp (name + 8, "Disposition") == 0)
         goto not_plain;

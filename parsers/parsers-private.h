@@ -60,4 +60,14 @@ gboolean _deja_parse_zone (const char *s, gsize len, int *minutes);
 /* Removes leading and trailing spaces, tabs, CRs and LFs from a span. */
 void _deja_span_trim (const char **s, gsize *len);
 
+/* A line of a text being read (binary.c, undeclared.c). */
+typedef struct {
+  const char *p;
+  gsize len;     /* without the newline, trailing CRs and spaces */
+  gsize next;    /* offset of the following line */
+} DejaLine;
+
+/* The line of @text at @offset; FALSE at its end. */
+gboolean _deja_line_at (const GString *text, gsize offset, DejaLine *line);
+
 G_END_DECLS

@@ -182,17 +182,17 @@ append_text (Walk *w, const char *s)
 }
 
 /* Adds a text part's bytes @raw (transfer encoding undone, CRLF made
- * LF; taken), declared in @declared (nullable); @identity when its
- * transfer encoding was none (7bit, 8bit, binary or not said). */
+ * LF; taken), declared in @declared (nullable); @undeclared when no
+ * Content-Transfer-Encoding was given (so none was undone). */
 static void
-add_text (Walk *w, GString *raw, const char *declared, gboolean html, gboolean identity)
+add_text (Walk *w, GString *raw, const char *declared, gboolean html, gboolean undeclared)
 {
   g_autofree char *utf8 = NULL;
   CharsetResult cs;
 
   /* Binaries go before charset detection, which they would mislead. */
-  if (!html && identity)
-    w->text->flags |= binary_undeclared_base64 (raw);
+  if (!html && undeclared)
+    w->text->flags |= undeclared_base64 (raw) | undeclared_qp (raw);
   if (!html)
     w->text->flags |= binary_strip (raw, w->text->attachments);
   utf8 = charset_to_utf8_reading (raw->str, raw->len, declared, w->reading, &cs);
@@ -214,22 +214,6 @@ add_text (Walk *w, GString *raw, const char *declared, gboolean html, gboolean i
   w->text->flags &= ~TEXT_FLAG_NO_TEXT;
 }
 
-/* Whether @part's transfer encoding leaves its bytes as they are. */
-static gboolean
-identity_encoding (GMimePart *part)
-{
-  switch (g_mime_part_get_content_encoding (part))
-    {
-    case GMIME_CONTENT_ENCODING_DEFAULT:
-    case GMIME_CONTENT_ENCODING_7BIT:
-    case GMIME_CONTENT_ENCODING_8BIT:
-    case GMIME_CONTENT_ENCODING_BINARY:
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
-
 static void
 add_text_part (Walk *w, GMimePart *part)
 {
@@ -239,7 +223,8 @@ add_text_part (Walk *w, GMimePart *part)
 
   g_byte_array_unref (bytes);
   add_text (w, raw, g_mime_object_get_content_type_parameter (object, "charset"),
-            is_type (object, "text", "html"), identity_encoding (part));
+            is_type (object, "text", "html"),
+            g_mime_object_get_header (object, "Content-Transfer-Encoding") == NULL);
 }
 
 static void walk (Walk *w, GMimeObject *object);
@@ -386,18 +371,19 @@ mail_text_extract (GMimeObject *root, const char *reading, MailText *text)
  *   transfer encoding is the identity (headers.c)
  * @declared: (nullable): its declared charset
  * @reading: (nullable): the charset of undeclared 8-bit text (charset_to_utf8_reading())
+ * @undeclared: whether it has no Content-Transfer-Encoding at all
  * @text: (out caller-allocates): its text; free with mail_text_clear()
  *
  * What mail_text_extract() gives for such an entity, without GMime.
  */
 void
 mail_text_extract_plain (const char *content, gsize len, const char *declared, const char *reading,
-                         MailText *text)
+                         gboolean undeclared, MailText *text)
 {
   Walk w = { .text = text, .reading = reading };
   GString *raw = g_string_new_len (content, len);
 
   text_start (text);
   g_string_set_size (raw, crlf_to_lf (raw->str, raw->len));
-  add_text (&w, raw, declared, FALSE, TRUE);
+  add_text (&w, raw, declared, FALSE, undeclared);
 }

@@ -24,6 +24,7 @@ typedef enum {
   TEXT_FLAG_YENC            = 1 << 5,  /* yEnc data left out */
   TEXT_FLAG_HTML_CUT        = 1 << 6,  /* the HTML parser stopped before the end */
   TEXT_FLAG_BASE64_UNDECLARED = 1 << 7, /* a body of base64 no header declared, decoded */
+  TEXT_FLAG_QP_UNDECLARED   = 1 << 8,  /* the same in quoted-printable */
 } TextFlags;
 
 typedef struct {
@@ -37,7 +38,7 @@ typedef struct {
 void text_init (void);
 void mail_text_extract (GMimeObject *root, const char *reading, MailText *text);
 void mail_text_extract_plain (const char *content, gsize len, const char *declared,
-                              const char *reading, MailText *text);
+                              const char *reading, gboolean undeclared, MailText *text);
 void mail_text_clear (MailText *text);
 void text_attachment_free (TextAttachment *attachment);
 TextAttachment *text_attachment_new (const char *content_type, const char *filename,
@@ -45,6 +46,9 @@ TextAttachment *text_attachment_new (const char *content_type, const char *filen
 
 /* binary.c: uuencoded and yEnc data inside text. */
 TextFlags binary_strip (GString *text, GPtrArray *attachments);
-TextFlags binary_undeclared_base64 (GString *text);
+
+/* undeclared.c: bodies an archive left in base64 or quoted-printable. */
+TextFlags undeclared_base64 (GString *text);
+TextFlags undeclared_qp (GString *text);
 
 G_END_DECLS

@@ -486,7 +486,7 @@ test_undeclared_base64 (void)
     {
       g_autoptr (GString) text = g_string_new (stay[i]);
 
-      g_assert_cmpint (binary_undeclared_base64 (text), ==, 0);
+      g_assert_cmpint (undeclared_base64 (text), ==, 0);
       g_assert_cmpstr (text->str, ==, stay[i]);
     }
   {
@@ -496,9 +496,47 @@ test_undeclared_base64 (void)
       "\nSGksDQoNCkkgYW0gd3JpdGluZyBhbiBhcHBsaWNhdGlvbiB3aGljaCB0cmFuc2ZlciBkYXRhIGJl\n"
       "dHdlZW4NCmNsaWVudHMgd2hpY2ggYXJlDQpjb25uZWN0ZWQ=\n\n\n");
 
-    g_assert_cmpint (binary_undeclared_base64 (text), ==, TEXT_FLAG_BASE64_UNDECLARED);
+    g_assert_cmpint (undeclared_base64 (text), ==, TEXT_FLAG_BASE64_UNDECLARED);
     g_assert_cmpstr (text->str, ==,
                      "Hi,\n\nI am writing an application which transfer data between\nclients which are\nconnected");
+  }
+}
+
+/* The same for quoted-printable, whose signs are weaker: every "=" an
+ * escape or a soft line break, no line over 76, and two signs (a soft
+ * break at 76, "=3D", an 8-bit byte, a trailing "=20") outside URLs and
+ * OpenPGP armor. */
+static void
+test_undeclared_qp (void)
+{
+  static const char *const stay[] = {
+    "x = 3\nCaf=E9 =E9\n",                                   /* a bare "=" */
+    "see http://x.org/forum.php?id=92&f=55&g=C3\n",           /* a URL's query */
+    "one =E9 only\n",                                         /* one sign */
+    "virtual task !=\nphysical thread =E9\n",                /* a short line's "=" */
+    "Signed.\n-----BEGIN PGP SIGNATURE-----\n\niD8DBQE/o4IHIxrewQRu18vXlPyU=\n=B5+C\n"
+    "-----END PGP SIGNATURE-----\n> -----BEGIN PGP SIGNATURE-----\n-----BEGIN PGP SIGNATURE-----\n"
+    "YyvmDKCM1rWq7ZeicPPwQMU=\n=D5Wy\n-----END PGP SIGNATURE-----\n",
+    "Caf=E9 =E9 but this line is longer than seventy-six characters, which no encoder writes\n",
+    "Caf=e9 =e9\n",                                            /* small hex digits */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (stay); i++)
+    {
+      g_autoptr (GString) text = g_string_new (stay[i]);
+
+      g_assert_cmpint (undeclared_qp (text), ==, 0);
+      g_assert_cmpstr (text->str, ==, stay[i]);
+    }
+  {
+    g_autoptr (GString) text = g_string_new (
+      "Fr=E9d=E9ric wrote:\n> hello =3D world\nThe caf=E9 on the corner of the street we walked along yesterday=\n"
+      " is closed=20\nsee http://x.org/?id=3D1\n");
+
+    g_assert_cmpint (undeclared_qp (text), ==, TEXT_FLAG_QP_UNDECLARED);
+    g_assert_cmpstr (text->str, ==,
+                     "Fr\xe9" "d\xe9ric wrote:\n> hello = world\nThe caf\xe9 on the corner of the street we walked "
+                     "along yesterday is closed \nsee http://x.org/?id=1\n");
   }
 }
 
@@ -543,6 +581,7 @@ main (int argc, char **argv)
   g_test_add_func ("/text/binary", test_binary);
   g_test_add_func ("/text/binary-linear", test_binary_linear);
   g_test_add_func ("/text/base64-rule", test_undeclared_base64);
+  g_test_add_func ("/text/qp-rule", test_undeclared_qp);
   g_assert_cmpuint (fixture_tests_add ("text", "/text", test_fixture), >=, 9);
   return g_test_run ();
 }

@@ -1,0 +1,292 @@
+/* undeclared.c — bodies an archive left in a transfer encoding.
+ *
+ * Mailman's text archives (pipermail) drop a message's headers but a few
+ * (From, Date, Subject, Message-ID, References) and keep its body as it
+ * came, so a single-part message its sender's mailer wrote in base64 or
+ * quoted-printable is archived encoded, with nothing to say so.  When a
+ * text part with no Content-Transfer-Encoding is plainly one such body,
+ * it is decoded here, before charset detection reads its bytes.
+ */
+#include "text.h"
+#include "parsers-private.h"
+
+#include <string.h>
+
+/* The shortest line of an undeclared base64 body: encoders write 76
+ * (MIME), 72 or 64 (PEM) characters, never fewer than 40. */
+#define B64_LINE_MIN 40
+
+static gboolean
+is_b64_char (char c)
+{
+  return g_ascii_isalnum (c) || c == '+' || c == '/';
+}
+
+/* The base64 data lines of @text when it is all one base64 body: blank
+ * lines, then lines of one length (a multiple of four, at least
+ * B64_LINE_MIN) of the base64 alphabet, the last one as long or shorter
+ * and maybe ending in "=" padding, then blank lines only; at least two
+ * lines.  Returns the data without newlines, or NULL. */
+static GString *
+b64_body (const GString *text)
+{
+  GString *data = NULL;
+  gsize offset = 0, width = 0;
+  guint lines = 0;
+  gboolean ended = FALSE;
+  DejaLine line;
+
+  while (_deja_line_at (text, offset, &line) && line.len == 0)
+    offset = line.next;
+  while (_deja_line_at (text, offset, &line) && line.len > 0 && !ended)
+    {
+      gsize pad = 0, i = 0;
+
+      while (pad < 2 && pad < line.len && line.p[line.len - 1 - pad] == '=')
+        pad++;
+      while (i < line.len - pad && is_b64_char (line.p[i]))
+        i++;
+      if (i != line.len - pad || line.len % 4 != 0 || (width != 0 && line.len > width))
+        break;
+      if (width == 0)
+        width = line.len;
+      ended = line.len < width || pad > 0;
+      if (data == NULL)
+        data = g_string_new (NULL);
+      g_string_append_len (data, line.p, line.len);
+      lines++;
+      offset = line.next;
+    }
+  while (_deja_line_at (text, offset, &line) && line.len == 0)
+    offset = line.next;
+  if (data != NULL && (lines < 2 || width < B64_LINE_MIN || offset < text->len))
+    {
+      g_string_free (data, TRUE);
+      data = NULL;
+    }
+  return data;
+}
+
+/* Whether @len decoded bytes read as text in some charset: no NUL, and
+ * hardly any control character but white space and ISO-2022's ESC
+ * (random bytes have one in ten). */
+static gboolean
+reads_as_text (const guchar *p, gsize len)
+{
+  gsize controls = 0;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (p[i] == 0)
+        return FALSE;
+      controls += p[i] < 0x20 && !g_ascii_isspace (p[i]) && p[i] != 0x1b;
+    }
+  return controls * 200 <= len;
+}
+
+/* Both cases of letters: base64 of text has them, a hex digest not. */
+static gboolean
+mixed_case (const GString *data)
+{
+  gboolean upper = FALSE, lower = FALSE;
+
+  for (gsize i = 0; i < data->len && !(upper && lower); i++)
+    {
+      upper |= g_ascii_isupper (data->str[i]);
+      lower |= g_ascii_islower (data->str[i]);
+    }
+  return upper && lower;
+}
+
+/**
+ * undeclared_base64:
+ * @text: a text part's bytes, no Content-Transfer-Encoding declared
+ *
+ * Mailman's text archives (pipermail) drop a message's
+ * Content-Transfer-Encoding with its other headers, and keep its body as
+ * it came: a single-part message sent in base64 is archived as lines of
+ * base64.  When all of @text is one such body (b64_body()) and its bytes
+ * read as text, @text becomes them (CRLF made LF), for charset detection
+ * to read as any undeclared text.  Anything else is left as it is, binary
+ * data too (nothing says what it was).
+ *
+ * Returns: %TEXT_FLAG_BASE64_UNDECLARED when @text was decoded, else 0
+ */
+TextFlags
+undeclared_base64 (GString *text)
+{
+  g_autoptr (GString) data = b64_body (text);
+  gsize len;
+
+  if (data == NULL || !mixed_case (data))
+    return 0;
+  g_base64_decode_inplace (data->str, &len);
+  if (!reads_as_text ((const guchar *) data->str, len))
+    return 0;
+  g_string_truncate (text, 0);
+  for (gsize i = 0; i < len; i++)
+    if (!(data->str[i] == '\r' && i + 1 < len && data->str[i + 1] == '\n'))
+      g_string_append_c (text, data->str[i]);
+  return TEXT_FLAG_BASE64_UNDECLARED;
+}
+
+/* Quoted-printable: a line is at most this long, a soft line break's "="
+ * included, and encoders break a long line there. */
+#define QP_LINE_MAX 76
+
+/* Signs of quoted-printable a body must show before it is decoded: a
+ * soft line break at QP_LINE_MAX, "=3D" ("=" itself), an 8-bit byte
+ * ("=E9"), a trailing space or tab ("=20" at a line's end). */
+#define QP_EVIDENCE_MIN 2
+
+static int
+hex_value (char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* Whether the whitespace-delimited word of @line around @at is a URL,
+ * whose "?id=92" is a query, not an escape. */
+static gboolean
+in_url (const DejaLine *line, gsize at)
+{
+  gsize start = at, end = at;
+
+  while (start > 0 && line->p[start - 1] != ' ' && line->p[start - 1] != '\t')
+    start--;
+  while (end < line->len && line->p[end] != ' ' && line->p[end] != '\t')
+    end++;
+  return g_strstr_len (line->p + start, end - start, "://") != NULL ||
+         (end - start > 4 && memcmp (line->p + start, "www.", 4) == 0);
+}
+
+static gboolean
+has_line_prefix (const DejaLine *line, const char *prefix)
+{
+  gsize n = strlen (prefix);
+
+  return line->len >= n && memcmp (line->p, prefix, n) == 0;
+}
+
+/* The signs of quoted-printable in @text (QP_EVIDENCE_MIN), or -1 when
+ * it cannot be quoted-printable: a line longer than QP_LINE_MAX, or an
+ * "=" that is neither an escape of two capital hex digits nor a soft
+ * line break.  An OpenPGP armor's lines ("=B5+C", its checksum) are not
+ * read. */
+static int
+qp_evidence (const GString *text)
+{
+  gsize offset = 0;
+  gboolean armor = FALSE;
+  int evidence = 0;
+  DejaLine line;
+
+  while (_deja_line_at (text, offset, &line))
+    {
+      offset = line.next;
+      if (has_line_prefix (&line, "-----BEGIN PGP "))
+        armor = TRUE;
+      else if (has_line_prefix (&line, "-----END PGP "))
+        armor = FALSE;
+      if (armor || line.len == 0 || memchr (line.p, '=', line.len) == NULL)
+        {
+          if (line.len > QP_LINE_MAX && !armor)
+            return -1;
+          continue;
+        }
+      if (line.len > QP_LINE_MAX)
+        return -1;
+      for (const char *eq = line.p; (eq = memchr (eq, '=', line.p + line.len - eq)) != NULL; eq++)
+        {
+          gsize at = eq - line.p;
+          int hi, lo;
+
+          if (at + 1 == line.len)   /* a soft line break */
+            {
+              evidence += line.len == QP_LINE_MAX;
+              continue;
+            }
+          if (at + 2 >= line.len)
+            return -1;
+          hi = hex_value (line.p[at + 1]);
+          lo = hex_value (line.p[at + 2]);
+          if (hi < 0 || lo < 0)
+            return -1;
+          if (!in_url (&line, at))
+            {
+              int v = hi * 16 + lo;
+
+              evidence += v == '=' || v >= 0x80 || ((v == ' ' || v == '\t') && at + 3 == line.len);
+            }
+          eq += 2;
+        }
+    }
+  return evidence;
+}
+
+/* @text decoded as quoted-printable into @out: "=XX" a byte, "=" before
+ * the end of a line (spaces allowed between) joins the lines, any other
+ * "=" stays. */
+static void
+qp_decode (const GString *text, GString *out)
+{
+  const char *p = text->str, *end = text->str + text->len;
+
+  while (p < end)
+    {
+      const char *eq = memchr (p, '=', end - p);
+      const char *after;
+
+      if (eq == NULL)
+        {
+          g_string_append_len (out, p, end - p);
+          break;
+        }
+      g_string_append_len (out, p, eq - p);
+      after = eq + 1;
+      while (after < end && (*after == ' ' || *after == '\t' || *after == '\r'))
+        after++;
+      if (after == end || *after == '\n')
+        p = after < end ? after + 1 : end;
+      else if (end - eq >= 3 && hex_value (eq[1]) >= 0 && hex_value (eq[2]) >= 0)
+        {
+          g_string_append_c (out, (char) (hex_value (eq[1]) * 16 + hex_value (eq[2])));
+          p = eq + 3;
+        }
+      else
+        {
+          g_string_append_c (out, '=');
+          p = eq + 1;
+        }
+    }
+}
+
+/**
+ * undeclared_qp:
+ * @text: a text part's bytes, no Content-Transfer-Encoding declared
+ *
+ * When @text is plainly quoted-printable (qp_evidence(): every "=" an
+ * escape or a soft line break, no line too long, QP_EVIDENCE_MIN signs)
+ * and its bytes then read as text, @text becomes them.
+ *
+ * Returns: %TEXT_FLAG_QP_UNDECLARED when @text was decoded, else 0
+ */
+TextFlags
+undeclared_qp (GString *text)
+{
+  g_autoptr (GString) out = NULL;
+
+  if (memchr (text->str, '=', text->len) == NULL || qp_evidence (text) < QP_EVIDENCE_MIN)
+    return 0;
+  out = g_string_sized_new (text->len);
+  qp_decode (text, out);
+  if (!reads_as_text ((const guchar *) out->str, out->len))
+    return 0;
+  g_string_truncate (text, 0);
+  g_string_append_len (text, out->str, out->len);
+  return TEXT_FLAG_QP_UNDECLARED;
+}
