@@ -329,6 +329,7 @@ mail_headers_plain_text (const MailHeaders *headers, MailPlainType *out)
           if (type || !plain_content_type (headers->v[i].value, &out->charset))
             goto not_plain;
           type = TRUE;
+          out->type_declared = TRUE;
         }
       else if (g_ascii_strcasecmp (name + 8, "Transfer-Encoding") == 0)
         {

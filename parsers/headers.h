@@ -28,6 +28,7 @@ void mail_headers_clear (MailHeaders *headers);
 /* What a plain entity's Content-* fields declare. */
 typedef struct {
   char *charset;   /* the Content-Type charset parameter, or NULL */
+  gboolean type_declared;       /* a Content-Type was given */
   gboolean encoding_declared;   /* a Content-Transfer-Encoding was given */
 } MailPlainType;
 

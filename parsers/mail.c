@@ -112,7 +112,7 @@ mail_flags_to_string (MailFlags flags)
     "no-text", "charset-guessed", "html", "embedded-messages", "uuencoded", "yenc",
     "nul-bytes", "truncated", "from-rewritten", "from-munged", "from-masked",
     "date-bad-zone", "html-scrubbed", "no-archive", "html-cut", "b-news", "base64-undeclared",
-    "qp-undeclared",
+    "qp-undeclared", "multipart-undeclared",
   };
 
   return flags_to_string (flags, names, G_N_ELEMENTS (names));
@@ -129,7 +129,8 @@ text_flags (TextFlags t)
          (t & TEXT_FLAG_YENC ? MAIL_FLAG_YENC : 0) |
          (t & TEXT_FLAG_HTML_CUT ? MAIL_FLAG_HTML_CUT : 0) |
          (t & TEXT_FLAG_BASE64_UNDECLARED ? MAIL_FLAG_BASE64_UNDECLARED : 0) |
-         (t & TEXT_FLAG_QP_UNDECLARED ? MAIL_FLAG_QP_UNDECLARED : 0);
+         (t & TEXT_FLAG_QP_UNDECLARED ? MAIL_FLAG_QP_UNDECLARED : 0) |
+         (t & TEXT_FLAG_MULTIPART_UNDECLARED ? MAIL_FLAG_MULTIPART_UNDECLARED : 0);
 }
 
 /* Whether @value holds @addr as written (case aside), not as a piece of
@@ -958,7 +959,8 @@ parse_plain (MailRecord *r, const char *data, gsize len, const char *reading)
       mail_headers_clear (&headers);
       return FALSE;
     }
-  mail_text_extract_plain (data + body, len - body, type.charset, reading, !type.encoding_declared, &text);
+  mail_text_extract_plain (data + body, len - body, type.charset, reading, !type.type_declared,
+                           !type.encoding_declared, &text);
   decode_message (r, &headers, type.charset ? type.charset : reading, &text);
   g_free (type.charset);
   mail_headers_clear (&headers);

@@ -36,6 +36,7 @@ typedef enum {
   MAIL_FLAG_B_NEWS           = 1 << 24, /* Message-ID or date read from B news's Article-I.D./Posted */
   MAIL_FLAG_BASE64_UNDECLARED = 1 << 25, /* a body of base64 no header declared (pipermail), decoded */
   MAIL_FLAG_QP_UNDECLARED    = 1 << 26, /* the same in quoted-printable */
+  MAIL_FLAG_MULTIPART_UNDECLARED = 1 << 27, /* a multipart body whose Content-Type was dropped, read as one */
 } MailFlags;
 
 /* Usenet's transport and control headers (RFC 1036, RFC 5536/5537), as

@@ -20,6 +20,8 @@
 #include <string.h>
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GMimeStream, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GMimeParser, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GMimeObject, g_object_unref)
 
 #define MAX_DEPTH 32   /* nesting deeper than this is hostile, not mail */
 
@@ -181,15 +183,24 @@ append_text (Walk *w, const char *s)
     }
 }
 
+static gboolean walk_undeclared_multipart (Walk *w, const GString *raw);
+
 /* Adds a text part's bytes @raw (transfer encoding undone, CRLF made
- * LF; taken), declared in @declared (nullable); @undeclared when no
- * Content-Transfer-Encoding was given (so none was undone). */
+ * LF; taken), declared in @declared (nullable); @untyped when no
+ * Content-Type was given, @undeclared when no Content-Transfer-Encoding
+ * was (so none was undone). */
 static void
-add_text (Walk *w, GString *raw, const char *declared, gboolean html, gboolean undeclared)
+add_text (Walk *w, GString *raw, const char *declared, gboolean html, gboolean untyped,
+          gboolean undeclared)
 {
   g_autofree char *utf8 = NULL;
   CharsetResult cs;
 
+  if (untyped && undeclared && walk_undeclared_multipart (w, raw))
+    {
+      g_string_free (raw, TRUE);
+      return;
+    }
   /* Binaries go before charset detection, which they would mislead. */
   if (!html && undeclared)
     w->text->flags |= undeclared_base64 (raw) | undeclared_qp (raw);
@@ -223,7 +234,7 @@ add_text_part (Walk *w, GMimePart *part)
 
   g_byte_array_unref (bytes);
   add_text (w, raw, g_mime_object_get_content_type_parameter (object, "charset"),
-            is_type (object, "text", "html"),
+            is_type (object, "text", "html"), g_mime_object_get_header (object, "Content-Type") == NULL,
             g_mime_object_get_header (object, "Content-Transfer-Encoding") == NULL);
 }
 
@@ -255,20 +266,21 @@ best_alternative (GMimeMultipart *mp)
   return n > 0 ? g_mime_multipart_get_part (mp, n - 1) : NULL;
 }
 
+/* The parts of @mp read as a multipart of @subtype ("alternative",
+ * "signed", or any other as "mixed"). */
 static void
-walk_multipart (Walk *w, GMimeMultipart *mp)
+walk_parts (Walk *w, GMimeMultipart *mp, const char *subtype)
 {
-  GMimeObject *object = GMIME_OBJECT (mp);
   int n = g_mime_multipart_get_count (mp);
 
-  if (is_type (object, "multipart", "alternative"))
+  if (g_ascii_strcasecmp (subtype, "alternative") == 0)
     {
       GMimeObject *best = best_alternative (mp);
       if (best)
         walk (w, best);
       return;
     }
-  if (is_type (object, "multipart", "signed") && n > 0)
+  if (g_ascii_strcasecmp (subtype, "signed") == 0 && n > 0)
     {
       walk (w, g_mime_multipart_get_part (mp, 0));
       for (int i = 1; i < n; i++)
@@ -277,6 +289,66 @@ walk_multipart (Walk *w, GMimeMultipart *mp)
     }
   for (int i = 0; i < n; i++)
     walk (w, g_mime_multipart_get_part (mp, i));
+}
+
+static void
+walk_multipart (Walk *w, GMimeMultipart *mp)
+{
+  GMimeContentType *ct = g_mime_object_get_content_type (GMIME_OBJECT (mp));
+  const char *subtype = ct ? g_mime_content_type_get_media_subtype (ct) : NULL;
+
+  walk_parts (w, mp, subtype ? subtype : "mixed");
+}
+
+/* What a multipart whose Content-Type is lost was, by its parts: signed
+ * (a part, then its application/pgp-signature), alternative (text only,
+ * HTML among it), else mixed. */
+static const char *
+guessed_subtype (GMimeMultipart *mp)
+{
+  int n = g_mime_multipart_get_count (mp);
+  gboolean text = TRUE, html = FALSE;
+
+  if (n == 2 && is_type (g_mime_multipart_get_part (mp, 1), "application", "pgp-signature"))
+    return "signed";
+  for (int i = 0; i < n; i++)
+    {
+      GMimeObject *part = g_mime_multipart_get_part (mp, i);
+
+      text &= is_type (part, "text", "*");
+      html |= is_type (part, "text", "html");
+    }
+  return text && html ? "alternative" : "mixed";
+}
+
+/* When @raw is a multipart body whose Content-Type was dropped
+ * (undeclared_multipart_boundary()), reads its parts as the multipart
+ * they were; FALSE, with nothing done, when it is no such body. */
+static gboolean
+walk_undeclared_multipart (Walk *w, const GString *raw)
+{
+  g_autofree char *boundary = undeclared_multipart_boundary (raw);
+  g_autoptr (GString) entity = NULL;
+  g_autoptr (GMimeStream) stream = NULL;
+  g_autoptr (GMimeParser) parser = NULL;
+  g_autoptr (GMimeObject) object = NULL;
+
+  if (boundary == NULL)
+    return FALSE;
+  entity = g_string_new (NULL);
+  g_string_append_printf (entity, "Content-Type: multipart/mixed; boundary=\"%s\"\n\n", boundary);
+  g_string_append_len (entity, raw->str, raw->len);
+  stream = g_mime_stream_mem_new_with_buffer (entity->str, entity->len);
+  parser = g_mime_parser_new_with_stream (stream);
+  object = g_mime_parser_construct_part (parser, NULL);
+  if (object == NULL || !GMIME_IS_MULTIPART (object) ||
+      g_mime_multipart_get_count (GMIME_MULTIPART (object)) == 0)
+    return FALSE;
+  w->text->flags |= TEXT_FLAG_MULTIPART_UNDECLARED;
+  w->depth++;
+  walk_parts (w, GMIME_MULTIPART (object), guessed_subtype (GMIME_MULTIPART (object)));
+  w->depth--;
+  return TRUE;
 }
 
 /* The decoded value of @headers' first field called @name. */
@@ -371,6 +443,7 @@ mail_text_extract (GMimeObject *root, const char *reading, MailText *text)
  *   transfer encoding is the identity (headers.c)
  * @declared: (nullable): its declared charset
  * @reading: (nullable): the charset of undeclared 8-bit text (charset_to_utf8_reading())
+ * @untyped: whether it has no Content-Type at all
  * @undeclared: whether it has no Content-Transfer-Encoding at all
  * @text: (out caller-allocates): its text; free with mail_text_clear()
  *
@@ -378,12 +451,12 @@ mail_text_extract (GMimeObject *root, const char *reading, MailText *text)
  */
 void
 mail_text_extract_plain (const char *content, gsize len, const char *declared, const char *reading,
-                         gboolean undeclared, MailText *text)
+                         gboolean untyped, gboolean undeclared, MailText *text)
 {
   Walk w = { .text = text, .reading = reading };
   GString *raw = g_string_new_len (content, len);
 
   text_start (text);
   g_string_set_size (raw, crlf_to_lf (raw->str, raw->len));
-  add_text (&w, raw, declared, FALSE, undeclared);
+  add_text (&w, raw, declared, FALSE, untyped, undeclared);
 }

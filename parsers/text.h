@@ -25,6 +25,7 @@ typedef enum {
   TEXT_FLAG_HTML_CUT        = 1 << 6,  /* the HTML parser stopped before the end */
   TEXT_FLAG_BASE64_UNDECLARED = 1 << 7, /* a body of base64 no header declared, decoded */
   TEXT_FLAG_QP_UNDECLARED   = 1 << 8,  /* the same in quoted-printable */
+  TEXT_FLAG_MULTIPART_UNDECLARED = 1 << 9, /* a multipart body whose Content-Type was dropped, read */
 } TextFlags;
 
 typedef struct {
@@ -38,7 +39,8 @@ typedef struct {
 void text_init (void);
 void mail_text_extract (GMimeObject *root, const char *reading, MailText *text);
 void mail_text_extract_plain (const char *content, gsize len, const char *declared,
-                              const char *reading, gboolean undeclared, MailText *text);
+                              const char *reading, gboolean untyped, gboolean undeclared,
+                              MailText *text);
 void mail_text_clear (MailText *text);
 void text_attachment_free (TextAttachment *attachment);
 TextAttachment *text_attachment_new (const char *content_type, const char *filename,
@@ -50,5 +52,6 @@ TextFlags binary_strip (GString *text, GPtrArray *attachments);
 /* undeclared.c: bodies an archive left in base64 or quoted-printable. */
 TextFlags undeclared_base64 (GString *text);
 TextFlags undeclared_qp (GString *text);
+char *undeclared_multipart_boundary (const GString *text);
 
 G_END_DECLS

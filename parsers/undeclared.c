@@ -3,9 +3,11 @@
  * Mailman's text archives (pipermail) drop a message's headers but a few
  * (From, Date, Subject, Message-ID, References) and keep its body as it
  * came, so a single-part message its sender's mailer wrote in base64 or
- * quoted-printable is archived encoded, with nothing to say so.  When a
- * text part with no Content-Transfer-Encoding is plainly one such body,
- * it is decoded here, before charset detection reads its bytes.
+ * quoted-printable is archived encoded, with nothing to say so, and a
+ * multipart one whole, without the Content-Type naming its boundary.
+ * When a text part with no Content-Transfer-Encoding is plainly one such
+ * body, it is decoded here, before charset detection reads its bytes;
+ * a multipart body's boundary is found here for text.c to read it by.
  */
 #include "text.h"
 #include "parsers-private.h"
@@ -289,4 +291,70 @@ undeclared_qp (GString *text)
   g_string_truncate (text, 0);
   g_string_append_len (text, out->str, out->len);
   return TEXT_FLAG_QP_UNDECLARED;
+}
+
+/* A multipart body's preamble before its first boundary, when there is
+ * one: a notice for readers without MIME ("This is a multi-part message
+ * in MIME format."), a few lines at most. */
+#define PREAMBLE_MAX_LINES 3
+#define PREAMBLE_MAX_BYTES 300
+#define BOUNDARY_MAX 70   /* RFC 2046 */
+
+/* RFC 2046's bcharsnospace, and the space inside a boundary */
+static gboolean
+is_bchar (char c)
+{
+  return g_ascii_isalnum (c) || strchr ("'()+_,-./:=? ", c) != NULL;
+}
+
+static gboolean
+is_boundary_line (const DejaLine *line)
+{
+  if (line->len < 3 || line->len > BOUNDARY_MAX + 2 || line->p[0] != '-' || line->p[1] != '-')
+    return FALSE;
+  for (gsize i = 2; i < line->len; i++)
+    if (!is_bchar (line->p[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/**
+ * undeclared_multipart_boundary:
+ * @text: the body of an entity with no Content-Type and no
+ *   Content-Transfer-Encoding
+ *
+ * Mailman's text archives of before about 2005 kept a multipart
+ * message's body whole (its parts, their headers, the signature of a
+ * signed one) and dropped the Content-Type that names its boundary.
+ * Such a body is plainly multipart when it opens with at most a short
+ * preamble naming MIME, then a boundary line "--B" with a "Content-"
+ * header line under it, and "--B--" ends it later on a line of its own.
+ *
+ * Returns: (transfer full) (nullable): B, or %NULL
+ */
+char *
+undeclared_multipart_boundary (const GString *text)
+{
+  gsize offset = 0, preamble = 0, lines = 0;
+  gboolean mime = FALSE;
+  DejaLine line, next;
+  g_autofree char *end = NULL;
+
+  while (_deja_line_at (text, offset, &line) && !is_boundary_line (&line))
+    {
+      if (line.len > 0 && ++lines > PREAMBLE_MAX_LINES)
+        return NULL;
+      mime |= line.len >= 4 && g_strstr_len (line.p, line.len, "MIME") != NULL;
+      preamble += line.len;
+      offset = line.next;
+    }
+  if (offset >= text->len || (lines > 0 && (!mime || preamble > PREAMBLE_MAX_BYTES)) ||
+      !_deja_line_at (text, line.next, &next) || next.len < 9 ||
+      g_ascii_strncasecmp (next.p, "Content-", 8) != 0 || memchr (next.p, ':', next.len) == NULL)
+    return NULL;
+  end = g_strdup_printf ("%.*s--", (int) line.len, line.p);
+  for (offset = next.next; _deja_line_at (text, offset, &next); offset = next.next)
+    if (next.len == line.len + 2 && memcmp (next.p, end, next.len) == 0)
+      return g_strndup (line.p + 2, line.len - 2);
+  return NULL;
 }

@@ -540,6 +540,37 @@ test_undeclared_qp (void)
   }
 }
 
+/* A multipart body whose Content-Type pipermail dropped: its boundary
+ * when at most a short preamble naming MIME comes before "--B", a
+ * "Content-" line under it and "--B--" later; else none. */
+static void
+test_undeclared_multipart (void)
+{
+  static const struct {
+    const char *text;
+    const char *boundary;
+  } cases[] = {
+    { "--b1\nContent-Type: text/plain\n\nhi\n--b1--\n", "b1" },
+    { "\nThis is a multi-part message in MIME format.\n\n--=_x y\ncontent-type: text/plain\n\nhi\n--=_x y--\n",
+      "=_x y" },
+    { "--b1\nContent-Type: text/plain\n\nhi\n", NULL },                       /* no end */
+    { "--b1\nX-Type: text/plain\n\nhi\n--b1--\n", NULL },                    /* no Content- line */
+    { "--b1\n\nContent-Type: text/plain\n\nhi\n--b1--\n", NULL },
+    { "The browser sends:\n--b1\nContent-Type: text/plain\n\nhi\n--b1--\n", NULL },  /* prose */
+    { "A MIME message.\nOne.\nTwo.\nThree.\n--b1\nContent-Type: text/plain\n\nhi\n--b1--\n", NULL },
+    { "--b1\nContent-Type: text/plain\n\nhi\n--b1--x\n", NULL },
+    { "--b\"1\nContent-Type: text/plain\n\nhi\n--b\"1--\n", NULL },         /* no boundary character */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GString) text = g_string_new (cases[i].text);
+      g_autofree char *boundary = undeclared_multipart_boundary (text);
+
+      g_assert_cmpstr (boundary, ==, cases[i].boundary);
+    }
+}
+
 /* Lines that are uu-shaped but not full (a shouted 45-character line
  * starting with 'A' claims 33 bytes) were scanned again from each line:
  * 16,000 took 4 s, a message at the 8 MiB limit minutes.  Linear now;
@@ -582,6 +613,7 @@ main (int argc, char **argv)
   g_test_add_func ("/text/binary-linear", test_binary_linear);
   g_test_add_func ("/text/base64-rule", test_undeclared_base64);
   g_test_add_func ("/text/qp-rule", test_undeclared_qp);
+  g_test_add_func ("/text/multipart-rule", test_undeclared_multipart);
   g_assert_cmpuint (fixture_tests_add ("text", "/text", test_fixture), >=, 9);
   return g_test_run ();
 }
