@@ -273,6 +273,9 @@ test_shared (void)
   g_assert_true (identity_placeholder ("ann.nospam@example.com"));
   g_assert_true (identity_placeholder ("ann@news.invalid"));
   g_assert_true (identity_placeholder ("anonymous@anon.penet.fi"));
+  /* Mailman's archiver, for a message without a sender */
+  g_assert_true (identity_placeholder ("bogus@does.not.exist.com"));
+  g_assert_false (identity_placeholder ("bogus@example.com"));
   g_assert_false (identity_placeholder ("ann@example.com"));
   g_assert_false (identity_placeholder ("norepl@example.com"));
   g_assert_false (identity_placeholder ("gatech!ann"));

@@ -1000,8 +1000,9 @@ static const char *const placeholder_locals[] = {
  *
  * Returns: whether @address names no person: a notification sender
  *   (noreply@, notifications@), a Usenet placeholder (nospam@nospam.com,
- *   anonymous@, user@), or a domain that cannot exist (*.invalid,
- *   RFC 2606's example.* and invalid)
+ *   anonymous@, user@), a domain that cannot exist (*.invalid, invalid),
+ *   or Mailman's archiver's for a message without a sender
+ *   (bogus@does.not.exist.com)
  */
 gboolean
 identity_placeholder (const char *address)
@@ -1017,7 +1018,7 @@ identity_placeholder (const char *address)
   return in_list (local, placeholder_locals, G_N_ELEMENTS (placeholder_locals)) ||
          g_str_has_suffix (domain, ".invalid") || strcmp (domain, "invalid") == 0 ||
          strstr (domain, "nospam") != NULL || strstr (domain, "no-spam") != NULL ||
-         strstr (local, "nospam") != NULL;
+         strstr (local, "nospam") != NULL || strcmp (domain, "does.not.exist.com") == 0;
 }
 
 /* Union-find over name indexes. */
