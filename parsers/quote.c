@@ -1020,6 +1020,19 @@ is_outlook_block (GArray *lines, guint i)
   return sent && others >= 1;
 }
 
+/* How many lines from @j on are To, Cc or Subject (outlook_field() 3),
+ * one after another. */
+static guint
+to_cc_subject_at (GArray *lines, guint j)
+{
+  guint n = 0;
+
+  while (j + n < lines->len && g_array_index (lines, Line, j + n).kind == LINE_OWN &&
+         outlook_field (&g_array_index (lines, Line, j + n)) == 3)
+    n++;
+  return n;
+}
+
 /* Outlook for Mac's and Foxmail's top-post write "Date:" where Outlook
  * writes "Sent:", and in their order: "From:" (wrapped as above), maybe
  * "Reply-To:", "Date:", then at least two of To, Cc, Subject, each on
@@ -1029,7 +1042,7 @@ is_outlook_block (GArray *lines, guint i)
 static gboolean
 is_dated_block (GArray *lines, guint i)
 {
-  guint j = from_line_end (lines, i), others = 0;
+  guint j = from_line_end (lines, i);
 
   if (j == G_MAXUINT)
     return FALSE;
@@ -1039,10 +1052,7 @@ is_dated_block (GArray *lines, guint i)
   if (j >= lines->len || g_array_index (lines, Line, j).kind != LINE_OWN ||
       !is_date_field (&g_array_index (lines, Line, j)))
     return FALSE;
-  for (j++; j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN &&
-            outlook_field (&g_array_index (lines, Line, j)) == 3; j++)
-    others++;
-  return others >= 2;
+  return to_cc_subject_at (lines, j + 1) >= 2;
 }
 
 /* GMX's and web.de's top-post put "Gesendet:" (Sent) first: "Sent:",
@@ -1052,15 +1062,12 @@ static gboolean
 is_sent_first_block (GArray *lines, guint i)
 {
   const Line *l = &g_array_index (lines, Line, i);
-  guint j, others = 0;
+  guint j;
 
   if (l->kind != LINE_OWN || !first_byte_in (l, "SsGgEeIiVvWw") || outlook_field (l) != 2 ||
       i + 1 >= lines->len || (j = from_line_end (lines, i + 1)) == G_MAXUINT)
     return FALSE;
-  for (j++; j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN &&
-            outlook_field (&g_array_index (lines, Line, j)) == 3; j++)
-    others++;
-  return others >= 2;
+  return to_cc_subject_at (lines, j + 1) >= 2;
 }
 
 /* "Bob Smith <bob@x.org> wrote:" (or "<bob at x.org>", as pipermail

@@ -458,6 +458,19 @@ test_binary (void)
   g_assert_cmpint (flags, ==, 0);
 }
 
+/* @rule leaves each of @texts as it is, and says so. */
+static void
+assert_stays (TextFlags (*rule) (GString *), const char *const *texts, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr (GString) text = g_string_new (texts[i]);
+
+      g_assert_cmpint (rule (text), ==, 0);
+      g_assert_cmpstr (text->str, ==, texts[i]);
+    }
+}
+
 /* pipermail keeps a base64 body without its Content-Transfer-Encoding:
  * all of a part that is one base64 body and reads as text is decoded;
  * base64 among prose, a single line, a digest in hex, lines of two
@@ -482,13 +495,7 @@ test_undeclared_base64 (void)
     "H4sIAAAAAAAAA+3OMQrCQBBG4alzij2BZHYzZgvBg1jYWEhIE2Ih3j2xEHsRBHnfK/5iptlqTmOZ\n",
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (stay); i++)
-    {
-      g_autoptr (GString) text = g_string_new (stay[i]);
-
-      g_assert_cmpint (undeclared_base64 (text), ==, 0);
-      g_assert_cmpstr (text->str, ==, stay[i]);
-    }
+  assert_stays (undeclared_base64, stay, G_N_ELEMENTS (stay));
   {
     /* "Hi,\r\n\r\nI am writing an application which transfer data between\r\n
      * clients which are\r\nconnected" in lines of 76, blank lines around */
@@ -521,13 +528,7 @@ test_undeclared_qp (void)
     "Caf=e9 =e9\n",                                            /* small hex digits */
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (stay); i++)
-    {
-      g_autoptr (GString) text = g_string_new (stay[i]);
-
-      g_assert_cmpint (undeclared_qp (text), ==, 0);
-      g_assert_cmpstr (text->str, ==, stay[i]);
-    }
+  assert_stays (undeclared_qp, stay, G_N_ELEMENTS (stay));
   {
     g_autoptr (GString) text = g_string_new (
       "Fr=E9d=E9ric wrote:\n> hello =3D world\nThe caf=E9 on the corner of the street we walked along yesterday=\n"
