@@ -17,28 +17,6 @@
  * line is exactly 61 characters from ' ' to '`', no lower case. */
 #define UU_RUN_MIN 8
 
-
-/**
- * _deja_line_at:
- *
- * (parsers-private.h)
- */
-gboolean
-_deja_line_at (const GString *text, gsize offset, DejaLine *line)
-{
-  const char *start = text->str + offset, *nl;
-
-  if (offset >= text->len)
-    return FALSE;
-  nl = memchr (start, '\n', text->len - offset);
-  line->p = start;
-  line->len = nl ? (gsize) (nl - start) : text->len - offset;
-  line->next = offset + line->len + (nl != NULL);
-  while (line->len > 0 && (line->p[line->len - 1] == '\r' || line->p[line->len - 1] == ' '))
-    line->len--;
-  return TRUE;
-}
-
 static gboolean
 has_prefix (const DejaLine *line, const char *prefix)
 {

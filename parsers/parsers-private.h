@@ -7,6 +7,7 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 
 G_BEGIN_DECLS
 
@@ -68,6 +69,20 @@ typedef struct {
 } DejaLine;
 
 /* The line of @text at @offset; FALSE at its end. */
-gboolean _deja_line_at (const GString *text, gsize offset, DejaLine *line);
+static inline gboolean
+_deja_line_at (const GString *text, gsize offset, DejaLine *line)
+{
+  const char *start = text->str + offset, *nl;
+
+  if (offset >= text->len)
+    return FALSE;
+  nl = (const char *) memchr (start, '\n', text->len - offset);
+  line->p = start;
+  line->len = nl ? (gsize) (nl - start) : text->len - offset;
+  line->next = offset + line->len + (nl != NULL);
+  while (line->len > 0 && (line->p[line->len - 1] == '\r' || line->p[line->len - 1] == ' '))
+    line->len--;
+  return TRUE;
+}
 
 G_END_DECLS
