@@ -373,6 +373,7 @@ def shared_addresses_are_split_by_name():
         ("g3", "Jane Doe <noreply@github.com>", "[proj] issue 3"),
         ("g4", "Ann Example <noreply@github.com>", "[proj] issue 4"),
         ("g5", "noreply@github.com", "[proj] a release"),
+        ("g7", "\"release@bot\" <noreply@github.com>", "[proj] another release"),
         ("u1", "ann@nospam.invalid (Ann Poster)", "usenet 1"),
         ("u2", "Carl Third <ann@nospam.invalid>", "usenet 2"),
         ("p1", "Bob Smith <bob@example.org>", "one person"),
@@ -394,7 +395,11 @@ def shared_addresses_are_split_by_name():
     authors = {r["name"]: r for r in json.loads(ok("authors", "--db", db, "--format", "json").stdout)}
     assert authors["Jane Doe"]["address"] == "noreply@github.com (jane doe)"
     assert authors["Jane Doe"]["shared_address"] == "noreply@github.com" and authors["Jane Doe"]["messages"] == 2
-    assert authors["noreply@github.com"]["shared_address"] == "noreply@github.com"   # g5, no name
+    # g5, no name, and g7, whose name is no name (an address): nobody we know, named by the
+    # address, not by a name none of its messages gives
+    assert by["g7"][1] == by["g5"][1], by
+    assert authors["noreply@github.com"]["shared_address"] == "noreply@github.com"
+    assert authors["noreply@github.com"]["messages"] == 2
     assert authors["Bob Smith"]["shared_address"] is None
     # deja authors --suggest shows them, as merges to consider
     found = pairs(db)

@@ -79,9 +79,11 @@ name_row_clear (NameRow *r)
   g_free (r->last_date);
 }
 
-/* Adds @r to @sender (and its name to the counts, under @sender's key). */
+/* Adds @r to @sender (and, when @named, its name to the counts, under
+ * @sender's key: the messages a shared address keeps have no name, or
+ * one that is no name, "release@bot", which must not name nobody). */
 static void
-add_name_row (Senders *out, Sender *sender, const NameRow *r)
+add_name_row (Senders *out, Sender *sender, const NameRow *r, gboolean named)
 {
   sender->copies += r->copies;
   sender->messages += r->messages;
@@ -89,7 +91,7 @@ add_name_row (Senders *out, Sender *sender, const NameRow *r)
   widen (&sender->first_date, &sender->last_date, r->first_date, r->last_date);
   if (sender->raw_names)
     g_ptr_array_add (sender->raw_names, g_strdup (r->name));
-  if (r->name && *r->name)
+  if (named && r->name && *r->name)
     {
       g_autofree char *key = g_strconcat (sender->address, "\n", r->name, NULL);
       gint64 *count = g_hash_table_lookup (out->name_counts, key);
@@ -145,7 +147,7 @@ add_address (Senders *out, const char *address, GArray *rows)
       Sender *s = sender_new (address, NULL);
 
       for (guint i = 0; i < rows->len; i++)
-        add_name_row (out, s, &g_array_index (rows, NameRow, i));
+        add_name_row (out, s, &g_array_index (rows, NameRow, i), TRUE);
       g_ptr_array_add (out->senders, s);
       return;
     }
@@ -173,7 +175,7 @@ add_address (Senders *out, const char *address, GArray *rows)
       nameless = sender_new (address, address);
   for (guint i = 0; i < rows->len; i++)
     add_name_row (out, person[i] == G_MAXUINT ? nameless : people->pdata[person[i]],
-                  &g_array_index (rows, NameRow, i));
+                  &g_array_index (rows, NameRow, i), person[i] != G_MAXUINT);
   for (guint k = 0; k < n_people; k++)
     g_ptr_array_add (out->senders, people->pdata[k]);
   if (nameless)
