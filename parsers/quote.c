@@ -1095,7 +1095,9 @@ addressed_wrote (const char *p, gsize len)
  * original's From, Subject, To and Date, or, earlier, under "Bob
  * <bob@x.org> wrote:".  That line (beginning "On ", or naming an address,
  * and ending "wrote:"), below the reply and followed by text that is not
- * quoted, starts the original. */
+ * quoted, starts the original; so it does when the original opens with an
+ * attribution of its own ("On …, Ann wrote:" over ">" lines): two
+ * attributions in a row are no reply's. */
 static gboolean
 is_unquoted_attribution (GArray *lines, guint i)
 {
@@ -1118,7 +1120,9 @@ is_unquoted_attribution (GArray *lines, guint i)
     return FALSE;
   for (j = i + 1; j < lines->len && g_array_index (lines, Line, j).kind == LINE_BLANK; j++)
     ;
-  return j < lines->len && g_array_index (lines, Line, j).kind == LINE_OWN;
+  /* text, or the original's own attribution of what it quotes next */
+  return j < lines->len && (g_array_index (lines, Line, j).kind == LINE_OWN ||
+                            g_array_index (lines, Line, j).kind == LINE_ATTRIBUTION);
 }
 
 /* "-----Ursprüngliche Nachricht-----", "----- Mensagem original -----",

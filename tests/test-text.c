@@ -259,6 +259,12 @@ static const struct {
   { "# On Sat, 29 Oct 2005, Clive\n# <clive at x.za> wrote:\n#>q\n#\n# old\n\nMine.\n",
     "# On Sat, 29 Oct 2005, Clive\n# <clive at x.za> wrote:\n#>q\n#\n# old\n\nMine.\n", 0, 6 },
   { "Ok\n\n\"Glyph L\" <g at x.com> wrote:\nold\n", "Ok\n", 2, 1 },
+  /* an unquoted original that opens with its own attribution and quote */
+  { "Much appreciated.\n\nOn 11/3/09 4:08 PM, \"e\" <e at x.com> wrote:\n\nOn 3 Nov, r at x.com wrote:\n"
+    ">q\n\nI'm not sure.\n", "Much appreciated.\n", 4, 1 },
+  { "Bill\n\nMatt <m at x.org> wrote:\nOn Fri, Bill wrote:\n> q\n\nOpen a bdb.\n", "Bill\n", 4, 1 },
+  { "My reply.\n\nOn Mon, Bob wrote:\n> On Sun, Alice wrote:\n> > text\nmore reply\n",
+    "My reply.\n\nmore reply\n", 2, 2 },
   /* such a line before quoted text is an attribution only */
   { "Yes.\nOn Tue, Jan 5, 2010, Bob wrote:\n> Merge?\nDone.\n", "Yes.\nDone.\n", 1, 2 },
   { "Yes.\n--- On Tue, Jan 5, 2010, Bob wrote:\n> Merge?\nDone.\n", "Yes.\nDone.\n", 1, 2 },
