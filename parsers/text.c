@@ -201,6 +201,18 @@ add_text (Walk *w, GString *raw, const char *declared, gboolean html, gboolean u
       g_string_free (raw, TRUE);
       return;
     }
+  if (untyped && undeclared)
+    {
+      gsize tail = undeclared_alternative_tail (raw);
+
+      if (tail > 0)
+        {
+          while (tail >= 2 && raw->str[tail - 1] == '\n' && raw->str[tail - 2] == '\n')
+            tail--;               /* the blank lines before the boundary */
+          g_string_truncate (raw, tail);
+          w->text->flags |= TEXT_FLAG_MULTIPART_UNDECLARED;
+        }
+    }
   /* Binaries go before charset detection, which they would mislead. */
   if (!html && undeclared)
     w->text->flags |= undeclared_base64 (raw) | undeclared_qp (raw);

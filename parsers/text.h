@@ -53,5 +53,6 @@ TextFlags binary_strip (GString *text, GPtrArray *attachments);
 TextFlags undeclared_base64 (GString *text);
 TextFlags undeclared_qp (GString *text);
 char *undeclared_multipart_boundary (const GString *text);
+gsize undeclared_alternative_tail (const GString *text);
 
 G_END_DECLS

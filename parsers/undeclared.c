@@ -358,3 +358,90 @@ undeclared_multipart_boundary (const GString *text)
       return g_strndup (line.p + 2, line.len - 2);
   return NULL;
 }
+
+/* Whether the header block of the part whose boundary line is at @offset
+ * says "Content-Type: text/html"; @offset is moved past the block. */
+static gboolean
+html_part_header (const GString *text, gsize *offset)
+{
+  gboolean html = FALSE;
+  DejaLine line;
+
+  while (_deja_line_at (text, *offset, &line) && line.len > 0)
+    {
+      static const char type[] = "Content-Type:";
+      const char *value = line.p + strlen (type), *end = line.p + line.len;
+
+      if (line.len > strlen (type) && g_ascii_strncasecmp (line.p, type, strlen (type)) == 0)
+        {
+          while (value < end && (*value == ' ' || *value == '\t'))
+            value++;
+          html = end - value >= 9 && g_ascii_strncasecmp (value, "text/html", 9) == 0;
+        }
+      *offset = line.next;
+    }
+  return html;
+}
+
+/**
+ * undeclared_alternative_tail:
+ * @text: the body of an entity with no Content-Type and no
+ *   Content-Transfer-Encoding
+ *
+ * Mailman split the messages it archived wherever a line began with
+ * "From " (pipermail of about 2009-2012): the message after such a line
+ * is a fragment, from "bogus@does.not.exist.com", whose body is the rest
+ * of a multipart/alternative's plain text, then its boundary, the HTML
+ * alternative of the whole message, and the end line.  The HTML is the
+ * same text again (and the part before the split): it is no text of the
+ * fragment.  Such a tail is a boundary line "--B" after text, every part
+ * from it on "Content-Type: text/html", the end line "--B--" with only
+ * blank lines after it, or no end line when the last part runs to the
+ * body's end (the next split cut it).  A body that names the boundary
+ * before it (header lines below the blank line, "boundary=B") is no such
+ * tail.
+ *
+ * Returns: the offset of the tail's first boundary line, or 0 when there
+ *   is no such tail
+ */
+gsize
+undeclared_alternative_tail (const GString *text)
+{
+  gsize offset = 0, start = 0;
+  gboolean before = FALSE;
+  DejaLine line, next;
+
+  for (; _deja_line_at (text, offset, &line); offset = line.next)
+    {
+      if (is_boundary_line (&line) && before && _deja_line_at (text, line.next, &next) &&
+          next.len > 8 && g_ascii_strncasecmp (next.p, "Content-", 8) == 0 && memchr (next.p, ':', next.len))
+        break;
+      before |= line.len > 0;
+    }
+  /* A boundary named before it is used is a header block's, in the body
+   * (spam whose headers went below the blank line): not this tail */
+  if (offset >= text->len || memmem (text->str, offset, line.p + 2, line.len - 2) != NULL)
+    return 0;
+  start = offset;
+  while (_deja_line_at (text, offset, &next))
+    {
+      /* @next is a part's boundary line: its headers, then its body up to
+       * the next boundary or end line */
+      offset = next.next;
+      if (!html_part_header (text, &offset))
+        return 0;
+      while (_deja_line_at (text, offset, &next) &&
+             !(next.len >= line.len && memcmp (next.p, line.p, line.len) == 0 &&
+               (next.len == line.len || (next.len == line.len + 2 && next.p[line.len] == '-' &&
+                                         next.p[line.len + 1] == '-'))))
+        offset = next.next;
+      if (offset >= text->len)
+        return start;            /* the last part cut short */
+      if (next.len == line.len + 2)
+        break;                   /* the end line */
+    }
+  for (offset = next.next; _deja_line_at (text, offset, &next); offset = next.next)
+    if (next.len > 0)
+      return 0;
+  return start;
+}

@@ -578,6 +578,44 @@ test_undeclared_multipart (void)
     }
 }
 
+/* The rest of a multipart/alternative after a fragment's text, where
+ * Mailman split a message: where its first boundary line is when every
+ * part from there on is HTML and nothing but blank lines follows the end
+ * line (or the last part runs to the end); else 0. */
+static void
+test_undeclared_tail (void)
+{
+  static const struct {
+    const char *text;
+    gsize tail;
+  } cases[] = {
+    { "Kevin\n\n--000e\nContent-Type: text/html; charset=ISO-8859-1\n\n<div>x</div>\n\n--000e--\n\n", 7 },
+    { "Kevin\n--b1\ncontent-type:text/HTML\n\n<p>x</p>\n--b1\nContent-Type: text/html\n\n<p>y</p>\n--b1--\n", 6 },
+    { "Kevin\n--b1\nContent-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n\n", 6 },  /* cut */
+    { "Kevin\n--b1\nContent-Type: text/html\n\n<div>the next split cut =\nthis\n", 6 },
+    { "Kevin\n--b1\nContent-Type: text/html\n\n<p>--b1x</p>\n--b1--\n", 6 },  /* like the end, longer */
+    { "Kevin\n--b1\nContent-Type: text/html\n\n<p>x</p>\n--b1--\nand then?\n", 0 },  /* text after */
+    { "Kevin\n--b1\nContent-Type: text/plain\n\nx\n--b1--\n", 0 },
+    { "Kevin\n--b1\nContent-Type: text/html\n\nx\n--b1\nContent-Type: image/png\n\nx\n--b1--\n", 0 },
+    { "--b1\nContent-Type: text/html\n\n<p>x</p>\n--b1--\n", 0 },       /* no text before */
+    { "\n\n--b1\nContent-Type: text/html\n\n<p>x</p>\n--b1--\n", 0 },
+    { "The browser sends:\n--b1\nContent-Disposition: form-data; name=\"f\"\n\nx\n--b1--\n", 0 },
+    { "Kevin\n--b1\n\nContent-Type: text/html\n\nx\n--b1--\n", 0 },      /* no header under it */
+    { "Kevin\n--b1\nContent-Description: a page\n\nx\n--b1--\n", 0 },     /* no type */
+    { "Kevin\n-- \nContent-Type: text/html\n\nx\n", 0 },                   /* a signature's mark */
+    { "MIME-Version: 1.0\nContent-Type: multipart/alternative;\n\tboundary=\"--4256\"\n\n"
+      "----4256\nContent-Type: text/html\n\n<p>Loans!</p>\n----4256--\n", 0 },   /* headers in the body */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GString) text = g_string_new (cases[i].text);
+
+      g_test_message ("case %" G_GSIZE_FORMAT, i);
+      g_assert_cmpuint (undeclared_alternative_tail (text), ==, cases[i].tail);
+    }
+}
+
 /* Lines that are uu-shaped but not full (a shouted 45-character line
  * starting with 'A' claims 33 bytes) were scanned again from each line:
  * 16,000 took 4 s, a message at the 8 MiB limit minutes.  Linear now;
@@ -621,6 +659,7 @@ main (int argc, char **argv)
   g_test_add_func ("/text/base64-rule", test_undeclared_base64);
   g_test_add_func ("/text/qp-rule", test_undeclared_qp);
   g_test_add_func ("/text/multipart-rule", test_undeclared_multipart);
+  g_test_add_func ("/text/multipart-tail-rule", test_undeclared_tail);
   g_assert_cmpuint (fixture_tests_add ("text", "/text", test_fixture), >=, 9);
   return g_test_run ();
 }
