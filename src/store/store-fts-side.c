@@ -20,12 +20,13 @@
  *  - a merge whose output is an index's oldest segment drops the delete
  *    markers (nothing older is left to delete from): in the side's index
  *    nothing is older, and the markers are meant for messages_fts.  So
- *    the side merges its segments as FTS5 does (on its own thread: a
- *    large file's index comes over in a few) until the batch's first
- *    delete, and from then on not at all (automerge 0, crisismerge at its
- *    maximum, set in the same transaction: a rolled-back file takes the
- *    setting back with its markers); what it leaves unmerged FTS5 merges
- *    in messages_fts (store.c: fts_tidy(), a connection of its own);
+ *    the side merges its segments, when the writer asks it to (below),
+ *    as FTS5 does (on its own thread: a large file's index comes over in
+ *    a few) until the batch's first delete, and from then on not at all
+ *    (automerge 0, crisismerge at its maximum, set in the same
+ *    transaction: a rolled-back file takes the setting back with its
+ *    markers); what it leaves unmerged FTS5 merges in messages_fts
+ *    (store.c: fts_tidy(), a connection of its own);
  *  - a connection keeps the structure record it read last until another
  *    connection commits.  The writer's connection copies segments behind
  *    FTS5's back, so once it has, it must not use messages_fts itself:
@@ -66,6 +67,12 @@ static const char side_table_sql[] =
   "  content=\"messages\", content_rowid=\"id\",\n"
   "  tokenize=\"porter unicode61\"\n"
   ")";
+
+/* No merging in the side's index (FTS5's automerge 0, and crisismerge at
+ * its maximum) */
+static const char no_merge_sql[] =
+  "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);"
+  "INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 1999)";
 
 typedef enum {
   OP_SQL,       /* a statement mirrored from the writer's transaction */
@@ -201,9 +208,7 @@ run_op (StoreFtsSide *side, Op *op)
     case OP_DELETE:
       /* No more merging: the markers must reach messages_fts (above) */
       if (side->error == NULL &&
-          (rc = sqlite3_exec (side->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);"
-                              "INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 1999)",
-                              NULL, NULL, NULL)) != SQLITE_OK)
+          (rc = sqlite3_exec (side->db, no_merge_sql, NULL, NULL, NULL)) != SQLITE_OK)
         fail (side, "cannot take messages out of the index", rc);
       G_GNUC_FALLTHROUGH;
     case OP_INSERT:
@@ -360,11 +365,11 @@ _store_fts_side_fits (Store *store, gboolean *fits, GError **error)
 }
 
 /* The side's table: declared as messages_fts, configured as it is here
- * (page size, hash size) but for merging (FTS5's defaults until a delete,
- * above), and counting more rows than any batch deletes
- * (_store_fts_side_seed()). */
+ * (page size, hash size) but for merging (FTS5's defaults when @merge,
+ * until a delete, above; else none), and counting more rows than any
+ * batch deletes (_store_fts_side_seed()). */
 static int
-make_table (StoreFtsSide *side, Store *store)
+make_table (StoreFtsSide *side, Store *store, gboolean merge)
 {
   g_autoptr (GByteArray) seed = NULL;
   sqlite3_stmt *from = NULL, *to = NULL;
@@ -402,6 +407,8 @@ make_table (StoreFtsSide *side, Store *store)
     }
   if (to)
     sqlite3_finalize (to);
+  if (rc == SQLITE_OK && !merge)
+    rc = sqlite3_exec (side->db, no_merge_sql, NULL, NULL, NULL);
   if (rc != SQLITE_OK)
     return rc;
   seed = _store_fts_side_seed ((guint) columns);
@@ -432,14 +439,49 @@ close_batch (StoreFtsSide *side)
   g_clear_pointer (&side->error, g_free);
 }
 
+/* The archive bytes a segment of the side's index stands for, at the
+ * least: one per 8.6-9.5 MiB on the realistic corpus and twisted-python */
+#define ARCHIVE_BYTES_PER_SEGMENT (6 * 1024 * 1024)
+
+/**
+ * _store_fts_side_merges:
+ * @segments: how many segments messages_fts has
+ * @expected_bytes: the archive bytes the command is storing (0: not known)
+ * @begun_bytes: of those, the files begun before this batch
+ *
+ * FTS5 merges an index's segments as they come, four of a level into one
+ * of the next, so every posting is written again at each level: on the
+ * realistic corpus, a quarter of the side's CPU (256 MiB: 5.1 s with the
+ * merges, 3.9 s without) for nothing a search notices (the golden
+ * searches on the 1 GiB take 6.11 s in 7 segments, 6.22 s in 51, 7.35 s
+ * in 650: bench/README.md).  So the side leaves a batch's segments as it
+ * wrote them when the index, with those the rest of the command's
+ * archives will make, stays within STORE_FTS_SEGMENTS_MAX.  Otherwise it
+ * merges them as FTS5 would: left unmerged they would all be merged at
+ * once past that, by fts_tidy() on the writer's time (1 GiB: 8.8 s, where
+ * the side's merges cost the writer nothing).  A command that does not
+ * say how much it stores merges.
+ *
+ * Returns: whether the side merges the batch it begins
+ */
+gboolean
+_store_fts_side_merges (guint segments, gint64 expected_bytes, gint64 begun_bytes)
+{
+  gint64 ahead = MAX (expected_bytes - begun_bytes, 0);
+
+  return expected_bytes <= 0 ||
+         segments + ahead / ARCHIVE_BYTES_PER_SEGMENT + 1 > STORE_FTS_SEGMENTS_MAX;
+}
+
 /**
  * _store_fts_side_begin:
+ * @merge: whether the side merges the batch's segments as FTS5 would
  *
  * A new batch: a new temporary database holding an empty table declared
  * as messages_fts, and BEGIN on it.
  */
 gboolean
-_store_fts_side_begin (StoreFtsSide *side, Store *store, GError **error)
+_store_fts_side_begin (StoreFtsSide *side, Store *store, gboolean merge, GError **error)
 {
   g_autoptr (GError) tmp_error = NULL;
   int fd, rc;
@@ -461,7 +503,7 @@ _store_fts_side_begin (StoreFtsSide *side, Store *store, GError **error)
     rc = sqlite3_exec (side->db, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
                        " PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
   if (rc == SQLITE_OK)
-    rc = make_table (side, store);
+    rc = make_table (side, store, merge);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?1, ?2, ?3)",
                              -1, &side->insert, NULL);

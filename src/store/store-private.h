@@ -141,6 +141,8 @@ struct _Store {
                               ids in use (gint64 *); NULL: a new address gets next_author */
   GString *spans_json;     /* messages.own_spans of the row being stored */
   gint64 file_bytes;       /* the size of the file being ingested */
+  gint64 expected_bytes;   /* the archive bytes this command is about to store (0: not known) */
+  gint64 begun_bytes;      /* and of those, the files begun so far */
   gint64 uncommitted;      /* archive bytes of the files finished since the last commit */
   guint uncommitted_files; /* and how many */
   gboolean savepoint;       /* the file under way has one (deja_file): files before it are in its transaction */
@@ -363,7 +365,11 @@ GArray *_store_fts_rows_new (guint reserve);
 
 StoreFtsSide *_store_fts_side_new (void);
 gboolean _store_fts_side_open (const StoreFtsSide *side);
-gboolean _store_fts_side_begin (StoreFtsSide *side, Store *store, GError **error);
+/* Past this many segments in messages_fts after a copy, FTS5 merges them
+ * (store.c: fts_tidy()) */
+#define STORE_FTS_SEGMENTS_MAX 64
+gboolean _store_fts_side_merges (guint segments, gint64 expected_bytes, gint64 begun_bytes);
+gboolean _store_fts_side_begin (StoreFtsSide *side, Store *store, gboolean merge, GError **error);
 typedef enum {
   STORE_FTS_SIDE_BEGIN,
   STORE_FTS_SIDE_SAVEPOINT,

@@ -925,6 +925,7 @@ store_open_sized (const char *path, gint64 archive_bytes, guint files, GError **
    * indexes between two shards would have the rest copied with every
    * index kept in step. */
   store->other_writer = _store_claimed_by_another (path);
+  store->expected_bytes = archive_bytes;
   /* New databases only (before WAL mode is set: a WAL database keeps its
    * page size). */
   if (!exec (store, page_size_sql (archive_bytes, files), error) ||
@@ -1692,11 +1693,25 @@ drop_transaction (Store *store)
 
 /* BEGIN, with a new batch of the index made beside the writer when the
  * ingest asked for one (store_index_beside()). */
+/* Whether the side merges the segments of the batch it begins
+ * (_store_fts_side_merges()) */
+static gboolean
+fts_side_merges (Store *store, GError **error, gboolean *merge)
+{
+  guint segments = 0;
+
+  *merge = TRUE;
+  if (store->expected_bytes > 0 && !_store_fts_segments (store, &segments, error))
+    return FALSE;
+  *merge = _store_fts_side_merges (segments, store->expected_bytes, store->begun_bytes);
+  return TRUE;
+}
+
 static gboolean
 begin_transaction (Store *store, GError **error)
 {
   g_autoptr (GError) side_error = NULL;
-  gboolean fits = TRUE;
+  gboolean fits = TRUE, merge = TRUE;
 
   /* Only where the copy will take the side's segments */
   if (store->fts_beside && !store->fts_copied && !_store_fts_side_fits (store, &fits, error))
@@ -1715,7 +1730,8 @@ begin_transaction (Store *store, GError **error)
         }
       if (store->fts_side == NULL)
         store->fts_beside = FALSE;   /* its thread could not start */
-      else if (!_store_fts_side_begin (store->fts_side, store, &side_error))
+      else if (!fts_side_merges (store, &side_error, &merge) ||
+               !_store_fts_side_begin (store->fts_side, store, merge, &side_error))
         {
           /* Once a batch was copied, this connection cannot index itself */
           if (store->fts_copied)
@@ -1949,6 +1965,7 @@ begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError 
   if (store->savepoint)
     fts_side_follow (store, STORE_FTS_SIDE_SAVEPOINT);
   store->file_bytes = meta->size;
+  store->begun_bytes += meta->size;
   /* Ids are kept where the content is (an unchanged start, an archive
    * that grew at its end), and new rows come after every id there was. */
   /* Appending keeps every row: none to take an id over from (reading
@@ -2696,13 +2713,9 @@ fts_copy_beside (Store *store, guint *segments, GError **error)
   return ok;
 }
 
-/* Past this many segments in messages_fts after a copy, FTS5 merges them
- * (fts_tidy()) */
-#define FTS_SIDE_SEGMENTS_MAX 16
-
 /* FTS5 merges the segments copied from the side as it merges its own, a
  * step at a time (a level that holds 'usermerge', 4, segments or more)
- * until there are FTS_SIDE_SEGMENTS_MAX or fewer: on a connection of its
+ * until there are STORE_FTS_SEGMENTS_MAX or fewer: on a connection of its
  * own, since this one must not use messages_fts (store-fts-side.c).  The
  * index is whole either way; a failure leaves it in more segments
  * (slower to search), and says so. */
@@ -2715,7 +2728,7 @@ fts_tidy (Store *store, guint segments)
   guint before = segments;
 
   if ((other = _store_open_second (store, &error)) != NULL)
-    for (int step = 0; step < 100000 && segments > FTS_SIDE_SEGMENTS_MAX; step++)
+    for (int step = 0; step < 100000 && segments > STORE_FTS_SEGMENTS_MAX; step++)
       {
         int changes = sqlite3_total_changes (other->db);
 
@@ -2796,7 +2809,7 @@ store_commit (Store *store, GError **error)
   if (fts_beside (store))
     {
       _store_fts_side_end (store->fts_side, store);
-      if (segments > FTS_SIDE_SEGMENTS_MAX)
+      if (segments > STORE_FTS_SEGMENTS_MAX)
         fts_tidy (store, segments);
     }
   if (lost == 0)
