@@ -1691,8 +1691,6 @@ drop_transaction (Store *store)
   _store_forget_authors (store);
 }
 
-/* BEGIN, with a new batch of the index made beside the writer when the
- * ingest asked for one (store_index_beside()). */
 /* Whether the side merges the segments of the batch it begins
  * (_store_fts_side_merges()) */
 static gboolean
@@ -1700,13 +1698,14 @@ fts_side_merges (Store *store, GError **error, gboolean *merge)
 {
   guint segments = 0;
 
-  *merge = TRUE;
   if (store->expected_bytes > 0 && !_store_fts_segments (store, &segments, error))
     return FALSE;
   *merge = _store_fts_side_merges (segments, store->expected_bytes, store->begun_bytes);
   return TRUE;
 }
 
+/* BEGIN, with a new batch of the index made beside the writer when the
+ * ingest asked for one (store_index_beside()). */
 static gboolean
 begin_transaction (Store *store, GError **error)
 {
