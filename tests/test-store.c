@@ -385,33 +385,35 @@ test_foreign_database_is_refused (void)
   g_rmdir (dir);
 }
 
-/* The side leaves a batch unmerged only when the index, with what the
- * rest of the command's archives will add (a segment per 6 MiB at most),
- * stays within STORE_FTS_SEGMENTS_MAX; a command of unknown size merges. */
+/* The side leaves a batch unmerged when the index, with what the rest of
+ * the command's archives will add (a segment per 6 MiB at most), stays
+ * within STORE_FTS_SEGMENTS_MAX (64), and up to 48 segments in all; a
+ * command of unknown size is left unmerged up to those 48. */
 static void
-test_fts_side_merges (void)
+test_fts_side_unmerged (void)
 {
   static const struct {
     guint segments;
     gint64 expected, begun;
-    gboolean merge;
+    guint unmerged;
   } cases[] = {
-    { 0, 0, 0, TRUE },                              /* size not known */
-    { 0, 64 << 20, 0, FALSE },                      /* 11 segments */
-    { 0, G_GINT64_CONSTANT (1) << 30, 0, TRUE },    /* 171 */
-    { 0, G_GINT64_CONSTANT (1) << 30, (G_GINT64_CONSTANT (1) << 30) - (64 << 20), FALSE },
-    { 53, 60 << 20, 0, FALSE },                     /* 53 + 10 + 1: at the most */
-    { 54, 60 << 20, 0, TRUE },
-    { 60, 64 << 20, 0, TRUE },
-    { 63, 1 << 20, 2 << 20, FALSE },                /* more begun than said: the batch's own */
-    { 64, 1 << 20, 0, TRUE },
+    { 0, 0, 0, 48 },                                /* size not known */
+    { 40, 0, 0, 8 },
+    { 0, 64 << 20, 0, 48 },                         /* 11 segments ahead */
+    { 10, 64 << 20, 0, 38 },
+    { 0, G_GINT64_CONSTANT (1) << 30, 0, 0 },       /* 171 ahead: merged */
+    { 0, G_GINT64_CONSTANT (1) << 30, (G_GINT64_CONSTANT (1) << 30) - (64 << 20), 48 },
+    { 47, 60 << 20, 0, 1 },                         /* 47 + 10 + 1: at the most */
+    { 47, 102 << 20, 0, 0 },                        /* 47 + 17 + 1 */
+    { 48, 0, 0, 0 },                                /* 48 in all */
+    { 60, 1 << 20, 2 << 20, 0 },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_test_message ("case %" G_GSIZE_FORMAT, i);
-      g_assert_cmpint (_store_fts_side_merges (cases[i].segments, cases[i].expected, cases[i].begun), ==,
-                       cases[i].merge);
+      g_assert_cmpuint (_store_fts_side_unmerged (cases[i].segments, cases[i].expected, cases[i].begun), ==,
+                        cases[i].unmerged);
     }
 }
 
@@ -1043,7 +1045,7 @@ main (int argc, char **argv)
 #undef ADD
   g_test_add_func ("/store/sender-group-types", test_sender_group_types);
   g_test_add_func ("/store/foreign-database-is-refused", test_foreign_database_is_refused);
-  g_test_add_func ("/store/fts-side-merges", test_fts_side_merges);
+  g_test_add_func ("/store/fts-side-unmerged", test_fts_side_unmerged);
   g_test_add_func ("/store/fts-structure-round-trip", test_fts_structure_round_trip);
   g_test_add_func ("/store/fts-structure-refuses-what-it-does-not-know",
                    test_fts_structure_refuses_what_it_does_not_know);

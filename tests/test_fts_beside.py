@@ -14,8 +14,9 @@ the 4 MiB that makes it index as it goes, a changed file ingested again
 (its old rows leave as delete markers, unchanged messages keep their ids),
 an archive that grew at its end (its old last message replaced), a file
 that fails half-way (rolled back to its savepoint), an index the side
-leaves in the segments it wrote, and many commits (merged by FTS5 past 64
-segments); and the temporary database is deleted, even one left by a deja
+leaves in the segments it wrote, a batch that makes more segments than the
+side may leave (merged from there on), and many commits (merged by FTS5
+past 64 segments); and the temporary database is deleted, even one left by a deja
 that was killed.  Run by meson (suite 'slow').
 """
 import os
@@ -230,12 +231,28 @@ def a_file_failing_half_way_leaves_the_index_beside_too():
 @tap.test
 def an_index_of_a_few_dozen_segments_is_left_unmerged():
     # 29 MiB in 40 files: FTS5 merges the writer's index to 5 segments, the
-    # side leaves the 8 it wrote (store-fts-side.c: _store_fts_side_merges())
+    # side leaves the 8 it wrote (store-fts-side.c: _store_fts_side_unmerged())
     dirs = twins("unmerged", 7, 40, lambda k: (150, 600))
     for r in ingest_both(dirs, *sorted(os.listdir(dirs[0]))):
         assert r.returncode == 0, r.stderr
     beside, writer = (segments(os.path.join(d, "x.db")) for d in dirs)
     assert beside > writer >= 2, (beside, writer)
+    same_index(dirs)
+
+
+@tap.test
+def a_batch_past_its_limit_is_merged_from_there_on():
+    # 45 segments, then the 29 MiB above: the look-ahead allows it (45 + 4 + 1
+    # of 64), the limit of 48 in all does not, so the side merges past 3
+    dirs = twins("limit", 7, 85, lambda k: 3 if k < 45 else (150, 600))
+    for k in range(45):
+        for r in ingest_both(dirs, "l%02d.mbox" % k):
+            assert r.returncode == 0, r.stderr
+    assert segments(os.path.join(dirs[0], "x.db")) == 45
+    for r in ingest_both(dirs, *["l%02d.mbox" % k for k in range(45, 85)]):
+        assert r.returncode == 0, r.stderr
+    beside = segments(os.path.join(dirs[0], "x.db"))
+    assert 45 < beside < 45 + 8, beside     # 8: these files unmerged (above)
     same_index(dirs)
 
 

@@ -71,7 +71,7 @@ ALLOWED_SQL_ARGS = {
     "count_sql[force != FALSE]",   # store.c: a static table of literals
     "follow_sql[statement]", "follow_sql[k]",   # store-fts-side.c: a static table of literals
     "side_table_sql",              # store-fts-side.c: one static literal (deja's declaration)
-    "no_merge_sql",                # store-fts-side.c: one static literal (FTS5 merging off)
+    "no_merge_sql", "merge_sql",   # store-fts-side.c: static literals (FTS5 merging off, on)
     # store-catalog.c: static literals, and deja's views of its embedded schema made TEMP
     "number_sql", "temp", "decisions_held_sql",
     "scans[s].sql", "scans[s].write[k]",   # store-catalog.c: a static table of literals

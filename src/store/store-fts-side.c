@@ -20,8 +20,9 @@
  *  - a merge whose output is an index's oldest segment drops the delete
  *    markers (nothing older is left to delete from): in the side's index
  *    nothing is older, and the markers are meant for messages_fts.  So
- *    the side merges its segments, when the writer asks it to (below),
- *    as FTS5 does (on its own thread: a large file's index comes over in
+ *    the side merges its segments, when the writer asks it to or past
+ *    the number it may leave unmerged (_store_fts_side_unmerged()), as
+ *    FTS5 does (on its own thread: a large file's index comes over in
  *    a few) until the batch's first delete, and from then on not at all
  *    (automerge 0, crisismerge at its maximum, set in the same
  *    transaction: a rolled-back file takes the setting back with its
@@ -69,10 +70,13 @@ static const char side_table_sql[] =
   ")";
 
 /* No merging in the side's index (FTS5's automerge 0, and crisismerge at
- * its maximum) */
+ * its maximum), and FTS5's merging as it is by default */
 static const char no_merge_sql[] =
   "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);"
   "INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 1999)";
+static const char merge_sql[] =
+  "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 4);"
+  "INSERT INTO messages_fts (messages_fts, rank) VALUES ('crisismerge', 16)";
 
 typedef enum {
   OP_SQL,       /* a statement mirrored from the writer's transaction */
@@ -111,6 +115,10 @@ struct _StoreFtsSide {
   GPtrArray *held;           /* of Op, the writer's, not handed over yet */
   guint held_rows;           /* the rows of those */
   char *error;               /* the batch's first failure: the rest of it is skipped */
+  guint unmerged;            /* while FTS5 does not merge: the most segments it may leave */
+  gboolean merging;          /* FTS5 merges the batch's segments */
+  gboolean deleted;          /* the batch took rows out: FTS5 must not merge from then on */
+  sqlite3_stmt *structure;   /* the side's structure record */
   gboolean attached;         /* to the writer's connection, as "fts_side" */
 };
 
@@ -190,6 +198,38 @@ follow (StoreFtsSide *side, StoreFtsSideStatement statement)
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* How many segments the side's index has now (0 when not known) */
+static guint
+side_segments (StoreFtsSide *side)
+{
+  StoreFtsStructure st = { 0 };
+  guint n = 0;
+
+  if (sqlite3_step (side->structure) == SQLITE_ROW &&
+      _store_fts_structure_decode (sqlite3_column_blob (side->structure, 0),
+                                   (gsize) sqlite3_column_bytes (side->structure, 0), &st))
+    n = _store_fts_structure_segments (&st);
+  sqlite3_reset (side->structure);
+  _store_fts_structure_clear (&st);
+  return n;
+}
+
+/* A batch that makes more segments than the writer foresaw (an archive
+ * whose text is denser than most, a compressed file counted by its size
+ * on disk) is merged as FTS5 does from there on, unless it took rows out
+ * (above). */
+static void
+merge_past_limit (StoreFtsSide *side)
+{
+  int rc;
+
+  if (side->merging || side->deleted || side->error != NULL || side_segments (side) <= side->unmerged)
+    return;
+  if ((rc = sqlite3_exec (side->db, merge_sql, NULL, NULL, NULL)) != SQLITE_OK)
+    fail (side, "cannot merge the index", rc);
+  side->merging = TRUE;
+}
+
 /* Runs @op on the side.  Returns: FALSE for OP_QUIT */
 static gboolean
 run_op (StoreFtsSide *side, Op *op)
@@ -207,6 +247,8 @@ run_op (StoreFtsSide *side, Op *op)
       break;
     case OP_DELETE:
       /* No more merging: the markers must reach messages_fts (above) */
+      side->deleted = TRUE;
+      side->merging = FALSE;
       if (side->error == NULL &&
           (rc = sqlite3_exec (side->db, no_merge_sql, NULL, NULL, NULL)) != SQLITE_OK)
         fail (side, "cannot take messages out of the index", rc);
@@ -214,6 +256,7 @@ run_op (StoreFtsSide *side, Op *op)
     case OP_INSERT:
       if (side->error == NULL)
         index_rows (side, op->kind == OP_INSERT ? side->insert : side->delete, op->rows);
+      merge_past_limit (side);
       break;
     case OP_FINISH:
       if (side->error == NULL && !sqlite3_get_autocommit (side->db) &&
@@ -365,11 +408,11 @@ _store_fts_side_fits (Store *store, gboolean *fits, GError **error)
 }
 
 /* The side's table: declared as messages_fts, configured as it is here
- * (page size, hash size) but for merging (FTS5's defaults when @merge,
- * until a delete, above; else none), and counting more rows than any
- * batch deletes (_store_fts_side_seed()). */
+ * (page size, hash size) but for merging (FTS5's defaults when the batch
+ * is merged, until a delete, above; else none until past its limit), and
+ * counting more rows than any batch deletes (_store_fts_side_seed()). */
 static int
-make_table (StoreFtsSide *side, Store *store, gboolean merge)
+make_table (StoreFtsSide *side, Store *store)
 {
   g_autoptr (GByteArray) seed = NULL;
   sqlite3_stmt *from = NULL, *to = NULL;
@@ -407,7 +450,7 @@ make_table (StoreFtsSide *side, Store *store, gboolean merge)
     }
   if (to)
     sqlite3_finalize (to);
-  if (rc == SQLITE_OK && !merge)
+  if (rc == SQLITE_OK && !side->merging)
     rc = sqlite3_exec (side->db, no_merge_sql, NULL, NULL, NULL);
   if (rc != SQLITE_OK)
     return rc;
@@ -428,7 +471,8 @@ close_batch (StoreFtsSide *side)
 {
   sqlite3_finalize (side->insert);
   sqlite3_finalize (side->delete);
-  side->insert = side->delete = NULL;
+  sqlite3_finalize (side->structure);
+  side->insert = side->delete = side->structure = NULL;
   for (guint i = 0; i < G_N_ELEMENTS (side->kept); i++)
     g_clear_pointer (&side->kept[i], sqlite3_finalize);
   sqlite3_close (side->db);
@@ -443,8 +487,12 @@ close_batch (StoreFtsSide *side)
  * least: one per 8.6-9.5 MiB on the realistic corpus and twisted-python */
 #define ARCHIVE_BYTES_PER_SEGMENT (6 * 1024 * 1024)
 
+/* The most segments messages_fts holds with a batch left unmerged: room
+ * for the segments of the batches after it (a few each, merged) */
+#define UNMERGED_MAX (STORE_FTS_SEGMENTS_MAX - 16)
+
 /**
- * _store_fts_side_merges:
+ * _store_fts_side_unmerged:
  * @segments: how many segments messages_fts has
  * @expected_bytes: the archive bytes the command is storing (0: not known)
  * @begun_bytes: of those, the files begun before this batch
@@ -456,32 +504,37 @@ close_batch (StoreFtsSide *side)
  * searches on the 1 GiB take 6.11 s in 7 segments, 6.22 s in 51, 7.35 s
  * in 650: bench/README.md).  So the side leaves a batch's segments as it
  * wrote them when the index, with those the rest of the command's
- * archives will make, stays within STORE_FTS_SEGMENTS_MAX.  Otherwise it
- * merges them as FTS5 would: left unmerged they would all be merged at
- * once past that, by fts_tidy() on the writer's time (1 GiB: 8.8 s, where
- * the side's merges cost the writer nothing).  A command that does not
- * say how much it stores merges.
+ * archives will make (a segment per ARCHIVE_BYTES_PER_SEGMENT), stays
+ * within STORE_FTS_SEGMENTS_MAX, and while it stays within UNMERGED_MAX;
+ * past that it merges as FTS5 does.  Left unmerged, they would all be
+ * merged at once past STORE_FTS_SEGMENTS_MAX, by fts_tidy() on the
+ * writer's time (1 GiB: 8.8 s, where the side's merges cost the writer
+ * nothing).
  *
- * Returns: whether the side merges the batch it begins
+ * Returns: how many segments the side may leave unmerged in the batch it
+ *   begins; 0: it merges from the start
  */
-gboolean
-_store_fts_side_merges (guint segments, gint64 expected_bytes, gint64 begun_bytes)
+guint
+_store_fts_side_unmerged (guint segments, gint64 expected_bytes, gint64 begun_bytes)
 {
   gint64 ahead = MAX (expected_bytes - begun_bytes, 0);
 
-  return expected_bytes <= 0 ||
-         segments + ahead / ARCHIVE_BYTES_PER_SEGMENT + 1 > STORE_FTS_SEGMENTS_MAX;
+  if (segments >= UNMERGED_MAX ||
+      segments + ahead / ARCHIVE_BYTES_PER_SEGMENT + 1 > STORE_FTS_SEGMENTS_MAX)
+    return 0;
+  return UNMERGED_MAX - segments;
 }
 
 /**
  * _store_fts_side_begin:
- * @merge: whether the side merges the batch's segments as FTS5 would
+ * @unmerged: how many segments the side may leave as FTS5 wrote them
+ *   (_store_fts_side_unmerged()); 0: it merges them as FTS5 does
  *
  * A new batch: a new temporary database holding an empty table declared
  * as messages_fts, and BEGIN on it.
  */
 gboolean
-_store_fts_side_begin (StoreFtsSide *side, Store *store, gboolean merge, GError **error)
+_store_fts_side_begin (StoreFtsSide *side, Store *store, guint unmerged, GError **error)
 {
   g_autoptr (GError) tmp_error = NULL;
   int fd, rc;
@@ -502,8 +555,14 @@ _store_fts_side_begin (StoreFtsSide *side, Store *store, gboolean merge, GError 
   if (rc == SQLITE_OK)
     rc = sqlite3_exec (side->db, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
                        " PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
+  side->unmerged = unmerged;
+  side->merging = unmerged == 0;
+  side->deleted = FALSE;
   if (rc == SQLITE_OK)
-    rc = make_table (side, store, merge);
+    rc = make_table (side, store);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (side->db, "SELECT block FROM messages_fts_data WHERE id = 10", -1,
+                             &side->structure, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?1, ?2, ?3)",
                              -1, &side->insert, NULL);

@@ -1691,16 +1691,16 @@ drop_transaction (Store *store)
   _store_forget_authors (store);
 }
 
-/* Whether the side merges the segments of the batch it begins
- * (_store_fts_side_merges()) */
+/* How many segments the side may leave unmerged in the batch it begins
+ * (_store_fts_side_unmerged()) */
 static gboolean
-fts_side_merges (Store *store, GError **error, gboolean *merge)
+fts_side_unmerged (Store *store, GError **error, guint *unmerged)
 {
   guint segments = 0;
 
-  if (store->expected_bytes > 0 && !_store_fts_segments (store, &segments, error))
+  if (!_store_fts_segments (store, &segments, error))
     return FALSE;
-  *merge = _store_fts_side_merges (segments, store->expected_bytes, store->begun_bytes);
+  *unmerged = _store_fts_side_unmerged (segments, store->expected_bytes, store->begun_bytes);
   return TRUE;
 }
 
@@ -1710,7 +1710,8 @@ static gboolean
 begin_transaction (Store *store, GError **error)
 {
   g_autoptr (GError) side_error = NULL;
-  gboolean fits = TRUE, merge = TRUE;
+  gboolean fits = TRUE;
+  guint unmerged = 0;
 
   /* Only where the copy will take the side's segments */
   if (store->fts_beside && !store->fts_copied && !_store_fts_side_fits (store, &fits, error))
@@ -1729,8 +1730,8 @@ begin_transaction (Store *store, GError **error)
         }
       if (store->fts_side == NULL)
         store->fts_beside = FALSE;   /* its thread could not start */
-      else if (!fts_side_merges (store, &side_error, &merge) ||
-               !_store_fts_side_begin (store->fts_side, store, merge, &side_error))
+      else if (!fts_side_unmerged (store, &side_error, &unmerged) ||
+               !_store_fts_side_begin (store->fts_side, store, unmerged, &side_error))
         {
           /* Once a batch was copied, this connection cannot index itself */
           if (store->fts_copied)
