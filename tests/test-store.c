@@ -388,32 +388,35 @@ test_foreign_database_is_refused (void)
 /* The side leaves a batch unmerged when the index, with what the rest of
  * the command's archives will add (a segment per 6 MiB at most), stays
  * within STORE_FTS_SEGMENTS_MAX (64), and up to 48 segments in all; a
- * command of unknown size is left unmerged up to those 48. */
+ * command of unknown size is left unmerged up to those 48; a shard is
+ * merged. */
 static void
 test_fts_side_unmerged (void)
 {
   static const struct {
     guint segments;
     gint64 expected, begun;
+    gboolean shard;
     guint unmerged;
   } cases[] = {
-    { 0, 0, 0, 48 },                                /* size not known */
-    { 40, 0, 0, 8 },
-    { 0, 64 << 20, 0, 48 },                         /* 11 segments ahead */
-    { 10, 64 << 20, 0, 38 },
-    { 0, G_GINT64_CONSTANT (1) << 30, 0, 0 },       /* 171 ahead: merged */
-    { 0, G_GINT64_CONSTANT (1) << 30, (G_GINT64_CONSTANT (1) << 30) - (64 << 20), 48 },
-    { 47, 60 << 20, 0, 1 },                         /* 47 + 10 + 1: at the most */
-    { 47, 102 << 20, 0, 0 },                        /* 47 + 17 + 1 */
-    { 48, 0, 0, 0 },                                /* 48 in all */
-    { 60, 1 << 20, 2 << 20, 0 },
+    { 0, 0, 0, FALSE, 48 },                         /* size not known */
+    { 0, 64 << 20, 0, TRUE, 0 },                    /* a shard: merged */
+    { 40, 0, 0, FALSE, 8 },
+    { 0, 64 << 20, 0, FALSE, 48 },                  /* 11 segments ahead */
+    { 10, 64 << 20, 0, FALSE, 38 },
+    { 0, G_GINT64_CONSTANT (1) << 30, 0, FALSE, 0 }, /* 171 ahead: merged */
+    { 0, G_GINT64_CONSTANT (1) << 30, (G_GINT64_CONSTANT (1) << 30) - (64 << 20), FALSE, 48 },
+    { 47, 60 << 20, 0, FALSE, 1 },                  /* 47 + 10 + 1: at the most */
+    { 47, 102 << 20, 0, FALSE, 0 },                 /* 47 + 17 + 1 */
+    { 48, 0, 0, FALSE, 0 },                         /* 48 in all */
+    { 60, 1 << 20, 2 << 20, FALSE, 0 },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_test_message ("case %" G_GSIZE_FORMAT, i);
-      g_assert_cmpuint (_store_fts_side_unmerged (cases[i].segments, cases[i].expected, cases[i].begun), ==,
-                        cases[i].unmerged);
+      g_assert_cmpuint (_store_fts_side_unmerged (cases[i].segments, cases[i].expected, cases[i].begun,
+                                                  cases[i].shard), ==, cases[i].unmerged);
     }
 }
 

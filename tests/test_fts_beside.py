@@ -238,6 +238,12 @@ def an_index_of_a_few_dozen_segments_is_left_unmerged():
     beside, writer = (segments(os.path.join(d, "x.db")) for d in dirs)
     assert beside > writer >= 2, (beside, writer)
     same_index(dirs)
+    # a shard is merged: a merge of many takes their segments as they are
+    shard = os.path.join(dirs[0], "shard.db")
+    r = deja("ingest", "--shard", "1", "--db", shard, *sorted(os.path.join(dirs[0], f)
+                                                              for f in os.listdir(dirs[0]) if f.endswith(".mbox")))
+    assert r.returncode == 0, r.stderr
+    assert segments(shard) < beside, (segments(shard), beside)
 
 
 @tap.test

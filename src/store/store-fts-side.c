@@ -496,6 +496,7 @@ close_batch (StoreFtsSide *side)
  * @segments: how many segments messages_fts has
  * @expected_bytes: the archive bytes the command is storing (0: not known)
  * @begun_bytes: of those, the files begun before this batch
+ * @shard: whether the database is a shard ('deja ingest --shard N')
  *
  * FTS5 merges an index's segments as they come, four of a level into one
  * of the next, so every posting is written again at each level: on the
@@ -509,17 +510,19 @@ close_batch (StoreFtsSide *side)
  * past that it merges as FTS5 does.  Left unmerged, they would all be
  * merged at once past STORE_FTS_SEGMENTS_MAX, by fts_tidy() on the
  * writer's time (1 GiB: 8.8 s, where the side's merges cost the writer
- * nothing).
+ * nothing).  A shard's index is merged as FTS5 does: a merge of many
+ * shards takes their segments as they are, and past 1,000 FTS5 writes
+ * them all again (store-fts-copy.c).
  *
  * Returns: how many segments the side may leave unmerged in the batch it
  *   begins; 0: it merges from the start
  */
 guint
-_store_fts_side_unmerged (guint segments, gint64 expected_bytes, gint64 begun_bytes)
+_store_fts_side_unmerged (guint segments, gint64 expected_bytes, gint64 begun_bytes, gboolean shard)
 {
   gint64 ahead = MAX (expected_bytes - begun_bytes, 0);
 
-  if (segments >= UNMERGED_MAX ||
+  if (shard || segments >= UNMERGED_MAX ||
       segments + ahead / ARCHIVE_BYTES_PER_SEGMENT + 1 > STORE_FTS_SEGMENTS_MAX)
     return 0;
   return UNMERGED_MAX - segments;

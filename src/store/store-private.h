@@ -368,7 +368,7 @@ gboolean _store_fts_side_open (const StoreFtsSide *side);
 /* Past this many segments in messages_fts after a copy, FTS5 merges them
  * (store.c: fts_tidy()) */
 #define STORE_FTS_SEGMENTS_MAX 64
-guint _store_fts_side_unmerged (guint segments, gint64 expected_bytes, gint64 begun_bytes);
+guint _store_fts_side_unmerged (guint segments, gint64 expected_bytes, gint64 begun_bytes, gboolean shard);
 gboolean _store_fts_side_begin (StoreFtsSide *side, Store *store, guint unmerged, GError **error);
 typedef enum {
   STORE_FTS_SIDE_BEGIN,

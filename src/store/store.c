@@ -1700,7 +1700,8 @@ fts_side_unmerged (Store *store, GError **error, guint *unmerged)
 
   if (!_store_fts_segments (store, &segments, error))
     return FALSE;
-  *unmerged = _store_fts_side_unmerged (segments, store->expected_bytes, store->begun_bytes);
+  *unmerged = _store_fts_side_unmerged (segments, store->expected_bytes, store->begun_bytes,
+                                       store->first_id > STORE_SHARD_IDS);
   return TRUE;
 }
 
