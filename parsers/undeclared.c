@@ -407,20 +407,27 @@ html_part_header (const GString *text, gsize *offset)
 gsize
 undeclared_alternative_tail (const GString *text)
 {
-  gsize offset = 0, start = 0;
-  gboolean before = FALSE;
+  gsize offset = 0, start = 0, ink = 0;
+  const char *hit;
   DejaLine line, next;
 
-  for (; _deja_line_at (text, offset, &line); offset = line.next)
+  /* The first boundary line after text: lines opening with "--" only are
+   * read (every plain pipermail body comes here) */
+  while (ink < text->len && g_ascii_isspace (text->str[ink]))
+    ink++;
+  for (;;)
     {
-      if (is_boundary_line (&line) && before && _deja_line_at (text, line.next, &next) &&
+      if ((hit = memmem (text->str + offset, text->len - offset, "\n--", 3)) == NULL)
+        return 0;
+      offset = (gsize) (hit - text->str) + 1;
+      if (_deja_line_at (text, offset, &line) && ink < offset && is_boundary_line (&line) &&
+          _deja_line_at (text, line.next, &next) &&
           next.len > 8 && g_ascii_strncasecmp (next.p, "Content-", 8) == 0 && memchr (next.p, ':', next.len))
         break;
-      before |= line.len > 0;
     }
   /* A boundary named before it is used is a header block's, in the body
    * (spam whose headers went below the blank line): not this tail */
-  if (offset >= text->len || memmem (text->str, offset, line.p + 2, line.len - 2) != NULL)
+  if (memmem (text->str, offset, line.p + 2, line.len - 2) != NULL)
     return 0;
   start = offset;
   while (_deja_line_at (text, offset, &next))

@@ -603,6 +603,8 @@ test_undeclared_tail (void)
     { "Kevin\n--b1\n\nContent-Type: text/html\n\nx\n--b1--\n", 0 },      /* no header under it */
     { "Kevin\n--b1\nContent-Description: a page\n\nx\n--b1--\n", 0 },     /* no type */
     { "Kevin\n-- \nContent-Type: text/html\n\nx\n", 0 },                   /* a signature's mark */
+    { "Kevin\n-- \n--b1\nContent-Type: text/html\n\nx\n--b1--\n", 10 },     /* lines in a row */
+    { "Kevin\n--a note\n--b1\nContent-Type: text/html\n\nx\n--b1--\n", 15 },
     { "MIME-Version: 1.0\nContent-Type: multipart/alternative;\n\tboundary=\"--4256\"\n\n"
       "----4256\nContent-Type: text/html\n\n<p>Loans!</p>\n----4256--\n", 0 },   /* headers in the body */
   };
