@@ -42,7 +42,7 @@
 
 #define FTS_VERSION 4           /* FTS5_CURRENT_VERSION */
 #define FTS_AVERAGES_ROWID 1
-#define FTS_STRUCTURE_ROWID 10
+#define FTS_STRUCTURE_ROWID STORE_FTS_STRUCTURE_ROWID
 #define FTS_SEGID_SHIFT 37      /* FTS5_DATA_PAGE_B + FTS5_DATA_HEIGHT_B + FTS5_DATA_DLI_B */
 #define FTS_MAX_LEVEL 64        /* FTS5_MAX_LEVEL */
 #define FTS_MAX_SEGMENT 2000    /* FTS5_MAX_SEGMENT: an index with more takes no writes */
@@ -310,6 +310,23 @@ read_structure (Store *store, gboolean in_shard, StoreFtsStructure *s, gboolean 
   if (!*ok)
     _store_fts_structure_clear (s);
   return TRUE;
+}
+
+/**
+ * _store_fts_record_segments:
+ * @data: (nullable): a structure record's bytes
+ *
+ * Returns: how many segments it lists (0 when it is not one this code
+ *   reads)
+ */
+guint
+_store_fts_record_segments (const guint8 *data, gsize len)
+{
+  StoreFtsStructure s = { 0 };
+  guint n = data && _store_fts_structure_decode (data, len, &s) ? _store_fts_structure_segments (&s) : 0;
+
+  _store_fts_structure_clear (&s);
+  return n;
 }
 
 /**

@@ -202,15 +202,12 @@ follow (StoreFtsSide *side, StoreFtsSideStatement statement)
 static guint
 side_segments (StoreFtsSide *side)
 {
-  StoreFtsStructure st = { 0 };
   guint n = 0;
 
-  if (sqlite3_step (side->structure) == SQLITE_ROW &&
-      _store_fts_structure_decode (sqlite3_column_blob (side->structure, 0),
-                                   (gsize) sqlite3_column_bytes (side->structure, 0), &st))
-    n = _store_fts_structure_segments (&st);
+  if (sqlite3_step (side->structure) == SQLITE_ROW)
+    n = _store_fts_record_segments (sqlite3_column_blob (side->structure, 0),
+                                    (gsize) sqlite3_column_bytes (side->structure, 0));
   sqlite3_reset (side->structure);
-  _store_fts_structure_clear (&st);
   return n;
 }
 
@@ -564,8 +561,8 @@ _store_fts_side_begin (StoreFtsSide *side, Store *store, guint unmerged, GError 
   if (rc == SQLITE_OK)
     rc = make_table (side, store);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2 (side->db, "SELECT block FROM messages_fts_data WHERE id = 10", -1,
-                             &side->structure, NULL);
+    rc = sqlite3_prepare_v2 (side->db, "SELECT block FROM messages_fts_data WHERE id = "
+                             G_STRINGIFY (STORE_FTS_STRUCTURE_ROWID), -1, &side->structure, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?1, ?2, ?3)",
                              -1, &side->insert, NULL);

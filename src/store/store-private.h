@@ -339,10 +339,13 @@ typedef struct {
   StoreFtsLevel levels[64];
 } StoreFtsStructure;
 
+/* FTS5's structure record: messages_fts_data's row of this id */
+#define STORE_FTS_STRUCTURE_ROWID 10
 gboolean _store_fts_structure_decode (const guint8 *data, gsize len, StoreFtsStructure *s);
 GByteArray *_store_fts_structure_encode (const StoreFtsStructure *s);
 void _store_fts_structure_clear (StoreFtsStructure *s);
 guint _store_fts_structure_segments (const StoreFtsStructure *s);
+guint _store_fts_record_segments (const guint8 *data, gsize len);
 gboolean _store_fts_structure_add (StoreFtsStructure *into, const StoreFtsStructure *from, GArray *ids);
 typedef enum {
   STORE_FTS_COPY_SHARD,    /* deja merge: a shard's, attached as "shard" */
