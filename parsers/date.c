@@ -4,7 +4,7 @@
  * from the 1980s on hold much else: RFC 850 and asctime() forms
  * ("Wed Jan 25 21:37:37 2017"), two- and three-digit years, zone names
  * (EST, MET DST), zones in a trailing comment, "1997/11/17", ISO 8601,
- * "17-Nov-1997".  The parser tokenises the value and assigns each token a
+ * "17-Nov-1997", and RFC 733's zones after a hyphen ("03:39-EDT").  The parser tokenises the value and assigns each token a
  * role (weekday, day, month, year, time, zone); any token it cannot place
  * makes the whole date unparseable, because a guessed date is worse for a
  * researcher than a NULL.  The result is converted to UTC with integer
@@ -425,6 +425,72 @@ take_bad_zone (DateParts *d)
   return TRUE;
 }
 
+/* A zone name, known ("EDT") or not ("SAST", taken as UTC and flagged);
+ * a numeric zone or a known name elsewhere in the date wins. */
+static gboolean
+take_zone_name (DateParts *d, const char *s, gsize len)
+{
+  int zone;
+
+  if (_deja_is_alpha (s[0]) && _deja_parse_zone (s, len, &zone))
+    {
+      if (!d->have_zone || (d->v.flags & (DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE)))
+        {
+          d->have_zone = TRUE;
+          d->v.zone_minutes = zone;
+          d->v.flags &= ~(DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE);
+        }
+      return TRUE;
+    }
+  if (!looks_like_zone_name (s, len))
+    return FALSE;
+  if (!d->have_zone)
+    {
+      d->have_zone = TRUE;
+      d->v.zone_minutes = 0;
+      d->v.flags |= DATE_FLAG_UNKNOWN_ZONE;
+    }
+  return TRUE;
+}
+
+/* RFC 733's time with its zone attached: a name after a hyphen
+ * ("03:39-EDT", "3:43-EDT") or four digits after a sign ("09:35-0800"),
+ * and beside such a zone an hour without a colon ("0935-PST",
+ * "093512-PST"): the ARPANET's mail of 1977-1982. */
+static gboolean
+take_time_with_zone (DateParts *d, const char *s, gsize len)
+{
+  gsize t = 0;
+  int h, m, sec = 0, zone;
+
+  while (t < len && (_deja_is_digit (s[t]) || s[t] == ':'))
+    t++;
+  if (d->have_time || t + 1 >= len || (s[t] != '-' && s[t] != '+'))
+    return FALSE;
+  if (all_digits (s, t) && (t == 4 || t == 6))
+    {
+      read_number (s, 2, 2, &h);
+      read_number (s + 2, 2, 2, &m);
+      if (t == 6)
+        read_number (s + 4, 2, 2, &sec);
+      if (h > 23 || m > 59 || sec > 60)
+        return FALSE;
+    }
+  else if (!_deja_parse_time (s, t, &h, &m, &sec))
+    return FALSE;
+  if (len - t == 5 && parse_numeric_zone (s + t, len - t, &zone))
+    {
+      d->have_zone = TRUE;
+      d->v.zone_minutes = zone;
+      d->v.flags &= ~(DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE);
+    }
+  else if (s[t] != '-' || !take_zone_name (d, s + t + 1, len - t - 1))
+    return FALSE;
+  d->have_time = TRUE;
+  d->v.hour = h, d->v.minute = m, d->v.second = sec;
+  return TRUE;
+}
+
 static gboolean
 take_token (DateParts *d, const char *s, gsize len)
 {
@@ -439,7 +505,8 @@ take_token (DateParts *d, const char *s, gsize len)
        * the zone does; the date and time are still readable. */
       if (d->have_time && d->have_year && d->have_day && d->have_month && all_digits (s, len))
         return take_bad_zone (d);
-      if (parse_ymd_token (d, s, len) || parse_dmy_dash_token (d, s, len))
+      if (parse_ymd_token (d, s, len) || parse_dmy_dash_token (d, s, len) ||
+          take_time_with_zone (d, s, len))
         return TRUE;
       return take_number (d, s, len);
     }
@@ -457,6 +524,9 @@ take_token (DateParts *d, const char *s, gsize len)
     return take_bad_zone (d);
   if (_deja_is_alpha (s[0]))
     return take_alpha (d, s, len);
+  /* RFC 733's hyphen before a zone name: "09:35 -PST" */
+  if (s[0] == '-' && len > 1 && d->have_time)
+    return take_zone_name (d, s + 1, len - 1);
   return FALSE;
 }
 

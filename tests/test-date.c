@@ -43,8 +43,29 @@ static const struct {
   { "Wed, 29 Feb 2012 12:00:00 +0000", "2012-02-29T12:00:00", 0 },
   { "Wed, 31 Dec 2017 23:59:60 +0000", "2017-12-31T23:59:59", 0 },
   { "  Wed,\n 25 Jan 2017\t21:37:37 +0100 ", "2017-01-25T20:37:37", 0 },
+  /* RFC 733 (ARPANET mail, 1977-1982): the zone after a hyphen, attached
+   * to the time or not, and hours without a colon beside such a zone */
+  { "6 September 1982 03:39-EDT", "1982-09-06T07:39:00", 0 },   /* its-archives 1982-wancho */
+  { "6 Sep 82 3:43-EDT", "1982-09-06T07:43:00", DATE_FLAG_TWO_DIGIT_YEAR },
+  { "Mon, 14 Nov 83 09:35:12-PST", "1983-11-14T17:35:12", DATE_FLAG_TWO_DIGIT_YEAR },
+  { "14 Nov 1983 0935-PST", "1983-11-14T17:35:00", 0 },
+  { "14 Nov 1983 093512-PST", "1983-11-14T17:35:12", 0 },
+  { "14 Nov 1983 09:35 -PST", "1983-11-14T17:35:00", 0 },
+  { "14 Nov 1983 09:35-0800", "1983-11-14T17:35:00", 0 },
+  { "14 Nov 1983 09:35+0100", "1983-11-14T08:35:00", 0 },
+  { "14 Nov 1983 09:35-SAST", "1983-11-14T09:35:00", DATE_FLAG_UNKNOWN_ZONE },
+  { "14 Nov 1983 09:35-PST (EST)", "1983-11-14T17:35:00", 0 },
   /* unparseable */
   { "", NULL, 0 },
+  { "14 Nov 1983 0935", NULL, 0 },       /* a second year, or a time? */
+  { "14 Nov 1983 09:35-", NULL, 0 },
+  { "14 Nov 1983 2535-PST", NULL, 0 },
+  { "14 Nov 1983 093-PST", NULL, 0 },
+  { "14 Nov 1983 09:35-Pacific", NULL, 0 },
+  { "14 Nov 1983 09:35 -Jan", NULL, 0 },
+  { "14 Nov 1983 09:35 -", NULL, 0 },
+  { "14 Nov 1983 2002-10", NULL, 0 },
+  { "14 Nov 1983 09:35+01", NULL, 0 },
   { "yesterday", NULL, 0 },
   { "RANDOM_Wed, 20 Jan 2016 15:29:40 +0000", NULL, 0 },
   { "Wed, 30 Feb 2017 21:37:37 +0100", NULL, 0 },

@@ -180,6 +180,12 @@ def the_real_its_usenet_articles():
     assert saved == [("Article 717 of alt.folklore.computers:", "5123@blake.acs.washington.edu")], saved
     assert rows(db, "SELECT date FROM messages m JOIN files f ON f.id = m.file_id"
                     " WHERE f.path LIKE '%/1984-towson-simtel2-blurb'") == [("1984-04-02T21:49:15",)]
+    # 1982 ARPANET mail dated as RFC 733 wrote it, "6 September 1982
+    # 03:39-EDT": read, and no message is left without a date
+    assert rows(db, "SELECT date, flags FROM messages m JOIN files f ON f.id = m.file_id"
+                    " WHERE f.path LIKE '%/1982-wancho-kermit-available'") == [
+        ("1982-09-06T07:39:00", "no-message-id")]
+    assert rows(db, "SELECT count(*) FROM messages WHERE date IS NULL") == [(0,)]
 
 
 # -- lists are groups --------------------------------------------------------
