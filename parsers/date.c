@@ -4,8 +4,9 @@
  * from the 1980s on hold much else: RFC 850 and asctime() forms
  * ("Wed Jan 25 21:37:37 2017"), two- and three-digit years, zone names
  * (EST, MET DST), zones in a trailing comment, "1997/11/17", ISO 8601,
- * "17-Nov-1997", and RFC 733's zones after a hyphen ("03:39-EDT").  The parser tokenises the value and assigns each token a
- * role (weekday, day, month, year, time, zone); any token it cannot place
+ * "17-Nov-1997", RFC 733's zones after a hyphen ("03:39-EDT").  The
+ * parser tokenises the value and assigns each token a role (weekday,
+ * day, month, year, time, zone); any token it cannot place
  * makes the whole date unparseable, because a guessed date is worse for a
  * researcher than a NULL.  The result is converted to UTC with integer
  * arithmetic (no time zone database, no allocation on the hot path).
@@ -348,10 +349,51 @@ take_number (DateParts *d, const char *s, gsize len)
   return FALSE;
 }
 
+/* A zone name, known ("EDT", "GMT+1") or not ("SAST": the time is taken
+ * as UTC, flagged); "+0100 (CET)" or "+0100 CET": a zone before it wins. */
+static gboolean
+take_zone_name (DateParts *d, const char *s, gsize len)
+{
+  int zone;
+
+  if (_deja_is_alpha (s[0]) && _deja_parse_zone (s, len, &zone))
+    {
+      if (!d->have_zone)
+        {
+          d->have_zone = TRUE;
+          d->v.zone_minutes = zone;
+        }
+      return TRUE;
+    }
+  if (looks_like_zone_name (s, len))
+    {
+      if (!d->have_zone)
+        {
+          d->have_zone = TRUE;
+          d->v.zone_minutes = 0;
+          d->v.flags |= DATE_FLAG_UNKNOWN_ZONE;
+        }
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* A numeric zone: it wins over a zone name not known or not readable,
+ * not over a readable one before it. */
+static void
+take_numeric_zone (DateParts *d, int zone)
+{
+  if (d->have_zone && !(d->v.flags & (DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE)))
+    return;
+  d->have_zone = TRUE;
+  d->v.zone_minutes = zone;
+  d->v.flags &= ~(DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE);
+}
+
 static gboolean
 take_alpha (DateParts *d, const char *s, gsize len)
 {
-  int month, zone;
+  int month;
 
   /* A trailing period ("Wed.", "Sept.") is an abbreviation mark. */
   if (len > 1 && s[len - 1] == '.')
@@ -379,27 +421,7 @@ take_alpha (DateParts *d, const char *s, gsize len)
         d->v.hour += 12;
       return TRUE;
     }
-  if (_deja_parse_zone (s, len, &zone))
-    {
-      /* "+0100 (CET)" or "+0100 CET": the numeric zone wins. */
-      if (!d->have_zone)
-        {
-          d->have_zone = TRUE;
-          d->v.zone_minutes = zone;
-        }
-      return TRUE;
-    }
-  if (looks_like_zone_name (s, len))
-    {
-      if (!d->have_zone)
-        {
-          d->have_zone = TRUE;
-          d->v.zone_minutes = 0;
-          d->v.flags |= DATE_FLAG_UNKNOWN_ZONE;
-        }
-      return TRUE;
-    }
-  return FALSE;
+  return take_zone_name (d, s, len);
 }
 
 static gboolean
@@ -421,34 +443,6 @@ take_bad_zone (DateParts *d)
       d->have_zone = TRUE;
       d->v.zone_minutes = 0;
       d->v.flags |= DATE_FLAG_BAD_ZONE;
-    }
-  return TRUE;
-}
-
-/* A zone name, known ("EDT") or not ("SAST", taken as UTC and flagged);
- * a numeric zone or a known name elsewhere in the date wins. */
-static gboolean
-take_zone_name (DateParts *d, const char *s, gsize len)
-{
-  int zone;
-
-  if (_deja_is_alpha (s[0]) && _deja_parse_zone (s, len, &zone))
-    {
-      if (!d->have_zone || (d->v.flags & (DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE)))
-        {
-          d->have_zone = TRUE;
-          d->v.zone_minutes = zone;
-          d->v.flags &= ~(DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE);
-        }
-      return TRUE;
-    }
-  if (!looks_like_zone_name (s, len))
-    return FALSE;
-  if (!d->have_zone)
-    {
-      d->have_zone = TRUE;
-      d->v.zone_minutes = 0;
-      d->v.flags |= DATE_FLAG_UNKNOWN_ZONE;
     }
   return TRUE;
 }
@@ -479,11 +473,7 @@ take_time_with_zone (DateParts *d, const char *s, gsize len)
   else if (!_deja_parse_time (s, t, &h, &m, &sec))
     return FALSE;
   if (len - t == 5 && parse_numeric_zone (s + t, len - t, &zone))
-    {
-      d->have_zone = TRUE;
-      d->v.zone_minutes = zone;
-      d->v.flags &= ~(DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE);
-    }
+    take_numeric_zone (d, zone);
   else if (s[t] != '-' || !take_zone_name (d, s + t + 1, len - t - 1))
     return FALSE;
   d->have_time = TRUE;
@@ -512,11 +502,7 @@ take_token (DateParts *d, const char *s, gsize len)
     }
   if ((s[0] == '+' || s[0] == '-') && parse_numeric_zone (s, len, &zone))
     {
-      if (d->have_zone && !(d->v.flags & (DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE)))
-        return TRUE;
-      d->have_zone = TRUE;
-      d->v.zone_minutes = zone;
-      d->v.flags &= ~(DATE_FLAG_UNKNOWN_ZONE | DATE_FLAG_BAD_ZONE);
+      take_numeric_zone (d, zone);
       return TRUE;
     }
   /* "+50579034": a signed number that is no zone. */
