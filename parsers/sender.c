@@ -8,10 +8,12 @@
  *   Glyph Lefkowitz glyph@divunal.com             1999-era pipermail, LISTSERV
  *   john (at) example (dot) com, john [at] x.org  munged by hand against spam
  *   Jan Kiszka <jan...@siemens.com>               Google Groups' masked address
+ *   Frank J Wancho <FJW at MIT-MC>                RFC 733 (ARPANET mail, 1977-1982)
  *
  * The rule, in order:
- *   1. an address in angle brackets is the address; the name is the text
- *      before them (or a comment after them);
+ *   1. an address in angle brackets is the address (with a dotless host
+ *      when they hold "local at host" and nothing else); the name is the
+ *      text before them (or a comment after them);
  *   2. otherwise the text outside comments is searched for a token with
  *      an "@", then for a munged "local at host [dot part]…";
  *   3. a full address (local@host.tld) in a comment wins over a munged one
@@ -419,7 +421,9 @@ parse_angle (Span v, Sender *sender)
     Span inner = { lt + 1, gt - lt - 1 };
     GArray *tokens = tokens_of (inner);
     Found f = { 0 };
-    gboolean ok = find_address (tokens, FALSE, FALSE, &f);
+    /* RFC 733's "Name <local at host>", a dotless ARPANET host ("FJW at
+     * MIT-MC"): the brackets say it is a mailbox */
+    gboolean ok = find_address (tokens, FALSE, tokens->len == 3, &f);
 
     g_array_unref (tokens);
     if (!ok)
