@@ -44,6 +44,9 @@ static const struct {
   { "EST", -300 }, { "EDT", -240 }, { "CST", -360 }, { "CDT", -300 },
   { "MST", -420 }, { "MDT", -360 }, { "PST", -480 }, { "PDT", -420 },
   { "AKST", -540 }, { "AKDT", -480 }, { "HST", -600 },
+  /* RFC 733's (1977) others: Yukon, Hawaii's daylight time, and the
+   * Alaska-Hawaii zone of 1967-1983 */
+  { "YST", -540 }, { "YDT", -480 }, { "HDT", -540 }, { "AHST", -600 }, { "AHDT", -540 },
 };
 
 gsize
