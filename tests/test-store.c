@@ -736,6 +736,10 @@ test_statement_journal_in_memory (Fixture *f, gconstpointer data)
   rolled_back_through_the_journal (a, 64 * 1024 * 1024, 4000);   /* in memory */
   rolled_back_through_the_journal (b, 1024 * 1024, 4000);        /* goes to a file early */
   rolled_back_through_the_journal (c, 2 * 1024 * 1024, 3000);    /* and later */
+  /* the fixture's teardown removes its directory only when empty */
+  g_assert_cmpint (g_unlink (a), ==, 0);
+  g_assert_cmpint (g_unlink (b), ==, 0);
+  g_assert_cmpint (g_unlink (c), ==, 0);
 }
 
 /* One query's rows, written out */

@@ -669,4 +669,4 @@ def a_stranger_catalog_naming_other_files_reads_none():
 
 
 if __name__ == "__main__":
-    tap.run()
+    tap.main(TMP)
