@@ -71,8 +71,25 @@ typedef enum {
 typedef struct {
   const char *p;
   gsize len;
+  gsize lead, trimmed_len;   /* trimmed(): its white space found once, not at each rule's ask */
   LineKind kind;
 } Line;
+
+/* @l's bytes: @len at @p */
+static void
+line_set (Line *l, const char *p, gsize len)
+{
+  const char *s = p, *e = p + len;
+
+  while (s < e && g_ascii_isspace (*s))
+    s++;
+  while (e > s && g_ascii_isspace (e[-1]))
+    e--;
+  l->p = p;
+  l->len = len;
+  l->lead = s - p;
+  l->trimmed_len = e - s;
+}
 
 static GArray *
 split_lines (const char *text)
@@ -83,8 +100,9 @@ split_lines (const char *text)
   while (*p)
     {
       const char *nl = strchr (p, '\n');
-      Line line = { p, nl ? (gsize) (nl - p) : strlen (p), LINE_OWN };
+      Line line = { .kind = LINE_OWN };
 
+      line_set (&line, p, nl ? (gsize) (nl - p) : strlen (p));
       g_array_append_val (lines, line);
       p = nl ? nl + 1 : p + line.len;
     }
@@ -94,24 +112,15 @@ split_lines (const char *text)
 static gboolean
 is_blank (const Line *l)
 {
-  for (gsize i = 0; i < l->len; i++)
-    if (!g_ascii_isspace (l->p[i]))
-      return FALSE;
-  return TRUE;
+  return l->trimmed_len == 0;
 }
 
 /* The line without leading and trailing white space. */
 static void
 trimmed (const Line *l, const char **p, gsize *len)
 {
-  const char *s = l->p, *e = l->p + l->len;
-
-  while (s < e && g_ascii_isspace (*s))
-    s++;
-  while (e > s && g_ascii_isspace (e[-1]))
-    e--;
-  *p = s;
-  *len = e - s;
+  *p = l->p + l->lead;
+  *len = l->trimmed_len;
 }
 
 static gboolean
@@ -901,22 +910,30 @@ typedef struct {
 } Name;
 #define NAME(literal) { literal, sizeof (literal) - 1 }
 
-/* Whether @l (trimmed) begins with one of @names and goes on.  The last
- * byte of a name (a colon, for every header name here) is compared
- * first: most lines differ there. */
-static gboolean
-starts_with_any (const Line *l, const Name *names, gsize n)
-{
-  const char *p;
-  gsize len;
+/* Every header name below ends in a colon, within its first
+ * FIELD_NAME_MAX bytes ("Enviado el:" has 11): a line with no colon there
+ * names no field, and most lines are let go at that (outlook_field()
+ * was asked some 35 times a message, each time of every name). */
+#define FIELD_NAME_MAX 16
 
-  trimmed (l, &p, &len);
+static gboolean
+may_name_field (const char *p, gsize len)
+{
+  return memchr (p, ':', MIN (len, FIELD_NAME_MAX)) != NULL;
+}
+
+/* Whether @p (@len bytes, trimmed) begins with one of @names and goes
+ * on.  The last byte of a name (its colon) is compared first: most lines
+ * differ there. */
+static gboolean
+starts_with_any (const char *p, gsize len, const Name *names, gsize n)
+{
   for (gsize i = 0; i < n; i++)
     {
       gsize k = names[i].len;
 
-      if (len > k && lower (p[k - 1]) == lower (names[i].s[k - 1]) &&
-          g_ascii_strncasecmp (p, names[i].s, k) == 0)
+      g_assert (k <= FIELD_NAME_MAX && names[i].s[k - 1] == ':');
+      if (len > k && p[k - 1] == ':' && g_ascii_strncasecmp (p, names[i].s, k) == 0)
         return TRUE;
     }
   return FALSE;
@@ -946,11 +963,17 @@ outlook_field (const Line *l)
     NAME ("Do:"), NAME ("Temat:"),
   };
 
-  if (starts_with_any (l, from, G_N_ELEMENTS (from)))
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  if (!may_name_field (p, len))
+    return 0;
+  if (starts_with_any (p, len, from, G_N_ELEMENTS (from)))
     return 1;
-  if (starts_with_any (l, sent, G_N_ELEMENTS (sent)))
+  if (starts_with_any (p, len, sent, G_N_ELEMENTS (sent)))
     return 2;
-  if (starts_with_any (l, others, G_N_ELEMENTS (others)))
+  if (starts_with_any (p, len, others, G_N_ELEMENTS (others)))
     return 3;
   return 0;
 }
@@ -963,7 +986,11 @@ is_date_field (const Line *l)
     NAME ("Date:"), NAME ("Date :"), NAME ("Datum:"), NAME ("Fecha:"), NAME ("Data:"), NAME ("Dato:"),
   };
 
-  return starts_with_any (l, date, G_N_ELEMENTS (date));
+  const char *p;
+  gsize len;
+
+  trimmed (l, &p, &len);
+  return may_name_field (p, len) && starts_with_any (p, len, date, G_N_ELEMENTS (date));
 }
 
 #define OUTLOOK_FROM_WRAPPED 2
@@ -1302,7 +1329,7 @@ cut_tail (GArray *lines)
       if (ends_with_underscore (l) && text_before_rule (l) > 0 && names_list_soon (lines, i))
         {
           /* The author's text before the glued rule stays. */
-          l->len = text_before_rule (l);
+          line_set (l, l->p, text_before_rule (l));
           for (guint j = i + 1; j < lines->len; j++)
             g_array_index (lines, Line, j).kind = LINE_NOTICE;
           n = i + 1;
