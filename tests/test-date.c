@@ -115,11 +115,38 @@ test_iso8601_seconds (void)
   g_assert_cmpint (date_iso8601_seconds ("1993-04-29T1x:00:00"), ==, G_MININT64);
 }
 
+/* Values written as printf's "%04d-%02d-%02dT%02d:%02d:%02d" writes them,
+ * those date_parse() never makes too (a year past 9999, before 1000). */
+static void
+test_value_written (void)
+{
+  static const struct {
+    DateValue value;
+    const char *iso;
+  } written[] = {
+    { { 1999, 12, 31, 23, 59, 59, 0, 0 }, "1999-12-31T23:59:59" },
+    { { 2000, 1, 1, 0, 30, 0, 60, 0 }, "1999-12-31T23:30:00" },      /* +0100 */
+    { { 2199, 12, 31, 22, 0, 0, -180, 0 }, "2200-01-01T01:00:00" },  /* -0300 */
+    { { 1987, 6, 5, 0, 0, 0, 0, DATE_FLAG_DAY_ONLY }, "1987-06-05" },
+    { { 987, 6, 5, 4, 3, 2, 0, 0 }, "0987-06-05T04:03:02" },
+    { { 12345, 6, 7, 0, 0, 0, 0, DATE_FLAG_DAY_ONLY }, "12345-06-07" },
+    { { 12345, 6, 7, 8, 9, 10, 0, 0 }, "12345-06-07T08:09:10" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (written); i++)
+    {
+      g_autofree char *iso = date_value_to_iso8601 (&written[i].value);
+
+      g_assert_cmpstr (iso, ==, written[i].iso);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/date/table", test_table);
   g_test_add_func ("/date/iso8601-seconds", test_iso8601_seconds);
+  g_test_add_func ("/date/value-written", test_value_written);
   return g_test_run ();
 }
