@@ -1030,6 +1030,24 @@ test_sender_group_types (void)
   sqlite3_close (db);
 }
 
+/* _store_decimal() writes what printf writes, at both ends of the range */
+static void
+test_decimal (void)
+{
+  static const gint64 values[] = { 0, 1, 9, 10, 99, 100, -1, -10, 1234567890, 4294967296,
+                                   G_MAXINT64, G_MININT64, G_MININT64 + 1 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      char out[24];
+      g_autofree char *expected = g_strdup_printf ("%" G_GINT64_FORMAT, values[i]);
+      gsize len = _store_decimal (out, values[i]);
+
+      out[len] = '\0';
+      g_assert_cmpstr (out, ==, expected);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1057,5 +1075,6 @@ main (int argc, char **argv)
   g_test_add_func ("/store/fts-structure-refuses-what-it-does-not-know",
                    test_fts_structure_refuses_what_it_does_not_know);
   g_test_add_func ("/store/fts-structure-add", test_fts_structure_add);
+  g_test_add_func ("/store/decimal", test_decimal);
   return g_test_run ();
 }

@@ -33,6 +33,25 @@ _store_done (int rc)
 {
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
+/* @v in decimal at @out (at least 21 bytes), as printf's "%" G_GINT64_FORMAT
+ * writes it, without parsing a format for each number written; returns
+ * its length (no NUL is written). */
+static inline gsize
+_store_decimal (char *out, gint64 v)
+{
+  char digits[20];
+  guint64 u = v < 0 ? -(guint64) v : (guint64) v;
+  gsize n = 0, len = 0;
+
+  do
+    digits[n++] = (char) ('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0)
+    out[len++] = '-';
+  while (n > 0)
+    out[len++] = digits[--n];
+  return len;
+}
 #define sqlite3_bind_text(s, i, t, n, d) _store_bound (s, (sqlite3_bind_text) (s, i, t, n, d))
 #define sqlite3_bind_int(s, i, v) _store_bound (s, (sqlite3_bind_int) (s, i, v))
 #define sqlite3_bind_int64(s, i, v) _store_bound (s, (sqlite3_bind_int64) (s, i, v))

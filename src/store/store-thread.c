@@ -36,7 +36,7 @@ fnv_id (guint64 h, gint64 id)
 
   if (id == 0)
     return fnv_field (h, NULL, 0);
-  return fnv_field (h, digits, g_snprintf (digits, sizeof digits, "%" G_GINT64_FORMAT, id));
+  return fnv_field (h, digits, _store_decimal (digits, id));
 }
 
 static guint64

@@ -2360,7 +2360,13 @@ bind_own_text (Store *store, sqlite3_stmt *stmt, const int *param, const StoreMe
   g_string_truncate (json, 0);
   g_string_append_c (json, '[');
   for (guint i = 0; i < 2 * m->n_own_spans; i++)
-    g_string_append_printf (json, i ? ",%" G_GUINT32_FORMAT : "%" G_GUINT32_FORMAT, m->own_spans[i]);
+    {
+      char number[24];
+
+      if (i)
+        g_string_append_c (json, ',');
+      g_string_append_len (json, number, (gssize) _store_decimal (number, m->own_spans[i]));
+    }
   g_string_append_c (json, ']');
   sqlite3_bind_null (stmt, text_at);
   sqlite3_bind_text (stmt, spans_at, json->str, (int) json->len, SQLITE_TRANSIENT);
