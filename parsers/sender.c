@@ -9,13 +9,15 @@
  *   john (at) example (dot) com, john [at] x.org  munged by hand against spam
  *   Jan Kiszka <jan...@siemens.com>               Google Groups' masked address
  *   Frank J Wancho <FJW at MIT-MC>                RFC 733 (ARPANET mail, 1977-1982)
+ *   rydis (Martin Rydstr|m) @CD.Chalmers.SE       RFC 822: a comment before the "@"
  *
  * The rule, in order:
  *   1. an address in angle brackets is the address (with a dotless host
  *      when they hold "local at host" and nothing else); the name is the
  *      text before them (or a comment after them);
  *   2. otherwise the text outside comments is searched for a token with
- *      an "@", then for a munged "local at host [dot part]…";
+ *      an "@", then for one spaced as RFC 822 allows ("rydis @cd.se",
+ *      "bob@ example.org"), then for a munged "local at host [dot part]…";
  *   3. a full address (local@host.tld) in a comment wins over a munged one
  *      outside it: pipermail writes "munged-address (display name)", and a
  *      display name that is an address is the address its author chose to
@@ -251,6 +253,40 @@ find_address (GArray *tokens, gboolean need_dot, gboolean dotless_ok, Found *fou
           found->addr = g_ascii_strdown (t.p, t.len);
           found->first = found->last = i;
           found->form = t.len > 4 && memmem (t.p, t.len, "...@", 4) != NULL ? SENDER_FORM_MASKED : 0;
+          return TRUE;
+        }
+    }
+  /* RFC 822's addr-spec takes white space and comments around its "@"
+   * ("rydis (Martin) @CD.Chalmers.SE", the comment already a space
+   * here): the pieces around a lone or leading or trailing "@", when
+   * they make an address whose host has a dot. */
+  for (guint i = 0; i < n; i++)
+    {
+      Span t = unwrap (g_array_index (tokens, Span, i));
+      guint first = i, last = i;
+      g_autoptr (GString) addr = NULL;
+
+      if (t.len == 0 || (t.p[0] != '@' && t.p[t.len - 1] != '@'))
+        continue;
+      if (t.p[0] == '@' && i > 0)
+        first = i - 1;
+      if (t.p[t.len - 1] == '@' && i + 1 < n)
+        last = i + 1;
+      if (first == last)
+        continue;
+      addr = g_string_new (NULL);
+      for (guint k = first; k <= last; k++)
+        {
+          Span piece = unwrap (g_array_index (tokens, Span, k));
+
+          g_string_append_len (addr, piece.p, piece.len);
+        }
+      if (is_address ((Span) { addr->str, addr->len }, TRUE))
+        {
+          found->addr = g_ascii_strdown (addr->str, addr->len);
+          found->first = first;
+          found->last = last;
+          found->form = 0;
           return TRUE;
         }
     }
