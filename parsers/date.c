@@ -706,13 +706,6 @@ date_iso8601_seconds (const char *iso)
   return days_from_civil (v.year, v.month, v.day) * 86400 + v.hour * 3600 + v.minute * 60 + v.second;
 }
 
-/**
- * date_value_to_iso8601:
- * @value: a value filled by date_parse()
- *
- * Returns: (transfer full): `YYYY-MM-DDTHH:MM:SS` in UTC, or `YYYY-MM-DD`
- * when the source gives only a day (no zone conversion is possible then).
- */
 /* @v (0 to 10^@width - 1) in @width digits at @out; returns the byte after */
 static char *
 put_digits (char *out, int v, int width)
@@ -753,6 +746,13 @@ format_iso8601 (int y, int m, int d, int hour, int minute, int second)
   return out;
 }
 
+/**
+ * date_value_to_iso8601:
+ * @value: a value filled by date_parse()
+ *
+ * Returns: (transfer full): `YYYY-MM-DDTHH:MM:SS` in UTC, or `YYYY-MM-DD`
+ * when the source gives only a day (no zone conversion is possible then).
+ */
 char *
 date_value_to_iso8601 (const DateValue *value)
 {
