@@ -250,6 +250,26 @@ test_code_lines (void)
       g_error ("taken for code: %s", prose[i]);
 }
 
+/* Lines longer than a run of the lanes (TEXT_LANES_RUN) are counted right:
+ * 1,000 symbols and 64,546 letters are prose (a sixty-sixth symbols); had
+ * the 65,546 bytes been summed in one run, the count of non-space bytes
+ * would wrap to 10 and the line would be taken for code.  70,000 symbols
+ * and nothing else are code. */
+static void
+test_code_lines_long (void)
+{
+  g_autoptr (GString) line = g_string_new (NULL);
+
+  for (int i = 0; i < 65546; i++)
+    g_string_append_c (line, i < 1000 ? '#' : 'a');
+  g_assert_cmpuint (line->len, >, TEXT_LANES_RUN);
+  g_assert_false (text_line_is_code (line->str, line->len));
+  g_string_truncate (line, 0);
+  for (int i = 0; i < 70000; i++)
+    g_string_append_c (line, '#');
+  g_assert_true (text_line_is_code (line->str, line->len));
+}
+
 static void
 test_prose (void)
 {
@@ -920,6 +940,7 @@ main (int argc, char **argv)
   else
     g_test_add_func ("/text/lang-none", test_lang_none);
   g_test_add_func ("/text/code-lines", test_code_lines);
+  g_test_add_func ("/text/code-lines-long", test_code_lines_long);
   g_test_add_func ("/text/prose", test_prose);
   g_test_add_func ("/text/prose-random", test_prose_random);
   g_test_add_func ("/text/words", test_words);

@@ -447,12 +447,8 @@ share_class (guint c)
              (g_ascii_isupper (c) ? SHARE_UPPER : 0) | (g_ascii_isdigit (c) ? SHARE_DIGIT : 0);
 }
 
-/* The four counts of a run of ASCII, in 16-bit lanes of one integer: a
- * byte costs a lookup and an addition (the counters of the loop were
- * kept in memory, a dependency a byte).  Runs of at most RUN_MAX bytes,
- * so that no lane overflows. */
-#define RUN_MAX 65535
-
+/* The four counts of a run of ASCII, in 16-bit lanes of one integer
+ * (text_byte_lanes()). */
 static guint64
 share_lanes (guint c)
 {
@@ -468,18 +464,13 @@ static const char *
 ascii_shares (const char *p, const char *end, gint64 *nonspace, gint64 *letters, gint64 *upper,
               gint64 *digits)
 {
-  static guint64 lanes[128];
+  static guint64 table[256];
   static gsize made;
+  const guint64 *lanes = text_byte_lanes (table, &made, share_lanes);
 
-  if (g_once_init_enter (&made))
-    {
-      for (guint c = 0; c < 128; c++)
-        lanes[c] = share_lanes (c);
-      g_once_init_leave (&made, 1);
-    }
   while (p < end && (guchar) *p < 0x80)
     {
-      const char *stop = p + MIN ((gsize) (end - p), RUN_MAX);
+      const char *stop = p + MIN ((gsize) (end - p), TEXT_LANES_RUN);
       guint64 sum = 0;
 
       for (; p < stop && (guchar) *p < 0x80; p++)

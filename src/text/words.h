@@ -13,6 +13,8 @@ void text_prose (const char *text, gsize len, GString *out, guint *code_lines);
 gboolean text_line_is_code (const char *line, gsize len);
 gboolean text_is_url_or_address (const char *word, gsize len);
 const guint8 *text_byte_classes (guint8 table[256], gsize *made, guint8 (*class_of) (guint byte));
+#define TEXT_LANES_RUN 65535
+const guint64 *text_byte_lanes (guint64 table[256], gsize *made, guint64 (*lanes_of) (guint byte));
 
 typedef enum {
   TEXT_TOKEN_WORD,      /* letters of any script (ICU: letter, kana, ideographic) */
