@@ -910,6 +910,66 @@ test_lang_none (void)
     }
 }
 
+static void
+touch (const char *dir, const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, "", 0, NULL));
+}
+
+static void
+remove_all (const char *dir, const char *const *names, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names[i], NULL);
+
+      g_remove (path);
+    }
+}
+
+/* The dictionaries' one language, when they have one (an ingest loads it
+ * before the first message asks): en_US and en_GB are "en"; a .dic
+ * without its .aff, or a file named otherwise, is no dictionary; a second
+ * language makes none; none without Hunspell. */
+static void
+test_spelling_only (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("deja-hunspell-XXXXXX", NULL);
+  g_autofree char *none = NULL, *en = NULL, *two_en = NULL, *two = NULL, *plain = NULL;
+  const char *names[] = { "en_US.dic", "en_US.aff", "en_GB.dic", "en_GB.aff", "de_DE.dic",
+                          "fr.dic", "fr.aff", "README_hyph_de.dic", "hyph_de.aff", "de.dic.bak" };
+
+  g_assert_nonnull (dir);
+  g_setenv ("DEJA_HUNSPELL_DIR", dir, TRUE);
+  none = text_spell_only_language ();
+  g_assert_null (none);
+  touch (dir, "en_US.dic");
+  touch (dir, "en_US.aff");
+  touch (dir, "de_DE.dic");           /* no .aff */
+  touch (dir, "README_hyph_de.dic");
+  touch (dir, "de.dic.bak");
+  en = text_spell_only_language ();
+  g_assert_cmpstr (en, ==, text_spell_available () ? "en" : NULL);
+  touch (dir, "en_GB.dic");
+  touch (dir, "en_GB.aff");
+  two_en = text_spell_only_language ();
+  g_assert_cmpstr (two_en, ==, text_spell_available () ? "en" : NULL);
+  touch (dir, "fr.dic");
+  touch (dir, "fr.aff");
+  two = text_spell_only_language ();
+  g_assert_null (two);
+  remove_all (dir, names, G_N_ELEMENTS (names));
+  touch (dir, "fr.dic");
+  touch (dir, "fr.aff");
+  plain = text_spell_only_language ();
+  g_assert_cmpstr (plain, ==, text_spell_available () ? "fr" : NULL);
+  remove_all (dir, names, G_N_ELEMENTS (names));
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_unsetenv ("DEJA_HUNSPELL_DIR");
+}
+
 /* Without Hunspell no dictionary is found usable: oov_share is NULL
  * (negative) even for English with its dictionary installed. */
 static void
@@ -959,6 +1019,7 @@ main (int argc, char **argv)
     }
   else
     g_test_add_func ("/text/spelling-none", test_spelling_none);
+  g_test_add_func ("/text/spelling-only", test_spelling_only);
   g_test_add_func ("/text/measures", test_measures);
   g_test_add_func ("/text/minhash", test_minhash);
   return g_test_run ();

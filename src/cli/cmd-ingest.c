@@ -6,6 +6,7 @@
 #include "progress.h"
 #include "threads.h"
 #include "walk.h"
+#include "analyse.h"
 #include "spawn.h"
 
 #include <stdio.h>
@@ -127,6 +128,7 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
   g_autoptr (GPtrArray) items = NULL;
   g_autoptr (GPtrArray) readable = NULL;   /* of the paths in items */
   g_autoptr (IngestSession) session = NULL;
+  g_autoptr (IngestDictionary) dictionary = NULL;
   IngestOptions options = { 0 };
   guint failures = 0, stored = 0;
   gboolean stale = FALSE, deferred = FALSE, rethread = FALSE;
@@ -160,6 +162,12 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
   /* Ctrl-C: the file being read stops at once and is rolled back (to its
    * savepoint), the files stored before it stay (committed after the loop). */
   deja_catch_interrupt ("deja: stopping: the file being read is rolled back, the files before it stay\n");
+  /* A new database has no last language to go by (ingest.c): when the
+   * machine's dictionaries are all of one language, it is loaded while
+   * the database opens, not by the first decode worker while the other
+   * waits for it. */
+  if (!no_analysis && deja_feature_available (DEJA_FEATURE_CLD2))
+    dictionary = ingest_preload_dictionary (text_spell_only_language ());
   items = walk_paths (paths);
   total = archive_bytes (items);
   readable = readable_paths (items);

@@ -48,8 +48,8 @@ struct _IngestSession {
   gboolean no_freer;         /* its thread could not start: the writer frees them */
   Ahead *ahead;              /* new small files prepared ahead (ingest_session_expect()),
                                 or NULL */
-  GThread *dictionary;       /* loads the dictionary of the last stored message's
-                                language, or NULL (preload_dictionary()) */
+  IngestDictionary *dictionary;  /* the dictionary of the last stored message's
+                                    language, or NULL (preload_dictionary()) */
 };
 
 static gpointer
@@ -61,22 +61,63 @@ hold_dictionary (gpointer lang)
   return held;
 }
 
+struct _IngestDictionary {
+  GThread *thread;           /* returns the TextDictionary it holds */
+};
+
+/**
+ * ingest_preload_dictionary:
+ * @lang: (transfer full) (nullable): a language code
+ *
+ * Loads @lang's Hunspell dictionary on a thread of its own, beside other
+ * work, instead of by the first decode worker that meets a message in
+ * @lang: the others wait for it there (some 90 ms for en_US).
+ *
+ * Returns: (transfer full) (nullable): the hold, for
+ *   ingest_release_dictionary(); NULL for no language, or when the thread
+ *   cannot start (the first worker that meets it loads it)
+ */
+IngestDictionary *
+ingest_preload_dictionary (char *lang)
+{
+  GThread *thread;
+  IngestDictionary *d;
+
+  if (lang == NULL || strcmp (lang, "und") == 0)
+    {
+      g_free (lang);
+      return NULL;
+    }
+  if ((thread = spawn_thread ("deja-dictionary", hold_dictionary, lang)) == NULL)
+    {
+      g_free (lang);
+      return NULL;
+    }
+  d = g_new (IngestDictionary, 1);
+  d->thread = thread;
+  return d;
+}
+
+void
+ingest_release_dictionary (IngestDictionary *d)
+{
+  if (d == NULL)
+    return;
+  text_dictionary_release (g_thread_join (d->thread));
+  g_free (d);
+}
+
 /* An ingest into a database that holds messages most likely reads more in
- * the language of the last one: its Hunspell dictionary is loaded on a
- * thread of its own while the files are hashed, instead of by the first
- * decode worker that meets such a message (an append that decodes the old
- * last message again, old_part(), would wait for it). */
+ * the language of the last one: its dictionary is loaded while the files
+ * are hashed (an append that decodes the old last message again,
+ * old_part(), would wait for it). */
 static void
 preload_dictionary (IngestSession *s)
 {
-  g_autofree char *lang = NULL;
+  char *lang = NULL;
 
-  if (s->analysers == NULL || !store_last_language (s->store, &lang, NULL) || lang == NULL ||
-      strcmp (lang, "und") == 0)
-    return;
-  /* (without the thread, the first worker that meets it loads it) */
-  if ((s->dictionary = spawn_thread ("deja-dictionary", hold_dictionary, lang)) != NULL)
-    lang = NULL;
+  if (s->analysers && store_last_language (s->store, &lang, NULL))
+    s->dictionary = ingest_preload_dictionary (lang);
 }
 
 G_DEFINE_QUARK (deja-ingest-error-quark, ingest_error)
@@ -165,8 +206,7 @@ ingest_session_free (IngestSession *s)
   thread_guesser_free (s->guesser);
   if (s->analysers)
     g_async_queue_unref (s->analysers);
-  if (s->dictionary)
-    text_dictionary_release (g_thread_join (s->dictionary));
+  ingest_release_dictionary (s->dictionary);
   input_forget_archives ();   /* the expanded copy of the last zip read */
   g_free (s);
 }

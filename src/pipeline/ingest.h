@@ -43,11 +43,15 @@ typedef struct _IngestSession IngestSession;
 
 IngestSession *ingest_session_new (Store *store, const IngestOptions *options);
 void ingest_session_free (IngestSession *session);
+typedef struct _IngestDictionary IngestDictionary;
+IngestDictionary *ingest_preload_dictionary (char *lang);
+void ingest_release_dictionary (IngestDictionary *dictionary);
 void ingest_session_expect (IngestSession *session, GPtrArray *paths);
 gboolean ingest_file (IngestSession *session, const char *path, IngestResult *result,
                       GError **error);
 void ingest_result_clear (IngestResult *result);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (IngestSession, ingest_session_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (IngestDictionary, ingest_release_dictionary)
 
 G_END_DECLS

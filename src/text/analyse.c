@@ -281,6 +281,57 @@ text_spell_dictionary_for (const char *lang)
   return g_strdup_printf ("%s/%s", dir, (const char *) found->pdata[0]);
 }
 
+/* "ll" of "ll.dic" or "ll_*.dic" (as text_spell_dictionary_for() finds
+ * them) whose .aff is there too, or NULL */
+static char *
+dictionary_language (const char *dir, const char *name)
+{
+  g_autofree char *aff = NULL;
+
+  if (!(g_ascii_islower (name[0]) && g_ascii_islower (name[1]) && (name[2] == '_' || name[2] == '.')) ||
+      !g_str_has_suffix (name, ".dic") || (name[2] == '.' && strcmp (name + 2, ".dic") != 0))
+    return NULL;
+  aff = g_strdup_printf ("%s/%.*s.aff", dir, (int) (strlen (name) - 4), name);
+  return g_file_test (aff, G_FILE_TEST_IS_REGULAR) ? g_strndup (name, 2) : NULL;
+}
+
+/**
+ * text_spell_only_language:
+ *
+ * The language of the Hunspell dictionaries text_spell_dictionary_for()
+ * can find when they are all of one language (en_US and en_GB: "en"),
+ * the one a spell check can ever use.  An ingest into a new database
+ * loads it before the first message asks for it (cmd-ingest.c).
+ * Returns: (transfer full) (nullable): its code, or NULL when there is
+ *   none, or several
+ */
+char *
+text_spell_only_language (void)
+{
+  const char *dir = g_getenv ("DEJA_HUNSPELL_DIR");
+  g_autoptr (GDir) d = NULL;
+  g_autofree char *only = NULL;
+  const char *name;
+
+  if (!DEJA_HAVE_HUNSPELL)
+    return NULL;
+  if (dir == NULL || *dir == '\0')
+    dir = "/usr/share/hunspell";
+  d = g_dir_open (dir, 0, NULL);
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *lang = dictionary_language (dir, name);
+
+      if (lang == NULL)
+        continue;
+      if (only && strcmp (only, lang) != 0)
+        return NULL;
+      if (only == NULL)
+        only = g_steal_pointer (&lang);
+    }
+  return g_steal_pointer (&only);
+}
+
 static Speller *
 speller_for (TextAnalyser *a, const char *lang)
 {

@@ -28,6 +28,7 @@ void text_analyse (TextAnalyser *analyser, const char *own_text, gsize len, Text
 TextWords *text_analyser_words (TextAnalyser *analyser);
 gboolean text_spell_available (void);
 char *text_spell_dictionary_for (const char *lang);
+char *text_spell_only_language (void);
 
 typedef struct _TextDictionary TextDictionary;
 TextDictionary *text_dictionary_hold (const char *lang);
