@@ -367,13 +367,17 @@ hunspell_knows (Dictionary *d, const char *word, gsize len)
 }
 
 /* FNV-1a, never 0 (0 marks an empty slot). */
-static guint32
-spell_hash (const char *word, gsize len)
-{
-  guint32 h = 2166136261u;
+#define SPELL_HASH_START 2166136261u
 
-  for (gsize i = 0; i < len; i++)
-    h = (h ^ (guchar) word[i]) * 16777619u;
+static inline guint32
+spell_hash_step (guint32 h, char c)
+{
+  return (h ^ (guchar) c) * 16777619u;
+}
+
+static inline guint32
+spell_hash_end (guint32 h)
+{
   return h ? h : 1;
 }
 
@@ -438,16 +442,15 @@ dictionary_knows (Dictionary *d, const char *word, gsize len, guint32 h)
   return known;
 }
 
-/* Whether Hunspell knows @word (as written: it accepts "Paris", not "paris"). */
+/* Whether Hunspell knows @word (as written: it accepts "Paris", not
+ * "paris"), whose hash (spell_hash_step()) is @h. */
 static gboolean
-speller_knows (Speller *s, const char *word, gsize len)
+speller_knows (Speller *s, const char *word, gsize len, guint32 h)
 {
-  guint32 h;
   SpellSlot *slot;
 
   if (len > SPELL_WORD_MAX)
     return dictionary_knows (s->dict, word, len, 0);
-  h = spell_hash (word, len);
   slot = spell_table_slot (&s->table, h, word, len);
   if (slot->hash == h)
     return slot->known;
@@ -459,15 +462,22 @@ typedef struct {
   gint64 words, checked, unknown;
 } WordCount;
 
-/* A word Hunspell can judge: letters and apostrophes only, 2 or more. */
+/* A word Hunspell can judge: letters and apostrophes only, 2 or more;
+ * its hash (spell_hash_step()) in @hash, in the same pass. */
 static gboolean
-checkable (const char *raw, gsize len)
+checkable (const char *raw, gsize len, guint32 *hash)
 {
+  guint32 h = SPELL_HASH_START;
+
   if (len < 2)
     return FALSE;
   for (gsize i = 0; i < len; i++)
-    if ((guchar) raw[i] < 0x80 && !g_ascii_isalpha (raw[i]) && raw[i] != '\'')
-      return FALSE;
+    {
+      if ((guchar) raw[i] < 0x80 && !g_ascii_isalpha (raw[i]) && raw[i] != '\'')
+        return FALSE;
+      h = spell_hash_step (h, raw[i]);
+    }
+  *hash = spell_hash_end (h);
   return TRUE;
 }
 
@@ -475,14 +485,15 @@ static gboolean
 count_word (const TextToken *t, gpointer user_data)
 {
   WordCount *c = user_data;
+  guint32 h;
 
   if (t->kind != TEXT_TOKEN_WORD)
     return TRUE;
   c->words++;
-  if (c->speller && checkable (t->raw, t->raw_len))
+  if (c->speller && checkable (t->raw, t->raw_len, &h))
     {
       c->checked++;
-      c->unknown += speller_knows (c->speller, t->raw, t->raw_len) ? 0 : 1;
+      c->unknown += speller_knows (c->speller, t->raw, t->raw_len, h) ? 0 : 1;
     }
   return TRUE;
 }
