@@ -163,16 +163,17 @@ numeric (const char *s, gsize len)
   return digits >= 3;
 }
 
-/* One word or number of the text: folded, stemmed, given to @func. */
+/* One word or number (@number: ICU's status is a number's, or numeric())
+ * of the text: folded, stemmed, given to @func. */
 static gboolean
-emit (TextWords *w, struct sb_stemmer *stemmer, const char *raw, gsize len, int32_t rule,
+emit (TextWords *w, struct sb_stemmer *stemmer, const char *raw, gsize len, gboolean number,
       gboolean *joined, TextTokenFunc func, gpointer user_data)
 {
   TextToken t;
 
   t.raw = raw;
   t.raw_len = len;
-  t.kind = rule < UBRK_WORD_LETTER || numeric (t.raw, t.raw_len) ? TEXT_TOKEN_NUMBER : TEXT_TOKEN_WORD;
+  t.kind = number ? TEXT_TOKEN_NUMBER : TEXT_TOKEN_WORD;
   t.joined = *joined;
   if (w->raw)
     {
@@ -238,11 +239,12 @@ word_class (char c)
 /* Where the word or number that starts at @p (a letter, digit or '_')
  * ends, by UAX #29's rules 5-13b as ICU chains them; *rule is ICU's
  * status of it (UBRK_WORD_LETTER, UBRK_WORD_NUMBER, or UBRK_WORD_NONE
- * for a lone '_'). */
+ * for a lone '_'), *digits how many digits it has (for numeric()). */
 static const char *
-ascii_word_end (const char *p, const char *end, int32_t *rule)
+ascii_word_end (const char *p, const char *end, int32_t *rule, gsize *digits)
 {
   WordClass cur = word_class (*p);
+  gsize n_digits = cur == WB_DIGIT;
 
   *rule = cur == WB_LETTER ? UBRK_WORD_LETTER : cur == WB_DIGIT ? UBRK_WORD_NUMBER : UBRK_WORD_NONE;
   for (p++; p < end; p++)
@@ -257,7 +259,10 @@ ascii_word_end (const char *p, const char *end, int32_t *rule)
           if (next == WB_LETTER)
             *rule = UBRK_WORD_LETTER;
           else if (next == WB_DIGIT)
-            *rule = UBRK_WORD_NUMBER;
+            {
+              *rule = UBRK_WORD_NUMBER;
+              n_digits++;
+            }
           else
             *rule = cur == WB_DIGIT ? UBRK_WORD_NUMBER : UBRK_WORD_LETTER;
           cur = next;
@@ -272,12 +277,14 @@ ascii_word_end (const char *p, const char *end, int32_t *rule)
       else if (cur == WB_DIGIT && (next == WB_MIDNUM || next == WB_MIDNUMLET) && p + 1 < end &&
                word_class (p[1]) == WB_DIGIT)
         {
-          p++;   /* 11, 12 */
+          p++;   /* 11, 12: the digit after it is not looked at again */
           *rule = UBRK_WORD_NUMBER;
+          n_digits++;
         }
       else
         break;
     }
+  *digits = n_digits;
   return p;
 }
 
@@ -297,6 +304,7 @@ ascii_words_each (TextWords *w, struct sb_stemmer *stemmer, const char *prose, g
       const char *gap = p, *word_end;
       int32_t rule;
       WordClass k;
+      gsize digits;
 
       while (p < end && (k = word_class (*p)) != WB_LETTER && k != WB_DIGIT && k != WB_UNDERSCORE)
         p++;
@@ -304,13 +312,16 @@ ascii_words_each (TextWords *w, struct sb_stemmer *stemmer, const char *prose, g
         joined = FALSE;
       if (p == end)
         break;
-      word_end = ascii_word_end (p, end, &rule);
+      word_end = ascii_word_end (p, end, &rule, &digits);
       if (rule < UBRK_WORD_NUMBER)
         {
           if (breaks_phrase (p, word_end - p))
             joined = FALSE;
         }
-      else if (!emit (w, stemmer, p, word_end - p, rule, &joined, func, user_data))
+      /* numeric() of it, from the digits counted */
+      else if (!emit (w, stemmer, p, word_end - p,
+                      rule < UBRK_WORD_LETTER || word_class (*p) == WB_DIGIT || digits >= 3, &joined,
+                      func, user_data))
         return FALSE;
       p = word_end;
     }
@@ -371,7 +382,9 @@ text_words_each (TextWords *w, const char *prose, gsize len, const char *stem_la
             joined = FALSE;
           continue;
         }
-      if (!emit (w, stemmer, prose + start, end - start, rule, &joined, func, user_data))
+      if (!emit (w, stemmer, prose + start, end - start,
+                 rule < UBRK_WORD_LETTER || numeric (prose + start, end - start), &joined, func,
+                 user_data))
         return FALSE;
     }
   return TRUE;
