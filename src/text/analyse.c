@@ -537,10 +537,10 @@ ascii_shares (const char *p, const char *end, gint64 *nonspace, gint64 *letters,
 
       for (; p < stop && (guchar) *p < 0x80; p++)
         sum += lanes[(guchar) *p];
-      *nonspace += sum & 0xFFFF;
-      *letters += (sum >> 16) & 0xFFFF;
-      *upper += (sum >> 32) & 0xFFFF;
-      *digits += sum >> 48;
+      *nonspace += text_lane (sum, 0);
+      *letters += text_lane (sum, 16);
+      *upper += text_lane (sum, 32);
+      *digits += text_lane (sum, 48);
     }
   return p;
 }

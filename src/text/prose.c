@@ -110,12 +110,6 @@ code_lanes (guint c)
          (guint64) (!letter && !space && (c == 0 || strchr (symbols, c)) ? 1 : 0) << CODE_SYMBOL;
 }
 
-static gsize
-lane (guint64 sum, guint shift)
-{
-  return (sum >> shift) & 0xFFFF;
-}
-
 /**
  * text_line_is_code:
  *
@@ -168,9 +162,9 @@ text_line_is_code (const char *line, gsize len)
 
       for (; i < stop; i++)
         sum += lanes[(guchar) s[i]];
-      digits += lane (sum, CODE_DIGIT);
-      nonspace += lane (sum, CODE_NONSPACE);
-      symbols += lane (sum, CODE_SYMBOL);
+      digits += text_lane (sum, CODE_DIGIT);
+      nonspace += text_lane (sum, CODE_NONSPACE);
+      symbols += text_lane (sum, CODE_SYMBOL);
     }
   if ((ends_with_char (s, n, ";{}") && symbols >= 2) || symbols == nonspace)
     return TRUE;

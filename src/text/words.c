@@ -152,15 +152,21 @@ breaks_phrase (const char *s, gsize len)
  * a word: they begin with a digit (0x1f, 2nd, 0m) or hold three digits
  * or more (deadbeef00, a1b2c3).  "mp3" and "py2exe" stay words. */
 static gboolean
+numeric_by_digits (gboolean first_is_digit, gsize digits)
+{
+  return first_is_digit || digits >= 3;
+}
+
+static gboolean
 numeric (const char *s, gsize len)
 {
-  guint digits = 0;
+  gsize digits = 0;
 
   if (len > 0 && g_ascii_isdigit (s[0]))
     return TRUE;
   for (gsize i = 0; i < len; i++)
     digits += g_ascii_isdigit (s[i]) ? 1 : 0;
-  return digits >= 3;
+  return numeric_by_digits (FALSE, digits);
 }
 
 /* One word or number (@number: ICU's status is a number's, or numeric())
@@ -318,10 +324,9 @@ ascii_words_each (TextWords *w, struct sb_stemmer *stemmer, const char *prose, g
           if (breaks_phrase (p, word_end - p))
             joined = FALSE;
         }
-      /* numeric() of it, from the digits counted */
       else if (!emit (w, stemmer, p, word_end - p,
-                      rule < UBRK_WORD_LETTER || word_class (*p) == WB_DIGIT || digits >= 3, &joined,
-                      func, user_data))
+                      rule < UBRK_WORD_LETTER || numeric_by_digits (word_class (*p) == WB_DIGIT, digits),
+                      &joined, func, user_data))
         return FALSE;
       p = word_end;
     }

@@ -16,6 +16,13 @@ const guint8 *text_byte_classes (guint8 table[256], gsize *made, guint8 (*class_
 #define TEXT_LANES_RUN 65535
 const guint64 *text_byte_lanes (guint64 table[256], gsize *made, guint64 (*lanes_of) (guint byte));
 
+/* The count in the 16-bit lane of @sum that starts at bit @shift */
+static inline gsize
+text_lane (guint64 sum, guint shift)
+{
+  return (sum >> shift) & 0xFFFF;
+}
+
 typedef enum {
   TEXT_TOKEN_WORD,      /* letters of any script (ICU: letter, kana, ideographic) */
   TEXT_TOKEN_NUMBER,
