@@ -763,6 +763,9 @@ each_count (sqlite3 *db, guint i, gpointer data)
   sqlite3_stmt *stmt;
 
   g_atomic_int_inc (&c->calls);
+  /* a worker reads it while the caller's thread may ask it through
+   * deja_shards: it keeps SQLite's mutex, unlike a Store's own */
+  g_assert_nonnull (sqlite3_db_mutex (db));
   g_assert_cmpint ((sqlite3_prepare_v2) (db, "SELECT count(*) FROM main.messages", -1, &stmt, NULL), ==, SQLITE_OK);
   g_assert_cmpint ((sqlite3_step) (stmt), ==, SQLITE_ROW);
   c->rows[i] = (sqlite3_column_int64) (stmt, 0);

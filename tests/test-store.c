@@ -613,6 +613,27 @@ test_a_second_connection_is_to_the_same_file (Fixture *f, gconstpointer data)
   g_assert_cmpint (g_rename (moved, f->path), ==, 0);
 }
 
+/* Every connection a Store opens is used by one thread at a time, and
+ * opened without SQLite's mutex (STORE_OPEN_ONE_THREAD: each bind, step
+ * and column took and released it, 4 % of an ingest writer's time) */
+static void
+test_connections_of_one_thread (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  Store *second, *reader;
+
+  (void) data;
+  g_assert_null (sqlite3_db_mutex (f->store->db));
+  second = _store_open_second (f->store, &error);
+  g_assert_no_error (error);
+  g_assert_null (sqlite3_db_mutex (second->db));
+  store_close (second);
+  reader = store_open_reader (f->path, &error);
+  g_assert_no_error (error);
+  g_assert_null (sqlite3_db_mutex (reader->db));
+  store_close (reader);
+}
+
 /* deja merge reads a shard's identity where it is attached: a view or a
  * trigger deja did not write, another program's database and a newer
  * deja's are refused; one whose indexes wait is not current. */
@@ -1065,6 +1086,7 @@ main (int argc, char **argv)
   ADD ("statement-journal-in-memory", test_statement_journal_in_memory);
   ADD ("failure-is-not-none", test_failure_is_not_none);
   ADD ("a-second-connection-is-to-the-same-file", test_a_second_connection_is_to_the_same_file);
+  ADD ("connections-of-one-thread", test_connections_of_one_thread);
   ADD ("an-attached-database-is-identified", test_an_attached_database_is_identified);
   ADD ("statements-outlast-schema-changes", test_statements_outlast_schema_changes);
 #undef ADD

@@ -60,7 +60,7 @@ _store_checkpointer_new (const char *path)
 {
   StoreCheckpointer *c = g_new0 (StoreCheckpointer, 1);
 
-  if (sqlite3_open_v2 (path, &c->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+  if (sqlite3_open_v2 (path, &c->db, SQLITE_OPEN_READWRITE | STORE_OPEN_ONE_THREAD, NULL) != SQLITE_OK)
     {
       sqlite3_close (c->db);
       g_free (c);

@@ -549,7 +549,7 @@ _store_fts_side_begin (StoreFtsSide *side, Store *store, guint unmerged, GError 
       return FALSE;
     }
   close (fd);
-  rc = sqlite3_open_v2 (side->path, &side->db, SQLITE_OPEN_READWRITE, NULL);
+  rc = sqlite3_open_v2 (side->path, &side->db, SQLITE_OPEN_READWRITE | STORE_OPEN_ONE_THREAD, NULL);
   /* Its own transactions roll back (a file's savepoint), in memory: it
    * is thrown away after the batch, whatever happens */
   if (rc == SQLITE_OK)

@@ -411,9 +411,11 @@ open_shard_why (const StoreShards *set, Shard *shard, char **why)
     return TRUE;
   /* Nothing writes a shard while a catalog reads it (its size and time
    * are checked when the catalog is opened, and a log left beside it is
-   * refused): no locks, no log to look at for each statement */
+   * refused): no locks, no log to look at for each statement.  With
+   * SQLite's mutex, unlike the store's own (STORE_OPEN_ONE_THREAD): a
+   * worker may read it while the catalog's thread asks it something. */
   uri = _store_file_uri (shard->path, "immutable=1");
-  rc = (sqlite3_open_v2) (uri, &shard->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+  rc = (sqlite3_open_v2) (uri, &shard->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, NULL);
   if (rc == SQLITE_OK)
     rc = _store_make_safe_db (shard->db);
   /* Pages read again are the indexes' upper levels: 2 MiB for a few

@@ -374,7 +374,7 @@ schema_objects (gint64 version, GError **error)
       return objects;
     }
   objects = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  rc = sqlite3_open_v2 (":memory:", &db, SQLITE_OPEN_READWRITE, NULL);
+  rc = sqlite3_open_v2 (":memory:", &db, SQLITE_OPEN_READWRITE | STORE_OPEN_ONE_THREAD, NULL);
   for (gint64 v = 0; rc == SQLITE_OK && v < version; v++)
     rc = sqlite3_exec (db, deja_schema[v], NULL, NULL, NULL);
   if (rc == SQLITE_OK)
@@ -714,7 +714,7 @@ open_db (Store *store, const char *filename, int flags, GError **error)
   int rc;
 
   g_once (&once, configure_sqlite, NULL);
-  rc = sqlite3_open_v2 (filename, &store->db, flags, NULL);
+  rc = sqlite3_open_v2 (filename, &store->db, flags | STORE_OPEN_ONE_THREAD, NULL);
 
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot open database", error);
