@@ -321,6 +321,88 @@ test_a_path_stored_again_replaces_its_rows (Fixture *f, gconstpointer data)
   g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'body'"), ==, 1);
 }
 
+/* PRAGMA foreign_keys of the store's connection, now */
+static gint64
+keys_checked (Fixture *f)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 on = -1;
+
+  g_assert_true (_store_query_int (f->store, "PRAGMA foreign_keys", &on, NULL, &error));
+  g_assert_no_error (error);
+  return on;
+}
+
+/* Files at new paths go in without SQLite checking their foreign keys;
+ * a file at a path stored before deletes the old rows, and SQLite's
+ * cascades take what hangs off them: the files before it are committed
+ * first, so that it is checked (SQLite changes the setting only outside
+ * a transaction), and so are the files after it.  Outside the files'
+ * transactions keys are checked. */
+static void
+test_foreign_keys_of_files (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean replaced = FALSE;
+  guint commits = store_commits (f->store);
+
+  (void) data;
+  g_assert_cmpint (keys_checked (f), ==, 1);
+  begin_one_file (f, "/a.mbox", NULL);
+  g_assert_cmpint (keys_checked (f), ==, 0);
+  g_assert_true (store_finish_file (f->store, "abc", 1, 10, &error));
+  begin_one_file (f, "/b.mbox", NULL);
+  g_assert_cmpint (keys_checked (f), ==, 0);
+  g_assert_true (store_finish_file (f->store, "bcd", 1, 10, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (store_commits (f->store), ==, commits);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM files"), ==, 0);
+  /* /a.mbox again, changed: the two files committed before it begins */
+  begin_one_file (f, "/a.mbox", &replaced);
+  g_assert_true (replaced);
+  g_assert_cmpuint (store_commits (f->store), ==, commits + 1);
+  g_assert_cmpuint (store_uncommitted_files (f->store), ==, 0);
+  g_assert_cmpint (keys_checked (f), ==, 1);
+  g_assert_true (store_finish_file (f->store, "cde", 1, 10, &error));
+  begin_one_file (f, "/c.mbox", NULL);
+  g_assert_cmpint (keys_checked (f), ==, 1);
+  g_assert_true (store_finish_file (f->store, "def", 1, 10, &error));
+  g_assert_true (store_commit (f->store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (keys_checked (f), ==, 1);
+  /* the first /a.mbox's rows went with it, all of them */
+  g_assert_cmpint (count (f, "SELECT count(*) FROM files"), ==, 3);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages"), ==, 3);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM message_refs"), ==, 3);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM attachments"), ==, 3);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM message_newsgroups"), ==, 3);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM separator_log"), ==, 3);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM pragma_foreign_key_check"), ==, 0);
+}
+
+/* A file rolled back alone, or with its transaction, leaves the keys
+ * checked outside it */
+static void
+test_foreign_keys_after_a_rollback (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  (void) data;
+  begin_one_file (f, "/a.mbox", NULL);
+  store_abort_file (f->store);
+  g_assert_cmpint (keys_checked (f), ==, 1);
+  begin_one_file (f, "/a.mbox", NULL);
+  g_assert_true (store_finish_file (f->store, "abc", 1, 10, &error));
+  begin_one_file (f, "/b.mbox", NULL);
+  store_abort_file (f->store);
+  g_assert_cmpint (keys_checked (f), ==, 0);   /* /a.mbox's transaction goes on */
+  g_assert_true (store_commit (f->store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (keys_checked (f), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages"), ==, 1);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM pragma_foreign_key_check"), ==, 0);
+}
+
 static void
 test_decisions (Fixture *f, gconstpointer data)
 {
@@ -1087,6 +1169,8 @@ main (int argc, char **argv)
   ADD ("failure-is-not-none", test_failure_is_not_none);
   ADD ("a-second-connection-is-to-the-same-file", test_a_second_connection_is_to_the_same_file);
   ADD ("connections-of-one-thread", test_connections_of_one_thread);
+  ADD ("foreign-keys-of-files", test_foreign_keys_of_files);
+  ADD ("foreign-keys-after-a-rollback", test_foreign_keys_after_a_rollback);
   ADD ("an-attached-database-is-identified", test_an_attached_database_is_identified);
   ADD ("statements-outlast-schema-changes", test_statements_outlast_schema_changes);
 #undef ADD

@@ -227,6 +227,7 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
     {
       WalkItem *item = g_ptr_array_index (items, i);
       IngestResult result = { 0 };
+      guint commits = store_commits (store);
       GStatBuf st;
 
       g_clear_error (&error);
@@ -240,6 +241,9 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
         {
           report (item->path, &result);
           stored += !result.unchanged && !result.empty && !result.duplicate_of;
+          /* the files before it committed when it began (store.c: keys_for_file()) */
+          if (store_commits (store) != commits)
+            pending = (Pending) { 0, 0 };
           if (!result.unchanged && !result.duplicate_of)
             {
               messages += result.counts.messages;

@@ -200,8 +200,13 @@ struct _Store {
   gboolean write_once;     /* in a rollback journal for a copy (store_write_once_begin()) */
   gboolean shard_opened;   /* deja merge's writer: the shard in slot 0 was not current when
                               attached (upgraded, or in a place it cannot write beside) */
-  gboolean keys_unchecked; /* deja merge's writer: the group under way replaces no file, and
-                              SQLite does not check its foreign keys (store-merge.c) */
+  gboolean keys_unchecked; /* the transaction under way deletes no row, and SQLite does not
+                              check its foreign keys: deja merge's writer, a group that
+                              replaces no file (store-merge.c); an ingest's files at new
+                              paths (store.c: keys_for_file()) */
+  gboolean keys_checked;   /* an ingest met a file that deletes rows: its transactions check
+                              foreign keys from then on (keys_for_file()) */
+  guint commits;           /* transactions committed (store_commits()) */
   gboolean indexes_deferred; /* store_defer_indexes() dropped them here: a merge's rows go
                                 in as appends (store-merge.c) */
   int claim_fd;            /* holds store_claim_writing()'s lock; -1 when none */

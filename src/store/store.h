@@ -660,6 +660,7 @@ gboolean store_dedup_rows (Store *store, StoreDedupList what, StoreRowFunc func,
 
 gboolean store_begin (Store *store, GError **error);
 guint store_uncommitted_files (Store *store);
+guint store_commits (Store *store);
 gboolean store_commit (Store *store, GError **error);
 void store_rollback (Store *store);
 /* One separator-log line to review, with its decision if any; strings
