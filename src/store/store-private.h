@@ -79,11 +79,12 @@ G_BEGIN_DECLS
  * closed by the writer while that thread is idle; the checkpointer's by
  * its thread): SQLite's "multi-thread" mode is then as safe as its
  * serialized one, and each call into SQLite (every bind, step and
- * column) no longer takes and releases a lock: about 1 % of an ingest's
- * CPU, 4 % of its writer's (perf, the realistic 64 MiB).  A thread that reads beside the writer opens
- * a Store of its own (pipeline/threads.c).  A shard's connection keeps
- * the mutex: the workers of store-shards.c read it while the catalog's
- * thread may ask it through deja_shards. */
+ * column) no longer takes and releases a lock: about 1 % of an
+ * ingest's CPU, 4 % of its writer's (perf, the realistic 64 MiB).  A
+ * thread that reads beside the writer opens a Store of its own
+ * (pipeline/threads.c).  A shard's connection keeps the mutex: the
+ * workers of store-shards.c read it while the catalog's thread may ask
+ * it through deja_shards. */
 #define STORE_OPEN_ONE_THREAD SQLITE_OPEN_NOMUTEX
 /* Files are committed together until they hold this much archive text:
  * each after the first a savepoint of its own, so that one that fails is

@@ -1677,7 +1677,6 @@ fts_flush (Store *store, GError **error)
   return fts_flush_from (store, 0, error);
 }
 
-/* Rolls back the whole transaction: what was cached of it goes too. */
 /* Foreign keys of an ingest's files.  Each row of a file refers to
  * rows stored before it in the same transaction (its message, its file,
  * its newsgroup, its author), and SQLite looked each of those up again
@@ -1687,10 +1686,10 @@ fts_flush (Store *store, GError **error)
  * deletes its old rows, and only SQLite's cascades take what hangs off
  * them: so a transaction of files at new paths runs without SQLite's
  * checks, as deja merge copies a group that replaces no file
- * (store-merge.c), and a file that deletes rows gets them back, the
- * files finished before it committed first (SQLite changes the setting
- * only outside a transaction); the store's later transactions check
- * them too.  Outside the files' transactions (threads, authors) keys are
+ * (store-merge.c), and a file that deletes rows is checked, the files
+ * finished before it committed first (SQLite changes the setting only
+ * outside a transaction); the store's later transactions are checked
+ * too.  Outside the files' transactions (threads, authors) keys are
  * always checked.  tests/test-store.c reads PRAGMA foreign_key_check
  * after both kinds of files. */
 static void
@@ -1711,6 +1710,7 @@ keys_unchecked_from_here (Store *store)
     store->keys_unchecked = TRUE;
 }
 
+/* Rolls back the whole transaction: what was cached of it goes too. */
 static void
 drop_transaction (Store *store)
 {
