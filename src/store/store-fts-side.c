@@ -574,7 +574,9 @@ _store_fts_side_begin (StoreFtsSide *side, Store *store, guint unmerged, GError 
   if (rc != SQLITE_OK)
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot make the full-text index beside the writer: %s",
-                   side->db ? sqlite3_errmsg (side->db) : g_strerror (ENOMEM));
+                   side->db == NULL ? g_strerror (ENOMEM)
+                   : sqlite3_errcode (side->db) != SQLITE_OK ? sqlite3_errmsg (side->db)
+                   : sqlite3_errstr (rc));
       close_batch (side);
       return FALSE;
     }
