@@ -18,6 +18,7 @@ checks, for each:
 Run by meson (suite 'slow').
 """
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -51,6 +52,9 @@ def integrity(db):
     if os.path.exists(db):
         with sqlite3.connect(db) as c:
             assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok", db
+            # no row left pointing at one that is gone (an ingest writes
+            # files at new paths with foreign keys unchecked)
+            assert c.execute("PRAGMA foreign_key_check").fetchall() == [], db
 
 
 # Under the sanitizers every run is three times slower: every STRIDEth call
@@ -58,10 +62,11 @@ def integrity(db):
 STRIDE = int(os.environ.get("DEJA_FAULT_STRIDE", "1"))
 
 
-def walk_ingest(name, prepare, files, var="DEJA_STORE_FAULT"):
+def walk_ingest(name, prepare, files, var="DEJA_STORE_FAULT", said=None):
     """Faults at every call of 'deja ingest FILES' into what prepare() makes
     (@var: DEJA_STORE_FAULT_SIDE for the calls of the thread that makes the
-    full-text index beside the writer, counted apart)."""
+    full-text index beside the writer, counted apart; @said: called with
+    each failed run's stderr and database)."""
     template = fresh_db(name + "-template.db")
     prepare(template)
     base = fresh_db(name + "-base.db")
@@ -79,6 +84,8 @@ def walk_ingest(name, prepare, files, var="DEJA_STORE_FAULT"):
         r = run(["ingest", "-q", "--db", db] + files, fault=n, var=var)
         hit = check_failure(r, n, name)
         integrity(db)
+        if said and hit:
+            said(r.stderr, db, n)
         if not hit:
             assert r.returncode == 0 and dump(db) == expected, (name, n, r.stderr)
             return n - STRIDE
@@ -102,6 +109,39 @@ def faults_in_an_ingest_into_a_database_with_messages():
         assert run(["ingest", "-q", "--db", db, SAMPLE]).returncode == 0
     calls = walk_ingest("more", prepare, [SECOND])
     assert calls > 100 - STRIDE, calls
+
+
+@tap.test
+def faults_in_an_ingest_that_replaces_a_file_after_a_new_one():
+    """A file at a new path goes in with foreign keys unchecked; a file at
+    a path stored before, after it in the same run, has it committed first
+    and deletes its old rows with keys checked (src/store/store.c:
+    keys_for_file()): every fault on the way is said, leaves no row
+    pointing at one that is gone, and is recovered by one more ingest."""
+    changing = tmp("replaced.mbox")
+    people = os.path.join(FIXTURES, "people", "people.mbox")
+
+    def prepare(db):
+        shutil.copy(SECOND, changing)
+        assert run(["ingest", "-q", "--db", db, changing]).returncode == 0
+        shutil.copy(SAMPLE, changing)
+
+    sample = fresh_db("replaced-sample.db")
+    assert run(["ingest", "-q", "--db", sample, SAMPLE]).returncode == 0
+    with sqlite3.connect(sample) as c:
+        replacing = c.execute("SELECT count(*) FROM messages").fetchone()[0]
+
+    def said(stderr, db, n):
+        # the new file was committed before the replaced one began: once
+        # it is in the database, what is said lost is the other one's
+        with sqlite3.connect(db) as c:
+            stored = c.execute("SELECT count(*) FROM files WHERE path = ?",
+                               (os.path.abspath(people),)).fetchone()[0]
+        lost = re.search(r"read \((\d+) messages\) (is|are) not stored", stderr)
+        assert not (lost and stored and int(lost.group(1)) > replacing), \
+            (n, "a stored file said to be lost", stderr)
+    calls = walk_ingest("replaced", prepare, [people, changing], said=said)
+    assert calls > 150 - STRIDE, calls
 
 
 @tap.test

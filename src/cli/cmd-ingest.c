@@ -228,22 +228,28 @@ cmd_ingest (DejaRun *run, int argc, char **argv)
       WalkItem *item = g_ptr_array_index (items, i);
       IngestResult result = { 0 };
       guint commits = store_commits (store);
+      gboolean ingested = FALSE;
       GStatBuf st;
 
       g_clear_error (&error);
       progress_run_next (progress, item->error == NULL && g_stat (item->path, &st) == 0 ? (guint64) st.st_size : 0);
+      if (item->error == NULL)
+        {
+          ingested = ingest_file (session, item->path, &result, &error);
+          /* The files before it were committed when it began, stored
+           * or not then (store.c: keys_for_file()), or at its end. */
+          if (store_commits (store) != commits)
+            pending = (Pending) { 0, 0 };
+        }
       if (item->error != NULL)
         {
           deja_error ("cannot ingest '%s': %s", item->path, item->error);
           failures++;
         }
-      else if (ingest_file (session, item->path, &result, &error))
+      else if (ingested)
         {
           report (item->path, &result);
           stored += !result.unchanged && !result.empty && !result.duplicate_of;
-          /* the files before it committed when it began (store.c: keys_for_file()) */
-          if (store_commits (store) != commits)
-            pending = (Pending) { 0, 0 };
           if (!result.unchanged && !result.duplicate_of)
             {
               messages += result.counts.messages;

@@ -1975,16 +1975,21 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
 static gboolean
 keys_for_file (Store *store, const StoreFileMeta *meta, gboolean deletes, GError **error)
 {
-  if (!store->keys_checked && deletes)
+  if (!deletes)
     {
-      store->keys_checked = TRUE;
-      if (store->keys_unchecked && !sqlite3_get_autocommit (store->db) && !store_commit (store, error))
-        return FALSE;
-      keys_checked_again (store);
-      g_debug ("'%s' may delete rows: foreign keys checked from here on", meta->path);
+      if (sqlite3_get_autocommit (store->db))
+        keys_unchecked_from_here (store);
+      return TRUE;
     }
-  else if (sqlite3_get_autocommit (store->db))
-    keys_unchecked_from_here (store);
+  if (!store->keys_checked)
+    g_debug ("'%s' may delete rows: foreign keys checked from here on", meta->path);
+  store->keys_checked = TRUE;
+  if (store->keys_unchecked && !sqlite3_get_autocommit (store->db) && !store_commit (store, error))
+    return FALSE;
+  keys_checked_again (store);
+  /* (never deleted unchecked, whatever failed) */
+  if (store->keys_unchecked)
+    return _store_fail (store, sqlite3_errcode (store->db), "cannot check foreign keys", error);
   return TRUE;
 }
 
