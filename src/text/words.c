@@ -157,16 +157,16 @@ numeric_by_digits (gboolean first_is_digit, gsize digits)
   return first_is_digit || digits >= 3;
 }
 
+/* numeric_by_digits() of the word @s (the ASCII scanner counts its
+ * digits as it finds a word's end) */
 static gboolean
 numeric (const char *s, gsize len)
 {
   gsize digits = 0;
 
-  if (len > 0 && g_ascii_isdigit (s[0]))
-    return TRUE;
   for (gsize i = 0; i < len; i++)
     digits += g_ascii_isdigit (s[i]) ? 1 : 0;
-  return numeric_by_digits (FALSE, digits);
+  return numeric_by_digits (len > 0 && g_ascii_isdigit (s[0]), digits);
 }
 
 /* One word or number (@number: ICU's status is a number's, or numeric())
