@@ -1003,16 +1003,14 @@ store_merge_shards (Store *store, const char *const *shards, guint n, gboolean c
   if (cancel && group == 1)
     sqlite3_progress_handler (writer->db, 10000, check_cancel, (void *) cancel);
   /* Outside a transaction, where SQLite takes it */
-  writer->keys_unchecked = group_replaces_nothing (writer, group) &&
-                           sqlite3_exec (writer->db, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL) == SQLITE_OK;
+  if (group_replaces_nothing (writer, group))
+    _store_keys_unchecked_from_here (writer);
   /* A shard that fails after the first: the shards before it again,
    * then it alone, in a group of its own (where it fails again, with
    * its reason) */
   while ((tried = merge_group (writer, group, copy_index, cancel, results, &again)), again > 0)
     group = again;
-  if (writer->keys_unchecked)
-    sqlite3_exec (writer->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
-  writer->keys_unchecked = FALSE;
+  _store_keys_checked_again (writer);
   sqlite3_progress_handler (writer->db, 0, NULL, NULL);
   for (guint k = 0; k < attached; k++)
     detach (writer, k);

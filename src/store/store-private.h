@@ -205,8 +205,8 @@ struct _Store {
                               check its foreign keys: deja merge's writer, a group that
                               replaces no file (store-merge.c); an ingest's files at new
                               paths (store.c: keys_for_file()) */
-  gboolean keys_checked;   /* an ingest met a file that deletes rows: its transactions check
-                              foreign keys from then on (keys_for_file()) */
+  gboolean keys_always_checked; /* an ingest met a file that deletes rows: its transactions
+                                  check foreign keys from then on (keys_for_file()) */
   guint commits;           /* transactions committed (store_commits()) */
   gboolean indexes_deferred; /* store_defer_indexes() dropped them here: a merge's rows go
                                 in as appends (store-merge.c) */
@@ -244,6 +244,8 @@ gboolean _store_claimed_by_another (const char *path);
 gboolean _store_attached_is_current (Store *store, gboolean *current, GError **error);
 gboolean _store_attached_is_this_version (Store *store, gboolean *current, GError **error);
 Store *_store_open_second (Store *first, GError **error);
+void _store_keys_unchecked_from_here (Store *store);
+void _store_keys_checked_again (Store *store);
 int _store_prepare_sql (Store *store, const char *sql, sqlite3_stmt **stmt);
 int _store_cached (Store *store, const char *sql, sqlite3_stmt **stmt);
 void _store_release (Store *store, sqlite3_stmt *stmt);

@@ -1692,20 +1692,22 @@ fts_flush (Store *store, GError **error)
  * too.  Outside the files' transactions (threads, authors) keys are
  * always checked.  tests/test-store.c reads PRAGMA foreign_key_check
  * after both kinds of files. */
-static void
-keys_checked_again (Store *store)
+void
+_store_keys_checked_again (Store *store)
 {
   if (store->keys_unchecked && sqlite3_get_autocommit (store->db) &&
       sqlite3_exec (store->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) == SQLITE_OK)
     store->keys_unchecked = FALSE;
 }
 
-/* Before BEGIN of a transaction of files: unchecked until a file deletes
- * rows.  (A failure leaves them checked: slower, still right.) */
-static void
-keys_unchecked_from_here (Store *store)
+/* Before BEGIN of a transaction that deletes no row (an ingest's files
+ * at new paths, a merge's group that replaces no file): unchecked until
+ * _store_keys_checked_again().  (A failure leaves them checked: slower,
+ * still right.) */
+void
+_store_keys_unchecked_from_here (Store *store)
 {
-  if (!store->keys_checked && !store->keys_unchecked && sqlite3_get_autocommit (store->db) &&
+  if (!store->keys_always_checked && !store->keys_unchecked && sqlite3_get_autocommit (store->db) &&
       sqlite3_exec (store->db, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL) == SQLITE_OK)
     store->keys_unchecked = TRUE;
 }
@@ -1715,7 +1717,7 @@ static void
 drop_transaction (Store *store)
 {
   sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-  keys_checked_again (store);
+  _store_keys_checked_again (store);
   g_clear_pointer (&store->fts_side_rows, g_array_unref);
   _store_fts_side_end (store->fts_side, store);
   store->uncommitted = 0;
@@ -1866,7 +1868,7 @@ rollback_file (Store *store)
     }
   if (sqlite3_get_autocommit (store->db))
     {
-      keys_checked_again (store);
+      _store_keys_checked_again (store);
       g_clear_pointer (&store->fts_side_rows, g_array_unref);
       _store_fts_side_end (store->fts_side, store);
       store->uncommitted = 0;
@@ -1968,7 +1970,7 @@ store_begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, G
 }
 
 /* Whether SQLite checks the foreign keys of @meta's rows (see
- * keys_checked_again()): a file that may delete rows (@deletes: at a
+ * _store_keys_checked_again()): a file that may delete rows (@deletes: at a
  * path stored before, or appended to) is the first to, after a commit of
  * the files before it where they were not; the others are not checked,
  * until the first that is. */
@@ -1978,15 +1980,15 @@ keys_for_file (Store *store, const StoreFileMeta *meta, gboolean deletes, GError
   if (!deletes)
     {
       if (sqlite3_get_autocommit (store->db))
-        keys_unchecked_from_here (store);
+        _store_keys_unchecked_from_here (store);
       return TRUE;
     }
-  if (!store->keys_checked)
+  if (!store->keys_always_checked)
     g_debug ("'%s' may delete rows: foreign keys checked from here on", meta->path);
-  store->keys_checked = TRUE;
+  store->keys_always_checked = TRUE;
   if (store->keys_unchecked && !sqlite3_get_autocommit (store->db) && !store_commit (store, error))
     return FALSE;
-  keys_checked_again (store);
+  _store_keys_checked_again (store);
   /* (never deleted unchecked, whatever failed) */
   if (store->keys_unchecked)
     return _store_fail (store, sqlite3_errcode (store->db), "cannot check foreign keys", error);
@@ -2013,7 +2015,7 @@ begin_file (Store *store, const StoreFileMeta *meta, gboolean *replaced, GError 
     return FALSE;
   if (sqlite3_get_autocommit (store->db) && !begin_transaction (store, error))
     {
-      keys_checked_again (store);
+      _store_keys_checked_again (store);
       return FALSE;
     }
   store->savepoint = store->uncommitted_files > 0;
@@ -2894,7 +2896,7 @@ store_commit (Store *store, GError **error)
       return FALSE;
     }
   store->commits += open;
-  keys_checked_again (store);
+  _store_keys_checked_again (store);
   if (fts_beside (store))
     {
       _store_fts_side_end (store->fts_side, store);
