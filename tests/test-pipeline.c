@@ -1,7 +1,8 @@
 /* test-pipeline.c — the pure parts of src/pipeline and src/net, by table:
  * the periods of deja groups (accounting.c), the role rule
  * (roles.c), the sites of a Path (network.c), the split helpers; and
- * how the read-ahead (ahead.c) paces itself. */
+ * how the read-ahead (ahead.c) paces itself; how many threads index the
+ * full text beside an ingest's writer (ingest.c). */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 #include "accounting.h"
 #include "ahead.h"
 #include "decode-pool.h"
+#include "ingest.h"
 #include "network.h"
 #include "roles.h"
 
@@ -151,11 +153,27 @@ test_ahead_goes_on_by_the_quarter (void)
   g_ptr_array_unref (paths);
 }
 
+/* None on one core or with one decoder; one for each two cores, up to
+ * four (the writer's own work is the ceiling from there:
+ * store-fts-side.c, docs/scale.md) */
+static void
+test_index_threads (void)
+{
+  static const guint cases[][3] = {
+    { 1, 1, 0 }, { 1, 4, 0 }, { 2, 1, 0 }, { 2, 2, 1 }, { 3, 3, 1 }, { 4, 4, 2 }, { 4, 2, 2 },
+    { 6, 6, 3 }, { 8, 8, 4 }, { 64, 64, 4 }, { 64, 1, 0 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpuint (ingest_index_threads (cases[i][0], cases[i][1]), ==, cases[i][2]);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/accounting/periods", test_periods);
+  g_test_add_func ("/ingest/index-threads", test_index_threads);
   g_test_add_func ("/roles/label", test_roles);
   g_test_add_func ("/network/path-sites", test_path_sites);
   g_test_add_func ("/ahead/goes-on-by-the-quarter", test_ahead_goes_on_by_the_quarter);

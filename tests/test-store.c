@@ -321,6 +321,109 @@ test_a_path_stored_again_replaces_its_rows (Fixture *f, gconstpointer data)
   g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'body'"), ==, 1);
 }
 
+/* Stores file @path of @n messages whose own text is "@word N", in the
+ * transaction open (not committed). */
+static void
+store_words (Fixture *f, const char *path, const char *sha256, guint n, const char *word)
+{
+  g_autoptr (GError) error = NULL;
+  StoreFileMeta meta = { .path = path, .size = 100 * n, .stored_size = 100 * n };
+
+  g_assert_true (store_begin_file (f->store, &meta, NULL, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("%s %u\n", word, i);
+      g_autofree char *msgid = g_strdup_printf ("%s%u@example.com", word, i);
+      StoreMessage m = { 0 };
+
+      m.id = store_message_id (f->store, 0, 0);
+      m.byte_offset = 100 * i;
+      m.byte_length = 100;
+      m.line_no = 1 + 3 * i;
+      m.message_id = msgid;
+      m.subject = word;
+      m.body = text;
+      m.own_text = text;
+      m.guess = (StoreThreadGuess) { m.id, 0, 0, NULL, NULL };
+      g_assert_true (store_add_message (f->store, &m, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (store_finish_file (f->store, sha256, n, 3 * n, &error));
+  g_assert_no_error (error);
+}
+
+/* With several threads indexing beside the writer (store-fts-side.c),
+ * rows go to them in turn, 256 at a time, and each thread's segments are
+ * copied in turn, lane 0 last.  A file at a path stored earlier in the
+ * same transaction (the same path twice in one ingest, changed in
+ * between) takes rows out that other lanes indexed: each marker must go
+ * to the lane that holds its row, or its size row stays (copied from
+ * that lane) and the new row's collides with it. */
+static void
+test_fts_lanes_take_out_their_own_rows (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  store_index_beside (f->store, 3);
+  store_words (f, "/z.mbox", "z1", 1, "zeppelin");
+  g_assert_true (store_commit (f->store, &error));
+  /* /z again, changed: the first file that takes rows out commits the
+   * files before it, and from then on no file does */
+  store_words (f, "/z.mbox", "z2", 1, "zeppelin");
+  g_assert_true (store_commit (f->store, &error));
+  /* the first file of a transaction indexes as it goes, 256 rows a lane */
+  store_words (f, "/a.mbox", "a1", 700, "lighthouse");
+  store_words (f, "/a.mbox", "a2", 3, "orchard");
+  g_assert_true (store_commit (f->store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (_store_fts_side_lanes (f->store->fts_side), ==, 3);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages"), ==, 4);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts_docsize"), ==, 4);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'lighthouse'"), ==, 0);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'orchard'"), ==, 3);
+  g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zeppelin'"), ==, 1);
+  break_with (f, "INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
+
+  /* A message replaced in the file that stored it (an append's old last
+   * message), in lane 1 of five batches of rows (lanes 0, 1, 2, 0, 1):
+   * its marker goes to lane 1, its new row, of the same id, to lane 0,
+   * copied after lane 1's marker, which would take the new row's words
+   * that the old one had. */
+  {
+    StoreFileMeta meta = { .path = "/c.mbox", .size = 100, .stored_size = 100 };
+    StoreMessage m = { 0 };
+    gint64 id;
+
+    store_words (f, "/b.mbox", "b1", 1, "glacier");
+    g_assert_true (store_commit (f->store, &error));
+    g_assert_true (store_begin_file (f->store, &meta, NULL, &error));
+    for (guint i = 0; i < 1100; i++)
+      {
+        m = (StoreMessage) { .id = store_message_id (f->store, 0, 0), .byte_offset = 100 * i,
+                             .byte_length = 100, .line_no = 1 + 3 * i, .subject = "meridian",
+                             .body = "meridian\n", .own_text = "meridian\n" };
+        m.guess = (StoreThreadGuess) { m.id, 0, 0, NULL, NULL };
+        g_assert_true (store_add_message (f->store, &m, &error));
+      }
+    id = m.id - 1099 + 299;   /* the 300th: in the second batch of rows */
+    m = (StoreMessage) { .byte_offset = 100 * 299, .byte_length = 120, .line_no = 1 + 3 * 299,
+                         .subject = "meridian", .body = "meridian violin\n", .own_text = "meridian violin\n" };
+    g_assert_true (store_replace_message (f->store, &m, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (m.id, ==, id);
+    g_assert_true (store_finish_file (f->store, "c1", 1100, 3300, &error));
+    g_assert_true (store_commit (f->store, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts_docsize"), ==, 1105);
+    g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'meridian'"), ==, 1100);
+    g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'violin'"), ==, 1);
+    g_assert_cmpint (count (f, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'subject:meridian'"),
+                     ==, 1100);
+    break_with (f, "INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
+  }
+}
+
 /* PRAGMA foreign_keys of the store's connection, now */
 static gint64
 keys_checked (Fixture *f)
@@ -1161,6 +1264,7 @@ main (int argc, char **argv)
   ADD ("sender-groups", test_sender_groups);
   ADD ("a-file-round-trip", test_a_file_round_trip);
   ADD ("a-path-stored-again-replaces-its-rows", test_a_path_stored_again_replaces_its_rows);
+  ADD ("fts-lanes-take-out-their-own-rows", test_fts_lanes_take_out_their_own_rows);
   ADD ("files-are-committed-together-and-undone-alone", test_files_are_committed_together_and_undone_alone);
   ADD ("a-large-file-is-indexed-as-it-goes", test_a_large_file_is_indexed_as_it_goes);
   ADD ("a-reader-beside-the-writer", test_a_reader_beside_the_writer);

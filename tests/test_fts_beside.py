@@ -2,10 +2,14 @@
 """The full-text index made beside the ingest's writer (store-fts-side.c).
 
 On more than one core, `deja ingest` has its rows indexed by a thread of
-its own, into a table of its own, and copies that table's segments into
-messages_fts at each commit.  Each test here runs the same commands twice,
-once so and once with DEJA_FTS_BESIDE=0 (the writer indexes, as before),
-and asks for the same index: FTS5's integrity-check on both, the same
+its own (one for each two cores, up to four), into a table of its own,
+and copies that table's segments into messages_fts at each commit.  Each
+test here runs the same commands three times: so (one thread on this
+machine's two cores), with DEJA_FTS_LANES=3 (three threads, each with
+its table: rows go to them in turn, delete markers to the one that
+indexed their row, and after the first marker every row to the one
+copied last), and with DEJA_FTS_BESIDE=0 (the writer indexes, as
+before), and asks for the same index: FTS5's integrity-check on both, the same
 sizes and averages records (bm25 reads them), and for every word of the
 corpus the same rows in the same order with the same rank.  The cases are
 the writer's ways of changing the index: many files in one transaction
@@ -37,8 +41,20 @@ WORDS = ("reactor deferred callback protocol transport factory daemon twisted py
          "sonnet ledger almanac telegraph railway quarry lantern compass atlas").split()
 
 
-def deja(*args, beside=True):
-    env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_FTS_BESIDE="1" if beside else "0")
+KINDS = ("beside", "writer", "lanes")
+
+
+def kind_env(kind):
+    """The environment of @kind: the side's one thread, the writer, three threads."""
+    env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_FTS_BESIDE="0" if kind == "writer" else "1")
+    env.pop("DEJA_FTS_LANES", None)
+    if kind == "lanes":
+        env["DEJA_FTS_LANES"] = "3"
+    return env
+
+
+def deja(*args, beside=True, kind=None):
+    env = kind_env(kind or ("beside" if beside else "writer"))
     return subprocess.run([DEJA] + list(args), capture_output=True, text=True, env=env)
 
 
@@ -61,11 +77,12 @@ def write_mbox(path, rng, first, count, words=40):
 
 
 def twins(name, seed, files, messages):
-    """Two scratch directories whose databases are made alike, beside and
-    not, each with the same mbox files NAME00.mbox…: messages(k) of them in
-    the kth (a count, or (count, words))."""
+    """Three scratch directories whose databases are made alike (KINDS:
+    beside, by the writer, by three threads beside), each with the same
+    mbox files NAME00.mbox…: messages(k) of them in the kth (a count, or
+    (count, words))."""
     dirs = []
-    for kind in ("beside", "writer"):
+    for kind in KINDS:
         d = os.path.join(TMP, name, kind)
         os.makedirs(d)
         rng = random.Random(seed)
@@ -80,9 +97,9 @@ def twins(name, seed, files, messages):
 def ingest_both(dirs, *paths):
     """deja ingest of @paths (relative to each twin) into each twin's db."""
     results = []
-    for d, beside in zip(dirs, (True, False)):
+    for d, kind in zip(dirs, KINDS):
         r = deja("ingest", "--db", os.path.join(d, "x.db"), *[os.path.join(d, p) for p in paths],
-                 beside=beside)
+                 kind=kind)
         results.append(r)
     return results
 
@@ -93,7 +110,13 @@ def segments(db):
 
 
 def same_index(dirs):
-    a, b = (sqlite3.connect(os.path.join(d, "x.db")) for d in dirs)
+    """Each twin's index is the writer's (dirs[1])."""
+    for d in dirs[:1] + dirs[2:]:
+        same_two(d, dirs[1])
+
+
+def same_two(one, writer):
+    a, b = (sqlite3.connect(os.path.join(d, "x.db")) for d in (one, writer))
     for c in (a, b):
         c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
     assert a.execute("SELECT count(*) FROM messages").fetchone()[0] > 0
@@ -156,7 +179,7 @@ def changed_grown_and_failed_files_ingested_again():
             f.write(b"\x00\x01binary, not mail\n" * 100)
     names = ["g06.mbox"] + names
     results = ingest_both(dirs, *names)
-    assert [r.returncode for r in results][0] == [r.returncode for r in results][1]
+    assert len({r.returncode for r in results}) == 1, [r.stderr for r in results]
     same_index(dirs)
     # and once more, nothing changed: nothing moves
     for r in ingest_both(dirs, *names):
@@ -168,7 +191,8 @@ def changed_grown_and_failed_files_ingested_again():
 def a_file_failing_half_way_leaves_the_index_beside_too():
     # the second with 5 MiB of own text: indexed as it comes, in its savepoint;
     # only beside (the writer's own index: tests/test_faults.py)
-    dirs = twins("h", 4, 3, lambda k: (1100, 600) if k == 1 else 25)[:1]
+    dirs = twins("h", 4, 3, lambda k: (1100, 600) if k == 1 else 25)
+    dirs = [dirs[0], dirs[2]]
     # The second file fails in the middle of its rows: an I/O error injected
     # at one SQLite call of the writer (DEJA_STORE_FAULT=N; the side's
     # thread counts apart), N found by bisection (too early, the first file
@@ -179,8 +203,7 @@ def a_file_failing_half_way_leaves_the_index_beside_too():
         for n in os.listdir(d):
             if n.startswith("x.db"):
                 os.unlink(os.path.join(d, n))
-        env = dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_FTS_BESIDE="1" if beside else "0",
-                   DEJA_STORE_FAULT=str(at))
+        env = dict(kind_env(beside), DEJA_STORE_FAULT=str(at))
         r = subprocess.run([DEJA, "ingest", "--db", os.path.join(d, "x.db")] +
                            [os.path.join(d, "h%02d.mbox" % k) for k in range(3)],
                            capture_output=True, text=True, env=env)
@@ -197,7 +220,7 @@ def a_file_failing_half_way_leaves_the_index_beside_too():
             return "h1"
         return "late" if "h00.mbox" in files else "early"
 
-    for d, beside in zip(dirs, (True, False)):
+    for d, beside in zip(dirs, ("beside", "lanes")):
         found, lo, hi = None, 1, 3000
         while found is None and lo < hi:
             mid = (lo + hi) // 2
@@ -235,8 +258,9 @@ def an_index_of_a_few_dozen_segments_is_left_unmerged():
     dirs = twins("unmerged", 7, 40, lambda k: (150, 600))
     for r in ingest_both(dirs, *sorted(os.listdir(dirs[0]))):
         assert r.returncode == 0, r.stderr
-    beside, writer = (segments(os.path.join(d, "x.db")) for d in dirs)
+    beside, writer, lanes = (segments(os.path.join(d, "x.db")) for d in dirs)
     assert beside > writer >= 2, (beside, writer)
+    assert beside <= lanes <= 64, (beside, lanes)   # each thread's own, within the same budget
     same_index(dirs)
     # a shard is merged: a merge of many takes their segments as they are
     shard = os.path.join(dirs[0], "shard.db")

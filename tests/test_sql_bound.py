@@ -21,6 +21,7 @@ SRC = os.path.join(os.environ["SOURCE_ROOT"], "src")
 # SQL arguments that are not literals, each checked by hand:
 ALLOWED_SQL_ARGS = {
     "sql",              # helpers' own parameter, and store_search's static literal
+    "lane_names[lane->number].attach", "lane_names[lane->number].detach",  # store-fts-side.c: static literals
     "stmt_sql[i]",      # store.c: a static table of literals
     "net_sql[query]",   # store-network.c: a static table of literals
     "group_posts_sql",  # store-groups.c: one static literal

@@ -170,6 +170,22 @@ hash_input (gpointer data)
   return input_sha256 (data);
 }
 
+/* How many threads index the full text beside the writer, for @cpus that
+ * deja may use and @threads decoders: none on one core (or -j 1); else
+ * one for each two cores, up to
+ * STORE_FTS_LANES_MAX.  Tokenising is the largest part of an ingest that
+ * does not parallelise by itself (27 % of the CPU of the realistic 64
+ * MiB, the writer 18 %, the decoders the rest, which grow with the
+ * cores): with one thread for it, more cores than three leave the ingest
+ * waiting for that thread (bench/README.md). */
+guint
+ingest_index_threads (guint cpus, guint threads)
+{
+  if (cpus < 2 || threads < 2)
+    return 0;
+  return MIN (MAX (cpus / 2, 1), STORE_FTS_LANES_MAX);
+}
+
 /**
  * ingest_session_new:
  * @store: (transfer none): an open database, which outlives the session
@@ -185,9 +201,7 @@ ingest_session_new (Store *store, const IngestOptions *options)
   s->store = store;
   s->options = *options;
   s->threads = options->threads ? options->threads : cpus;
-  /* The full-text index on a thread of its own when the cores are more
-   * than one: tokenising is the largest part of the writer's work */
-  store_index_beside (store, s->threads > 1 && cpus > 1);
+  store_index_beside (store, ingest_index_threads (cpus, s->threads));
   if (options->analyse)
     s->analysers = g_async_queue_new_full ((GDestroyNotify) text_analyser_free);
   preload_dictionary (s);

@@ -43,6 +43,7 @@ typedef struct _IngestSession IngestSession;
 
 IngestSession *ingest_session_new (Store *store, const IngestOptions *options);
 void ingest_session_free (IngestSession *session);
+guint ingest_index_threads (guint cpus, guint threads);
 typedef struct _IngestDictionary IngestDictionary;
 IngestDictionary *ingest_preload_dictionary (char *lang);
 void ingest_release_dictionary (IngestDictionary *dictionary);

@@ -38,6 +38,20 @@
  * less the deleted ones, negative when more left than came; FTS5 writes
  * it as 64-bit integers, so the sum taken at the copy is exact modulo
  * 2^64, which is what FTS5 reads back.
+ *
+ * One thread of it was an ingest's ceiling past three cores: it takes 27
+ * % of the CPU of the realistic corpus, more than the writer's own work
+ * beside the decoders.  So the side has lanes, one for each two cores
+ * (pipeline/ingest.c), each a thread with its own database, following
+ * every statement of the writer's; rows go to them in turn, a batch each,
+ * and at the commit their segments are copied one lane after the other,
+ * lane 0 last.  FTS5 applies a delete marker to the segments older than
+ * its own: a marker goes to the lane that indexed its row in this
+ * transaction (which then holds the row's size too), else to lane 0, and
+ * from the first marker of a transaction on every row goes to lane 0, so
+ * that a replaced message's new row, of the same id, is newer than the
+ * marker that takes its old one.  The index is the same as one thread's
+ * but for how it is cut in segments.
  */
 #include "store-private.h"
 #include "profile.h"
@@ -104,12 +118,15 @@ typedef struct {
 #define HELD_OPS 64
 #define HELD_ROWS 256
 
-struct _StoreFtsSide {
+/* One thread of the side and the index it makes: each batch a database
+ * of its own */
+typedef struct {
   GThread *thread;
-  GAsyncQueue *ops;          /* of Op, to the side's thread */
-  GAsyncQueue *answers;      /* of char * (an error) or the side itself (done) */
+  GAsyncQueue *ops;          /* of Op, to the lane's thread */
+  GAsyncQueue *answers;      /* of char * (an error) or the lane itself (done) */
   sqlite3 *db;               /* the batch's database; NULL between batches */
   char *path;
+  guint number;              /* in lane_names */
   sqlite3_stmt *insert, *delete;
   sqlite3_stmt *kept[STORE_FTS_SIDE_ROLLBACK + 1];   /* each file's SAVEPOINT and RELEASE */
   GPtrArray *held;           /* of Op, the writer's, not handed over yet */
@@ -118,8 +135,28 @@ struct _StoreFtsSide {
   guint unmerged;            /* while FTS5 does not merge: the most segments it may leave */
   gboolean merging;          /* FTS5 merges the batch's segments */
   gboolean deleted;          /* the batch took rows out: FTS5 must not merge from then on */
-  sqlite3_stmt *structure;   /* the side's structure record */
-  gboolean attached;         /* to the writer's connection, as "fts_side" */
+  sqlite3_stmt *structure;   /* the lane's structure record */
+  gboolean attached;         /* to the writer's connection (lane_names) */
+} Lane;
+
+/* Each lane's database attached to the writer's connection under a name
+ * of its own, for the copy (store-fts-copy.c reads "shard." as it) */
+static const struct {
+  const char *schema, *attach, *detach;
+} lane_names[] = {
+  { "fts_side0", "ATTACH ?1 AS fts_side0", "DETACH fts_side0" },
+  { "fts_side1", "ATTACH ?1 AS fts_side1", "DETACH fts_side1" },
+  { "fts_side2", "ATTACH ?1 AS fts_side2", "DETACH fts_side2" },
+  { "fts_side3", "ATTACH ?1 AS fts_side3", "DETACH fts_side3" },
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (lane_names) == STORE_FTS_LANES_MAX);
+
+struct _StoreFtsSide {
+  Lane *lanes;
+  guint n_lanes;
+  guint next;                /* the lane the next rows go to */
+  gboolean deleted;          /* the batch took rows out: lane 0 takes the rest of it */
+  GHashTable *elsewhere;     /* id -> lane, of the batch's rows not in lane 0 */
 };
 
 static void
@@ -153,7 +190,7 @@ op_free (Op *op)
 
 /* The batch's first failure (@rc, SQLite's or one store-checked.c made) */
 static void
-fail (StoreFtsSide *side, const char *what, int rc)
+fail (Lane *side, const char *what, int rc)
 {
   if (side->error != NULL)
     return;
@@ -162,7 +199,7 @@ fail (StoreFtsSide *side, const char *what, int rc)
 }
 
 static void
-index_rows (StoreFtsSide *side, sqlite3_stmt *stmt, GArray *rows)
+index_rows (Lane *side, sqlite3_stmt *stmt, GArray *rows)
 {
   for (guint i = 0; i < rows->len && side->error == NULL; i++)
     {
@@ -186,7 +223,7 @@ index_rows (StoreFtsSide *side, sqlite3_stmt *stmt, GArray *rows)
  * prepared (two statements compiled for each file of a Maildir
  * otherwise), the others run as they come. */
 static int
-follow (StoreFtsSide *side, StoreFtsSideStatement statement)
+follow (Lane *side, StoreFtsSideStatement statement)
 {
   sqlite3_stmt *stmt = side->kept[statement];
   int rc;
@@ -200,7 +237,7 @@ follow (StoreFtsSide *side, StoreFtsSideStatement statement)
 
 /* How many segments the side's index has now (0 when not known) */
 static guint
-side_segments (StoreFtsSide *side)
+side_segments (Lane *side)
 {
   guint n = 0;
 
@@ -216,7 +253,7 @@ side_segments (StoreFtsSide *side)
  * on disk) is merged as FTS5 does from there on, unless it took rows out
  * (above). */
 static void
-merge_past_limit (StoreFtsSide *side)
+merge_past_limit (Lane *side)
 {
   int rc;
 
@@ -229,7 +266,7 @@ merge_past_limit (StoreFtsSide *side)
 
 /* Runs @op on the side.  Returns: FALSE for OP_QUIT */
 static gboolean
-run_op (StoreFtsSide *side, Op *op)
+run_op (Lane *side, Op *op)
 {
   int rc;
 
@@ -274,7 +311,7 @@ run_op (StoreFtsSide *side, Op *op)
 static gpointer
 side_thread (gpointer data)
 {
-  StoreFtsSide *side = data;
+  Lane *side = data;
 
   /* DEJA_STORE_FAULT_SIDE counts this thread's calls (store-checked.c) */
   _store_checked_on_side ();
@@ -301,7 +338,7 @@ _store_fts_side_handed_over (void)
 
 /* What the writer held, handed over as one op */
 static void
-hand_over (StoreFtsSide *side)
+hand_over (Lane *side)
 {
   Op *op;
 
@@ -316,7 +353,7 @@ hand_over (StoreFtsSide *side)
 }
 
 static void
-push (StoreFtsSide *side, OpKind kind, StoreFtsSideStatement statement, GArray *rows)
+push (Lane *side, OpKind kind, StoreFtsSideStatement statement, GArray *rows)
 {
   Op *op = g_new0 (Op, 1);
 
@@ -367,28 +404,65 @@ sweep_left_behind (void)
     g_dir_close (dir);
 }
 
+static void
+lane_free (Lane *lane)
+{
+  g_clear_pointer (&lane->held, g_ptr_array_unref);
+  g_async_queue_unref (lane->ops);
+  g_async_queue_unref (lane->answers);
+}
+
+/**
+ * _store_fts_side_new:
+ * @lanes: how many threads index the rows, each into a database of its
+ *   own (at least one)
+ *
+ * Returns: (nullable): the side, or %NULL when not one of its threads
+ *   could start (the writer then indexes its rows itself)
+ */
 StoreFtsSide *
-_store_fts_side_new (void)
+_store_fts_side_new (guint lanes)
 {
   StoreFtsSide *side = g_new0 (StoreFtsSide, 1);
 
   sweep_left_behind ();
-  side->ops = g_async_queue_new_full ((GDestroyNotify) op_free);
-  side->answers = g_async_queue_new ();
-  if ((side->thread = spawn_thread ("deja-fts", side_thread, side)) == NULL)
+  lanes = CLAMP (lanes, 1, STORE_FTS_LANES_MAX);
+  side->lanes = g_new0 (Lane, lanes);
+  for (guint k = 0; k < lanes; k++)
     {
-      g_async_queue_unref (side->ops);
-      g_async_queue_unref (side->answers);
+      Lane *lane = &side->lanes[side->n_lanes];
+
+      lane->ops = g_async_queue_new_full ((GDestroyNotify) op_free);
+      lane->answers = g_async_queue_new ();
+      lane->number = side->n_lanes;
+      if ((lane->thread = spawn_thread ("deja-fts", side_thread, lane)) == NULL)
+        {
+          lane_free (lane);
+          memset (lane, 0, sizeof *lane);
+          break;   /* those that started are the side */
+        }
+      side->n_lanes++;
+    }
+  if (side->n_lanes == 0)
+    {
+      g_free (side->lanes);
       g_free (side);
-      return NULL;   /* the writer indexes its rows itself */
+      return NULL;
     }
   return side;
+}
+
+/* How many threads the side has */
+guint
+_store_fts_side_lanes (const StoreFtsSide *side)
+{
+  return side ? side->n_lanes : 0;
 }
 
 gboolean
 _store_fts_side_open (const StoreFtsSide *side)
 {
-  return side != NULL && side->db != NULL;
+  return side != NULL && side->lanes[0].db != NULL;
 }
 
 /* Whether messages_fts here is declared as the side's table is. */
@@ -409,7 +483,7 @@ _store_fts_side_fits (Store *store, gboolean *fits, GError **error)
  * is merged, until a delete, above; else none until past its limit), and
  * counting more rows than any batch deletes (_store_fts_side_seed()). */
 static int
-make_table (StoreFtsSide *side, Store *store)
+make_table (Lane *side, Store *store)
 {
   g_autoptr (GByteArray) seed = NULL;
   sqlite3_stmt *from = NULL, *to = NULL;
@@ -464,7 +538,7 @@ make_table (StoreFtsSide *side, Store *store)
 }
 
 static void
-close_batch (StoreFtsSide *side)
+close_batch (Lane *side)
 {
   sqlite3_finalize (side->insert);
   sqlite3_finalize (side->delete);
@@ -525,16 +599,10 @@ _store_fts_side_unmerged (guint segments, gint64 expected_bytes, gint64 begun_by
   return UNMERGED_MAX - segments;
 }
 
-/**
- * _store_fts_side_begin:
- * @unmerged: how many segments the side may leave as FTS5 wrote them
- *   (_store_fts_side_unmerged()); 0: it merges them as FTS5 does
- *
- * A new batch: a new temporary database holding an empty table declared
- * as messages_fts, and BEGIN on it.
- */
-gboolean
-_store_fts_side_begin (StoreFtsSide *side, Store *store, guint unmerged, GError **error)
+/* A new batch of one lane: a new temporary database holding an empty
+ * table declared as messages_fts, and BEGIN on it. */
+static gboolean
+lane_begin (Lane *side, Store *store, guint unmerged, GError **error)
 {
   g_autoptr (GError) tmp_error = NULL;
   int fd, rc;
@@ -584,84 +652,207 @@ _store_fts_side_begin (StoreFtsSide *side, Store *store, guint unmerged, GError 
   return TRUE;
 }
 
-/* The writer's @statement, run on the side in turn. */
+/* Waits for @lane to be idle: what is queued is undone with its batch */
+static void
+lane_end (Lane *lane, Store *store)
+{
+  gpointer answer;
+
+  if (lane->db == NULL)
+    return;
+  push (lane, OP_SQL, STORE_FTS_SIDE_ROLLBACK, NULL);
+  push (lane, OP_FINISH, 0, NULL);
+  if ((answer = g_async_queue_pop (lane->answers)) != lane)
+    g_free (answer);
+  if (lane->attached)
+    sqlite3_exec (store->db, lane_names[lane->number].detach, NULL, NULL, NULL);
+  lane->attached = FALSE;
+  close_batch (lane);
+}
+
+/**
+ * _store_fts_side_begin:
+ * @unmerged: how many segments the side may leave as FTS5 wrote them
+ *   (_store_fts_side_unmerged()); 0: it merges them as FTS5 does
+ *
+ * A new batch: on each lane a new temporary database holding an empty
+ * table declared as messages_fts, and BEGIN on it.  The lanes share
+ * @unmerged.
+ */
+gboolean
+_store_fts_side_begin (StoreFtsSide *side, Store *store, guint unmerged, GError **error)
+{
+  side->next = 0;
+  side->deleted = FALSE;
+  if (side->elsewhere)
+    g_hash_table_remove_all (side->elsewhere);
+  for (guint k = 0; k < side->n_lanes; k++)
+    if (!lane_begin (&side->lanes[k], store, unmerged / side->n_lanes, error))
+      {
+        while (k-- > 0)
+          lane_end (&side->lanes[k], store);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+/* The writer's @statement, run on each lane in turn. */
 void
 _store_fts_side_follow (StoreFtsSide *side, StoreFtsSideStatement statement)
 {
-  if (_store_fts_side_open (side))
-    push (side, OP_SQL, statement, NULL);
+  if (!_store_fts_side_open (side))
+    return;
+  for (guint k = 0; k < side->n_lanes; k++)
+    push (&side->lanes[k], OP_SQL, statement, NULL);
 }
 
-/* @rows (of StoreFtsRow; taken) indexed, or with @delete taken out. */
+/* @rows (of StoreFtsRow) that the lanes' delete markers go to: each to
+ * the lane that indexed it in this batch, the others (rows of earlier
+ * batches, in messages_fts) to lane 0; each array taken by its lane. */
+static void
+push_deletes (StoreFtsSide *side, GArray *rows)
+{
+  g_autofree GArray **of = g_new0 (GArray *, side->n_lanes);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      StoreFtsRow *row = &g_array_index (rows, StoreFtsRow, i);
+      gpointer key = GSIZE_TO_POINTER ((gsize) row->id);
+      guint k = GPOINTER_TO_UINT (g_hash_table_lookup (side->elsewhere, key));
+
+      g_hash_table_remove (side->elsewhere, key);
+      if (of[k] == NULL)
+        of[k] = _store_fts_rows_new (0);
+      g_array_append_val (of[k], *row);
+      row->subject = row->own_text = NULL;   /* (now of[k]'s) */
+    }
+  g_array_unref (rows);
+  for (guint k = 0; k < side->n_lanes; k++)
+    if (of[k] != NULL)
+      push (&side->lanes[k], OP_DELETE, 0, of[k]);
+}
+
+/* @rows (of StoreFtsRow; taken) indexed, or with @delete taken out.
+ * Rows go to the lanes in turn, a batch each, until the batch takes a
+ * row out.  FTS5 deletes what a marker names in the segments older than
+ * the marker's, and the lanes' segments are copied lane 0 last
+ * (_store_fts_side_schema()): so a marker goes to the lane that indexed
+ * its row in this batch, else to lane 0, and from the first marker on
+ * every row goes to lane 0 (a replaced message's new row has the old
+ * one's id: its marker is then older than it). */
 void
 _store_fts_side_rows (StoreFtsSide *side, GArray *rows, gboolean delete)
 {
+  guint k = 0;
+
   g_return_if_fail (_store_fts_side_open (side));
-  push (side, delete ? OP_DELETE : OP_INSERT, 0, rows);
+  if (delete)
+    {
+      side->deleted = TRUE;
+      if (side->elsewhere != NULL && g_hash_table_size (side->elsewhere) > 0)
+        {
+          push_deletes (side, rows);
+          return;
+        }
+      push (&side->lanes[0], OP_DELETE, 0, rows);
+      return;
+    }
+  if (!side->deleted)
+    {
+      k = side->next;
+      side->next = (side->next + 1) % side->n_lanes;
+    }
+  /* (an id of a file rolled back may come again, in another lane) */
+  if (k != 0 && side->elsewhere == NULL)
+    side->elsewhere = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; side->elsewhere != NULL && i < rows->len; i++)
+    {
+      gpointer key = GSIZE_TO_POINTER ((gsize) g_array_index (rows, StoreFtsRow, i).id);
+
+      if (k != 0)
+        g_hash_table_insert (side->elsewhere, key, GUINT_TO_POINTER (k));
+      else
+        g_hash_table_remove (side->elsewhere, key);
+    }
+  push (&side->lanes[k], OP_INSERT, 0, rows);
 }
 
 /**
  * _store_fts_side_finish:
  *
- * Waits for the side to index what it was given, commits its
- * transaction and attaches its database to @store as "fts_side", in
- * @store's transaction: attached before, it would be locked by @store's
- * BEGIN IMMEDIATE, and the side could not write.
+ * Waits for every lane to index what it was given, commits their
+ * transactions and attaches their databases to @store
+ * (_store_fts_side_schema()), in @store's transaction: attached before,
+ * they would be locked by @store's BEGIN IMMEDIATE, and the lanes could
+ * not write.
  *
  * Returns: %FALSE with @error when anything of the batch failed
  */
 gboolean
 _store_fts_side_finish (StoreFtsSide *side, Store *store, GError **error)
 {
-  gpointer answer;
-  sqlite3_stmt *attach;
-  int rc;
+  g_autofree char *failed = NULL;
+  int rc = SQLITE_OK;
 
   g_return_val_if_fail (_store_fts_side_open (side), FALSE);
-  push (side, OP_FINISH, 0, NULL);
-  answer = g_async_queue_pop (side->answers);
-  if (answer != side)
+  for (guint k = 0; k < side->n_lanes; k++)
+    push (&side->lanes[k], OP_FINISH, 0, NULL);
+  for (guint k = 0; k < side->n_lanes; k++)
     {
-      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s", (char *) answer);
-      g_free (answer);
+      gpointer answer = g_async_queue_pop (side->lanes[k].answers);
+
+      if (answer != &side->lanes[k] && failed == NULL)
+        failed = answer;
+      else if (answer != &side->lanes[k])
+        g_free (answer);
+    }
+  if (failed)
+    {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "%s", failed);
       return FALSE;
     }
-  rc = sqlite3_prepare_v2 (store->db, "ATTACH ?1 AS fts_side", -1, &attach, NULL);
-  if (rc == SQLITE_OK)
+  for (guint k = 0; k < side->n_lanes && rc == SQLITE_OK; k++)
     {
-      sqlite3_bind_text (attach, 1, side->path, -1, SQLITE_STATIC);
-      rc = _store_done (sqlite3_step (attach));
-      sqlite3_finalize (attach);
+      Lane *lane = &side->lanes[k];
+      sqlite3_stmt *attach;
+
+      rc = sqlite3_prepare_v2 (store->db, lane_names[lane->number].attach, -1, &attach, NULL);
+      if (rc == SQLITE_OK)
+        {
+          sqlite3_bind_text (attach, 1, lane->path, -1, SQLITE_STATIC);
+          rc = _store_done (sqlite3_step (attach));
+          sqlite3_finalize (attach);
+        }
+      lane->attached = rc == SQLITE_OK;
     }
   if (rc != SQLITE_OK)
     return _store_fail (store, rc, "cannot read the full-text index made beside the writer", error);
-  side->attached = TRUE;
   return TRUE;
+}
+
+/* The schema of the @k-th lane to copy, once finished: lane 0, which
+ * takes the rows out, last. */
+const char *
+_store_fts_side_schema (const StoreFtsSide *side, guint k)
+{
+  g_return_val_if_fail (k < side->n_lanes, NULL);
+  return lane_names[side->lanes[side->n_lanes - 1 - k].number].schema;
 }
 
 /**
  * _store_fts_side_end:
  *
  * After @store's transaction ended (committed or rolled back): the
- * batch's database is detached and deleted; what the side was given
- * and has not done yet is not done.
+ * batch's databases are detached and deleted; what the lanes were given
+ * and have not done yet is not done.
  */
 void
 _store_fts_side_end (StoreFtsSide *side, Store *store)
 {
-  gpointer answer;
-
   if (!_store_fts_side_open (side))
     return;
-  /* Waits for the side to be idle: what is queued is undone with it */
-  push (side, OP_SQL, STORE_FTS_SIDE_ROLLBACK, NULL);
-  push (side, OP_FINISH, 0, NULL);
-  if ((answer = g_async_queue_pop (side->answers)) != side)
-    g_free (answer);
-  if (side->attached)
-    sqlite3_exec (store->db, "DETACH fts_side", NULL, NULL, NULL);
-  side->attached = FALSE;
-  close_batch (side);
+  for (guint k = 0; k < side->n_lanes; k++)
+    lane_end (&side->lanes[k], store);
 }
 
 void
@@ -670,10 +861,14 @@ _store_fts_side_free (StoreFtsSide *side, Store *store)
   if (side == NULL)
     return;
   _store_fts_side_end (side, store);
-  push (side, OP_QUIT, 0, NULL);
-  g_thread_join (side->thread);
-  g_clear_pointer (&side->held, g_ptr_array_unref);
-  g_async_queue_unref (side->ops);
-  g_async_queue_unref (side->answers);
+  for (guint k = 0; k < side->n_lanes; k++)
+    push (&side->lanes[k], OP_QUIT, 0, NULL);
+  for (guint k = 0; k < side->n_lanes; k++)
+    {
+      g_thread_join (side->lanes[k].thread);
+      lane_free (&side->lanes[k]);
+    }
+  g_clear_pointer (&side->elsewhere, g_hash_table_unref);
+  g_free (side->lanes);
   g_free (side);
 }

@@ -194,6 +194,7 @@ struct _Store {
   gboolean fts_used;       /* messages_fts was used on this connection (deja merge's writer,
                               an ingest that indexes its rows itself) */
   gboolean fts_beside;     /* an ingest's rows are indexed beside the writer (store-fts-side.c) */
+  guint fts_lanes;         /* by this many threads */
   StoreFtsSide *fts_side;  /* that, once begun */
   GArray *fts_side_rows;   /* of StoreFtsRow: rows for it not handed over yet */
   gboolean fts_copied;     /* an index made beside was copied here: messages_fts must
@@ -406,7 +407,8 @@ typedef struct {
 gboolean _store_fts_segments (Store *store, guint *n, GError **error);
 GArray *_store_fts_rows_new (guint reserve);
 
-StoreFtsSide *_store_fts_side_new (void);
+StoreFtsSide *_store_fts_side_new (guint lanes);
+guint _store_fts_side_lanes (const StoreFtsSide *side);
 gboolean _store_fts_side_open (const StoreFtsSide *side);
 /* Past this many segments in messages_fts after a copy, FTS5 merges them
  * (store.c: fts_tidy()) */
@@ -425,6 +427,7 @@ gboolean _store_fts_side_fits (Store *store, gboolean *fits, GError **error);
 GByteArray *_store_fts_side_seed (guint columns);
 void _store_fts_side_rows (StoreFtsSide *side, GArray *rows, gboolean delete);
 gboolean _store_fts_side_finish (StoreFtsSide *side, Store *store, GError **error);
+const char *_store_fts_side_schema (const StoreFtsSide *side, guint k);
 void _store_fts_side_end (StoreFtsSide *side, Store *store);
 void _store_fts_side_free (StoreFtsSide *side, Store *store);
 

@@ -1762,8 +1762,10 @@ begin_transaction (Store *store, GError **error)
     {
       if (store->fts_side == NULL)
         {
-          g_debug ("the full-text index made beside the writer, on a thread of its own");
-          store->fts_side = _store_fts_side_new ();
+          store->fts_side = _store_fts_side_new (store->fts_lanes);
+          if (store->fts_side)
+            g_debug ("the full-text index made beside the writer, on %u thread%s of its own",
+                     _store_fts_side_lanes (store->fts_side), _store_fts_side_lanes (store->fts_side) == 1 ? "" : "s");
         }
       if (store->fts_side == NULL)
         store->fts_beside = FALSE;   /* its thread could not start */
@@ -2787,8 +2789,13 @@ fts_copy_beside (Store *store, guint *segments, GError **error)
       profile_stop (PROFILE_FTS, started);
       return FALSE;
     }
-  store->shard_schema = "fts_side";
-  ok = _store_fts_copy (store, STORE_FTS_COPY_BESIDE, segments, &why, error);
+  /* each lane's segments in turn, the one that took rows out last */
+  ok = TRUE;
+  for (guint k = 0; ok && why == NULL && k < _store_fts_side_lanes (store->fts_side); k++)
+    {
+      store->shard_schema = _store_fts_side_schema (store->fts_side, k);
+      ok = _store_fts_copy (store, STORE_FTS_COPY_BESIDE, segments, &why, error);
+    }
   store->shard_schema = NULL;
   profile_stop (PROFILE_FTS, started);
   if (ok && why != NULL)
@@ -2838,19 +2845,25 @@ fts_tidy (Store *store, guint segments)
 
 /**
  * store_index_beside:
- * @on: whether an ingest's full-text rows are indexed on a thread beside
- *   the writer (store-fts-side.c), for when there is a core for it
+ * @lanes: how many threads index an ingest's full-text rows beside the
+ *   writer (store-fts-side.c), for when there are cores for them; 0: the
+ *   writer indexes them
  *
  * Only before the first file, and only on a connection that has not used
  * messages_fts; DEJA_FTS_BESIDE=0 keeps the index in the writer (to
- * compare them).
+ * compare them), DEJA_FTS_LANES=N sets how many threads (1 to
+ * STORE_FTS_LANES_MAX) where there are any.
  */
 void
-store_index_beside (Store *store, gboolean on)
+store_index_beside (Store *store, guint lanes)
 {
   const char *env = g_getenv ("DEJA_FTS_BESIDE");
+  const char *n = g_getenv ("DEJA_FTS_LANES");
 
-  store->fts_beside = on && !store->fts_used && !(env && strcmp (env, "0") == 0);
+  if (lanes > 0 && n != NULL && *n != '\0')
+    lanes = (guint) CLAMP (g_ascii_strtoll (n, NULL, 10), 1, STORE_FTS_LANES_MAX);
+  store->fts_lanes = MIN (lanes, STORE_FTS_LANES_MAX);
+  store->fts_beside = lanes > 0 && !store->fts_used && !(env && strcmp (env, "0") == 0);
 }
 
 /**

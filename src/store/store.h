@@ -746,7 +746,9 @@ gboolean store_catalog_make (Store *store, const char *const *shards, guint n, c
                              GError **error);
 gboolean store_is_catalog (Store *store);
 gboolean store_catalog_finish (Store *store, GError **error);
-void store_index_beside (Store *store, gboolean on);
+/* The most threads that index an ingest's full text beside its writer */
+#define STORE_FTS_LANES_MAX 4
+void store_index_beside (Store *store, guint lanes);
 
 typedef struct {
   StoreMergeCounts counts;
