@@ -1763,6 +1763,7 @@ begin_transaction (Store *store, GError **error)
       if (store->fts_side == NULL)
         {
           store->fts_side = _store_fts_side_new (store->fts_lanes);
+          profile_beside_threads (_store_fts_side_lanes (store->fts_side));
           if (store->fts_side)
             g_debug ("the full-text index made beside the writer, on %u thread%s of its own",
                      _store_fts_side_lanes (store->fts_side), _store_fts_side_lanes (store->fts_side) == 1 ? "" : "s");

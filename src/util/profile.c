@@ -5,6 +5,7 @@
 
 static gboolean enabled;
 static gint64 spent[PROFILE_N_STAGES];   /* microseconds, added atomically */
+static guint beside_threads;             /* that PROFILE_FTS_BESIDE is summed over */
 
 static const char *const names[PROFILE_N_STAGES] = {
   [PROFILE_WAIT] = "waiting for decoders",
@@ -72,26 +73,47 @@ profile_stop (ProfileStage stage, gint64 started)
     __atomic_fetch_add (&spent[stage], g_get_monotonic_time () - started, __ATOMIC_RELAXED);
 }
 
+/* How many threads make the full-text index beside the writer */
+void
+profile_beside_threads (guint n)
+{
+  beside_threads = n;
+}
+
 double
 profile_seconds (ProfileStage stage)
 {
   return (double) __atomic_load_n (&spent[stage], __ATOMIC_RELAXED) / 1e6;
 }
 
+/* The archive's MiB/s were each stage given all the cores it can use:
+ * the writer's work beside the decoders, or the full-text index's, each
+ * of whose threads takes its share of the rows, whichever is longer;
+ * then the writer's work at the end (secondary indexes, threads,
+ * authors), which nothing goes beside. */
+static double
+ceiling (guint64 bytes, double writer_during, double writer_after)
+{
+  double beside = beside_threads > 0 ? profile_seconds (PROFILE_FTS_BESIDE) / beside_threads : 0;
+
+  return bytes / 1048576.0 / MAX (MAX (writer_during, beside) + writer_after, 1e-6);
+}
+
 /* One line per stage: seconds, and the writer's share of @wall_seconds;
  * the writer's stages first, then the decoders' CPU time; with @bytes
- * (of archive read), the speed and the writer's ceiling. */
+ * (of archive read), the speed and the ceilings. */
 char *
 profile_describe (double wall_seconds, guint64 bytes)
 {
   GString *s = g_string_new (NULL);
-  double writer = 0;
+  double writer = 0, after = 0;
 
   for (int i = PROFILE_WAIT; i < PROFILE_DECODE; i++)
     {
       double secs = profile_seconds ((ProfileStage) i);
 
       writer += i == PROFILE_WAIT ? 0 : secs;
+      after += i >= PROFILE_INDEXES ? secs : 0;
       g_string_append_printf (s, "  writer  %-22s %8.2f s  %5.1f %%\n", names[i], secs,
                               wall_seconds > 0 ? 100 * secs / wall_seconds : 0);
     }
@@ -102,9 +124,13 @@ profile_describe (double wall_seconds, guint64 bytes)
                             names[i], profile_seconds ((ProfileStage) i));
   g_string_append_printf (s, "  wall %.2f s", wall_seconds);
   /* The writer cannot go faster than its own work allows, whatever the
-   * cores: the ceiling more decoders approach. */
+   * cores: the ceiling more decoders approach; nor the full-text index
+   * made beside it faster than its threads allow. */
   if (bytes > 0 && writer > 0)
     g_string_append_printf (s, "; %.1f MiB/s, the writer's ceiling %.1f MiB/s",
                             bytes / 1048576.0 / MAX (wall_seconds, 1e-3), bytes / 1048576.0 / writer);
+  if (bytes > 0 && writer > 0 && beside_threads > 0)
+    g_string_append_printf (s, ", with the full-text index's %u thread%s %.1f MiB/s", beside_threads,
+                            beside_threads == 1 ? "" : "s", ceiling (bytes, writer - after, after));
   return g_string_free (s, FALSE);
 }

@@ -40,6 +40,7 @@ gint64 profile_cpu_start (void);
 void profile_cpu_stop (ProfileStage stage, gint64 started);
 void profile_stop (ProfileStage stage, gint64 started);
 double profile_seconds (ProfileStage stage);
+void profile_beside_threads (guint n);
 char *profile_describe (double wall_seconds, guint64 bytes);
 
 G_END_DECLS
