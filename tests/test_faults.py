@@ -32,8 +32,10 @@ SECOND = os.path.join(FIXTURES, "replies", "in-reply-to-forms.mbox")
 MARK = "[test] store fault injected"
 
 
-def run(args, fault=0, var="DEJA_STORE_FAULT"):
+def run(args, fault=0, var="DEJA_STORE_FAULT", lanes=None):
     env = dict(os.environ, DEJA_NO_PROGRESS="1")
+    if lanes:
+        env["DEJA_FTS_LANES"] = str(lanes)
     if fault:
         env[var] = str(fault)
     return subprocess.run([DEJA] + args, capture_output=True, text=True, env=env, timeout=120)
@@ -55,6 +57,12 @@ def integrity(db):
             # no row left pointing at one that is gone (an ingest writes
             # files at new paths with foreign keys unchecked)
             assert c.execute("PRAGMA foreign_key_check").fetchall() == [], db
+            # and the full-text index holds the messages, no more (made
+            # beside the writer, by one thread or several)
+            if c.execute("SELECT 1 FROM sqlite_schema WHERE name = 'messages_fts'").fetchone():
+                c.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
+                assert c.execute("SELECT count(*) FROM messages_fts_docsize").fetchone() == \
+                    c.execute("SELECT count(*) FROM messages").fetchone(), db
 
 
 # Under the sanitizers every run is three times slower: every STRIDEth call
@@ -62,11 +70,11 @@ def integrity(db):
 STRIDE = int(os.environ.get("DEJA_FAULT_STRIDE", "1"))
 
 
-def walk_ingest(name, prepare, files, var="DEJA_STORE_FAULT", said=None):
+def walk_ingest(name, prepare, files, var="DEJA_STORE_FAULT", said=None, lanes=None):
     """Faults at every call of 'deja ingest FILES' into what prepare() makes
-    (@var: DEJA_STORE_FAULT_SIDE for the calls of the thread that makes the
-    full-text index beside the writer, counted apart; @said: called with
-    each failed run's stderr and database)."""
+    (@var: DEJA_STORE_FAULT_SIDE for the calls of the threads that make the
+    full-text index beside the writer, counted apart, @lanes of them; @said:
+    called with each failed run's stderr and database)."""
     template = fresh_db(name + "-template.db")
     prepare(template)
     base = fresh_db(name + "-base.db")
@@ -81,7 +89,7 @@ def walk_ingest(name, prepare, files, var="DEJA_STORE_FAULT", said=None):
         fresh_db(name + ".db")
         if os.path.exists(template):
             shutil.copy(template, db)
-        r = run(["ingest", "-q", "--db", db] + files, fault=n, var=var)
+        r = run(["ingest", "-q", "--db", db] + files, fault=n, var=var, lanes=lanes)
         hit = check_failure(r, n, name)
         integrity(db)
         if said and hit:
@@ -157,10 +165,16 @@ def faults_in_the_full_text_index_made_beside_the_writer():
         shutil.copy(SAMPLE, changing)
     # into a new database, then one where a file changed: its old rows
     # leave the index as the side's delete markers
-    calls = walk_ingest("side-new", lambda db: None, [SAMPLE, SECOND], var="DEJA_STORE_FAULT_SIDE")
-    assert calls > 12 - STRIDE, calls
+    one = walk_ingest("side-new", lambda db: None, [SAMPLE, SECOND], var="DEJA_STORE_FAULT_SIDE")
+    assert one > 12 - STRIDE, one
     calls = walk_ingest("side-changed", prepare, [changing], var="DEJA_STORE_FAULT_SIDE")
     assert calls > 6 - STRIDE, calls
+    # three threads (DEJA_FTS_LANES), whose calls are counted together in
+    # whatever order they come: a fault in any of them fails the batch
+    three = walk_ingest("side-lanes", lambda db: None, [SAMPLE, SECOND], var="DEJA_STORE_FAULT_SIDE", lanes=3)
+    assert three > one, (three, one)
+    three = walk_ingest("side-lanes-changed", prepare, [changing], var="DEJA_STORE_FAULT_SIDE", lanes=3)
+    assert three > calls, (three, calls)
 
 
 @tap.test
