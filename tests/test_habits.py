@@ -174,6 +174,24 @@ def ingest_and_merge_profile_says_where_the_time_went():
     # threads set too: no higher than the writer's, since the writer's work at the end is in both
     if len(os.sched_getaffinity(0)) > 1:
         assert wall.group(4) == "1" and float(wall.group(3)) >= float(wall.group(5)) > 0, r.stderr
+        # three threads (DEJA_FTS_LANES): each one's part, which add up to the index's
+        # CPU, and the ceiling of the busiest
+        long = tmp("profiled-long.mbox")   # text enough for each thread's part to show
+        with open(long, "w") as f:
+            for i in range(3000):
+                f.write("From a%d@example.org Mon Mar  3 10:00:00 1997\nFrom: A <a%d@example.org>\n"
+                        "Subject: question %d\nMessage-ID: <l%d@example.org>\n\n%s\n\n"
+                        % (i % 50, i % 50, i, i, " ".join("reactor%d network%d stops" % (i * j % 997, j)
+                                                           for j in range(60))))
+        three = subprocess.run([DEJA, "ingest", "--profile", "--db", fresh_db("profiled-3.db"), long],
+                               capture_output=True, text=True,
+                               env=dict(os.environ, DEJA_NO_PROGRESS="1", DEJA_FTS_LANES="3"))
+        assert three.returncode == 0, three.stderr
+        parts = re.search(r"^  beside +full-text index +([0-9.]+) s CPU \(([0-9.]+), ([0-9.]+), ([0-9.]+) s a thread\)$",
+                          three.stderr, re.M)
+        assert parts, three.stderr
+        assert abs(sum(float(p) for p in parts.groups()[1:]) - float(parts.group(1))) <= 0.03, three.stderr
+        assert wall_of(three.stderr).group(4) == "3", three.stderr
     # the threads beside the writer: their CPU time (the full-text index's line is there
     # whether or not a thread of its own made it)
     assert found["decoding"] > 0, r.stderr

@@ -150,6 +150,7 @@ static const struct {
   { "fts_side3", "ATTACH ?1 AS fts_side3", "DETACH fts_side3" },
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (lane_names) == STORE_FTS_LANES_MAX);
+G_STATIC_ASSERT (STORE_FTS_LANES_MAX <= PROFILE_BESIDE_THREADS_MAX);
 
 struct _StoreFtsSide {
   Lane *lanes;
@@ -321,7 +322,7 @@ side_thread (gpointer data)
       gint64 cpu = profile_cpu_start ();
       gboolean go_on = run_op (side, op);
 
-      profile_cpu_stop (PROFILE_FTS_BESIDE, cpu);
+      profile_beside_cpu_stop (side->number, cpu);
       op_free (op);
       if (!go_on)
         return NULL;

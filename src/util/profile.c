@@ -6,6 +6,7 @@
 static gboolean enabled;
 static gint64 spent[PROFILE_N_STAGES];   /* microseconds, added atomically */
 static guint beside_threads;             /* that PROFILE_FTS_BESIDE is summed over */
+static gint64 beside_spent[PROFILE_BESIDE_THREADS_MAX];   /* each one's part of it */
 
 static const char *const names[PROFILE_N_STAGES] = {
   [PROFILE_WAIT] = "waiting for decoders",
@@ -77,7 +78,32 @@ profile_stop (ProfileStage stage, gint64 started)
 void
 profile_beside_threads (guint n)
 {
-  beside_threads = n;
+  beside_threads = MIN (n, PROFILE_BESIDE_THREADS_MAX);
+}
+
+/* profile_cpu_stop() of PROFILE_FTS_BESIDE, for the @thread'th of those
+ * threads: its own part is kept too. */
+void
+profile_beside_cpu_stop (guint thread, gint64 started)
+{
+  gint64 now = profile_cpu_start ();
+
+  if (!enabled || started <= 0 || now <= started)
+    return;
+  __atomic_fetch_add (&spent[PROFILE_FTS_BESIDE], now - started, __ATOMIC_RELAXED);
+  if (thread < PROFILE_BESIDE_THREADS_MAX)
+    __atomic_fetch_add (&beside_spent[thread], now - started, __ATOMIC_RELAXED);
+}
+
+/* The CPU seconds of the busiest thread beside the writer */
+static double
+busiest_beside (void)
+{
+  gint64 most = 0;
+
+  for (guint k = 0; k < beside_threads; k++)
+    most = MAX (most, __atomic_load_n (&beside_spent[k], __ATOMIC_RELAXED));
+  return (double) most / 1e6;
 }
 
 double
@@ -87,16 +113,14 @@ profile_seconds (ProfileStage stage)
 }
 
 /* The archive's MiB/s were each stage given all the cores it can use:
- * the writer's work beside the decoders, or the full-text index's, each
- * of whose threads takes its share of the rows, whichever is longer;
- * then the writer's work at the end (secondary indexes, threads,
- * authors), which nothing goes beside. */
+ * the writer's work beside the decoders, or the busiest of the threads
+ * that make the full-text index, whichever is longer; then the writer's
+ * work at the end (secondary indexes, threads, authors), which nothing
+ * goes beside. */
 static double
 ceiling (guint64 bytes, double writer_during, double writer_after)
 {
-  double beside = beside_threads > 0 ? profile_seconds (PROFILE_FTS_BESIDE) / beside_threads : 0;
-
-  return bytes / 1048576.0 / MAX (MAX (writer_during, beside) + writer_after, 1e-6);
+  return bytes / 1048576.0 / MAX (MAX (writer_during, busiest_beside ()) + writer_after, 1e-6);
 }
 
 /* One line per stage: seconds, and the writer's share of @wall_seconds;
@@ -120,8 +144,16 @@ profile_describe (double wall_seconds, guint64 bytes)
   g_string_append_printf (s, "  writer  %-22s %8.2f s  %5.1f %%\n", "busy (all but waiting)", writer,
                           wall_seconds > 0 ? 100 * writer / wall_seconds : 0);
   for (int i = PROFILE_DECODE; i < PROFILE_N_STAGES; i++)
-    g_string_append_printf (s, "  %-7s %-22s %8.2f s CPU\n", i == PROFILE_FTS_BESIDE ? "beside" : "workers",
-                            names[i], profile_seconds ((ProfileStage) i));
+    {
+      g_string_append_printf (s, "  %-7s %-22s %8.2f s CPU", i == PROFILE_FTS_BESIDE ? "beside" : "workers",
+                              names[i], profile_seconds ((ProfileStage) i));
+      /* the threads' parts, when they are several: how evenly the rows went */
+      for (guint k = 0; i == PROFILE_FTS_BESIDE && beside_threads > 1 && k < beside_threads; k++)
+        g_string_append_printf (s, "%s%.2f%s", k == 0 ? " (" : ", ",
+                                (double) __atomic_load_n (&beside_spent[k], __ATOMIC_RELAXED) / 1e6,
+                                k + 1 == beside_threads ? " s a thread)" : "");
+      g_string_append_c (s, '\n');
+    }
   g_string_append_printf (s, "  wall %.2f s", wall_seconds);
   /* The writer cannot go faster than its own work allows, whatever the
    * cores: the ceiling more decoders approach; nor the full-text index

@@ -40,7 +40,10 @@ gint64 profile_cpu_start (void);
 void profile_cpu_stop (ProfileStage stage, gint64 started);
 void profile_stop (ProfileStage stage, gint64 started);
 double profile_seconds (ProfileStage stage);
+/* The most threads beside the writer whose CPU is told apart */
+#define PROFILE_BESIDE_THREADS_MAX 4
 void profile_beside_threads (guint n);
+void profile_beside_cpu_stop (guint thread, gint64 started);
 char *profile_describe (double wall_seconds, guint64 bytes);
 
 G_END_DECLS
