@@ -172,12 +172,11 @@ hash_input (gpointer data)
 
 /* How many threads index the full text beside the writer, for @cpus that
  * deja may use and @threads decoders: none on one core (or -j 1); else
- * one for each two cores, up to
- * STORE_FTS_LANES_MAX.  Tokenising is the largest part of an ingest that
- * does not parallelise by itself (27 % of the CPU of the realistic 64
- * MiB, the writer 18 %, the decoders the rest, which grow with the
- * cores): with one thread for it, more cores than three leave the ingest
- * waiting for that thread (bench/README.md). */
+ * one for each two cores, up to STORE_FTS_LANES_MAX.  Tokenising is the
+ * largest part of an ingest that does not parallelise by itself (27 % of
+ * the CPU of the realistic 64 MiB, the writer 18 %, the decoders the
+ * rest, which grow with the cores): with one thread for it, more cores
+ * than three leave the ingest waiting for that thread (bench/README.md). */
 guint
 ingest_index_threads (guint cpus, guint threads)
 {

@@ -191,18 +191,18 @@ op_free (Op *op)
 
 /* The batch's first failure (@rc, SQLite's or one store-checked.c made) */
 static void
-fail (Lane *side, const char *what, int rc)
+fail (Lane *lane, const char *what, int rc)
 {
-  if (side->error != NULL)
+  if (lane->error != NULL)
     return;
-  side->error = g_strdup_printf ("%s: %s", what, sqlite3_errcode (side->db) != SQLITE_OK ? sqlite3_errmsg (side->db)
+  lane->error = g_strdup_printf ("%s: %s", what, sqlite3_errcode (lane->db) != SQLITE_OK ? sqlite3_errmsg (lane->db)
                                                                                       : sqlite3_errstr (rc));
 }
 
 static void
-index_rows (Lane *side, sqlite3_stmt *stmt, GArray *rows)
+index_rows (Lane *lane, sqlite3_stmt *stmt, GArray *rows)
 {
-  for (guint i = 0; i < rows->len && side->error == NULL; i++)
+  for (guint i = 0; i < rows->len && lane->error == NULL; i++)
     {
       const StoreFtsRow *row = &g_array_index (rows, StoreFtsRow, i);
       int rc;
@@ -214,7 +214,7 @@ index_rows (Lane *side, sqlite3_stmt *stmt, GArray *rows)
       else
         sqlite3_bind_null (stmt, 3);
       if ((rc = sqlite3_step (stmt)) != SQLITE_DONE)
-        fail (side, stmt == side->insert ? "cannot index message" : "cannot take a message out of the index", rc);
+        fail (lane, stmt == lane->insert ? "cannot index message" : "cannot take a message out of the index", rc);
       sqlite3_reset (stmt);
       sqlite3_clear_bindings (stmt);
     }
@@ -224,13 +224,13 @@ index_rows (Lane *side, sqlite3_stmt *stmt, GArray *rows)
  * prepared (two statements compiled for each file of a Maildir
  * otherwise), the others run as they come. */
 static int
-follow (Lane *side, StoreFtsSideStatement statement)
+follow (Lane *lane, StoreFtsSideStatement statement)
 {
-  sqlite3_stmt *stmt = side->kept[statement];
+  sqlite3_stmt *stmt = lane->kept[statement];
   int rc;
 
   if (stmt == NULL)
-    return sqlite3_exec (side->db, follow_sql[statement], NULL, NULL, NULL);
+    return sqlite3_exec (lane->db, follow_sql[statement], NULL, NULL, NULL);
   rc = sqlite3_step (stmt);
   sqlite3_reset (stmt);
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -238,14 +238,14 @@ follow (Lane *side, StoreFtsSideStatement statement)
 
 /* How many segments the side's index has now (0 when not known) */
 static guint
-side_segments (Lane *side)
+side_segments (Lane *lane)
 {
   guint n = 0;
 
-  if (sqlite3_step (side->structure) == SQLITE_ROW)
-    n = _store_fts_record_segments (sqlite3_column_blob (side->structure, 0),
-                                    (gsize) sqlite3_column_bytes (side->structure, 0));
-  sqlite3_reset (side->structure);
+  if (sqlite3_step (lane->structure) == SQLITE_ROW)
+    n = _store_fts_record_segments (sqlite3_column_blob (lane->structure, 0),
+                                    (gsize) sqlite3_column_bytes (lane->structure, 0));
+  sqlite3_reset (lane->structure);
   return n;
 }
 
@@ -254,20 +254,20 @@ side_segments (Lane *side)
  * on disk) is merged as FTS5 does from there on, unless it took rows out
  * (above). */
 static void
-merge_past_limit (Lane *side)
+merge_past_limit (Lane *lane)
 {
   int rc;
 
-  if (side->merging || side->deleted || side->error != NULL || side_segments (side) <= side->unmerged)
+  if (lane->merging || lane->deleted || lane->error != NULL || side_segments (lane) <= lane->unmerged)
     return;
-  if ((rc = sqlite3_exec (side->db, merge_sql, NULL, NULL, NULL)) != SQLITE_OK)
-    fail (side, "cannot merge the index", rc);
-  side->merging = TRUE;
+  if ((rc = sqlite3_exec (lane->db, merge_sql, NULL, NULL, NULL)) != SQLITE_OK)
+    fail (lane, "cannot merge the index", rc);
+  lane->merging = TRUE;
 }
 
 /* Runs @op on the side.  Returns: FALSE for OP_QUIT */
 static gboolean
-run_op (Lane *side, Op *op)
+run_op (Lane *lane, Op *op)
 {
   int rc;
 
@@ -275,33 +275,33 @@ run_op (Lane *side, Op *op)
     {
     case OP_SQL:
       /* A rollback runs whatever failed before it, in a transaction */
-      if ((op->statement >= STORE_FTS_SIDE_ROLLBACK_TO ? !sqlite3_get_autocommit (side->db)
-                                                      : side->error == NULL) &&
-          (rc = follow (side, op->statement)) != SQLITE_OK)
-        fail (side, "cannot follow the writer's transaction", rc);
+      if ((op->statement >= STORE_FTS_SIDE_ROLLBACK_TO ? !sqlite3_get_autocommit (lane->db)
+                                                      : lane->error == NULL) &&
+          (rc = follow (lane, op->statement)) != SQLITE_OK)
+        fail (lane, "cannot follow the writer's transaction", rc);
       break;
     case OP_DELETE:
       /* No more merging: the markers must reach messages_fts (above) */
-      side->deleted = TRUE;
-      side->merging = FALSE;
-      if (side->error == NULL &&
-          (rc = sqlite3_exec (side->db, no_merge_sql, NULL, NULL, NULL)) != SQLITE_OK)
-        fail (side, "cannot take messages out of the index", rc);
+      lane->deleted = TRUE;
+      lane->merging = FALSE;
+      if (lane->error == NULL &&
+          (rc = sqlite3_exec (lane->db, no_merge_sql, NULL, NULL, NULL)) != SQLITE_OK)
+        fail (lane, "cannot take messages out of the index", rc);
       G_GNUC_FALLTHROUGH;
     case OP_INSERT:
-      if (side->error == NULL)
-        index_rows (side, op->kind == OP_INSERT ? side->insert : side->delete, op->rows);
-      merge_past_limit (side);
+      if (lane->error == NULL)
+        index_rows (lane, op->kind == OP_INSERT ? lane->insert : lane->delete, op->rows);
+      merge_past_limit (lane);
       break;
     case OP_FINISH:
-      if (side->error == NULL && !sqlite3_get_autocommit (side->db) &&
-          (rc = sqlite3_exec (side->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
-        fail (side, "cannot write the full-text index", rc);
-      g_async_queue_push (side->answers, side->error ? g_strdup (side->error) : (gpointer) side);
+      if (lane->error == NULL && !sqlite3_get_autocommit (lane->db) &&
+          (rc = sqlite3_exec (lane->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+        fail (lane, "cannot write the full-text index", rc);
+      g_async_queue_push (lane->answers, lane->error ? g_strdup (lane->error) : (gpointer) lane);
       break;
     case OP_BATCH:
       for (guint i = 0; i < op->batch->len; i++)
-        run_op (side, g_ptr_array_index (op->batch, i));   /* (no OP_QUIT is held) */
+        run_op (lane, g_ptr_array_index (op->batch, i));   /* (no OP_QUIT is held) */
       break;
     case OP_QUIT:
       return FALSE;
@@ -312,17 +312,17 @@ run_op (Lane *side, Op *op)
 static gpointer
 side_thread (gpointer data)
 {
-  Lane *side = data;
+  Lane *lane = data;
 
   /* DEJA_STORE_FAULT_SIDE counts this thread's calls (store-checked.c) */
   _store_checked_on_side ();
   for (;;)
     {
-      Op *op = g_async_queue_pop (side->ops);
+      Op *op = g_async_queue_pop (lane->ops);
       gint64 cpu = profile_cpu_start ();
-      gboolean go_on = run_op (side, op);
+      gboolean go_on = run_op (lane, op);
 
-      profile_beside_cpu_stop (side->number, cpu);
+      profile_beside_cpu_stop (lane->number, cpu);
       op_free (op);
       if (!go_on)
         return NULL;
@@ -339,22 +339,22 @@ _store_fts_side_handed_over (void)
 
 /* What the writer held, handed over as one op */
 static void
-hand_over (Lane *side)
+hand_over (Lane *lane)
 {
   Op *op;
 
-  if (side->held == NULL || side->held->len == 0)
+  if (lane->held == NULL || lane->held->len == 0)
     return;
   op = g_new0 (Op, 1);
   op->kind = OP_BATCH;
-  op->batch = g_steal_pointer (&side->held);
-  side->held_rows = 0;
+  op->batch = g_steal_pointer (&lane->held);
+  lane->held_rows = 0;
   g_atomic_int_inc (&handed_over);
-  g_async_queue_push (side->ops, op);
+  g_async_queue_push (lane->ops, op);
 }
 
 static void
-push (Lane *side, OpKind kind, StoreFtsSideStatement statement, GArray *rows)
+push (Lane *lane, OpKind kind, StoreFtsSideStatement statement, GArray *rows)
 {
   Op *op = g_new0 (Op, 1);
 
@@ -364,17 +364,17 @@ push (Lane *side, OpKind kind, StoreFtsSideStatement statement, GArray *rows)
   if (kind == OP_INSERT || kind == OP_DELETE ||
       (kind == OP_SQL && (statement == STORE_FTS_SIDE_SAVEPOINT || statement == STORE_FTS_SIDE_RELEASE)))
     {
-      if (side->held == NULL)
-        side->held = g_ptr_array_new_with_free_func ((GDestroyNotify) op_free);
-      g_ptr_array_add (side->held, op);
-      side->held_rows += rows ? rows->len : 0;
-      if (side->held->len >= HELD_OPS || side->held_rows >= HELD_ROWS)
-        hand_over (side);
+      if (lane->held == NULL)
+        lane->held = g_ptr_array_new_with_free_func ((GDestroyNotify) op_free);
+      g_ptr_array_add (lane->held, op);
+      lane->held_rows += rows ? rows->len : 0;
+      if (lane->held->len >= HELD_OPS || lane->held_rows >= HELD_ROWS)
+        hand_over (lane);
       return;
     }
-  hand_over (side);
+  hand_over (lane);
   g_atomic_int_inc (&handed_over);
-  g_async_queue_push (side->ops, op);
+  g_async_queue_push (lane->ops, op);
 }
 
 /* The temporary databases of sides whose deja was killed
@@ -484,18 +484,18 @@ _store_fts_side_fits (Store *store, gboolean *fits, GError **error)
  * is merged, until a delete, above; else none until past its limit), and
  * counting more rows than any batch deletes (_store_fts_side_seed()). */
 static int
-make_table (Lane *side, Store *store)
+make_table (Lane *lane, Store *store)
 {
   g_autoptr (GByteArray) seed = NULL;
   sqlite3_stmt *from = NULL, *to = NULL;
   gint64 columns = 0;
-  int rc = sqlite3_exec (side->db, side_table_sql, NULL, NULL, NULL);
+  int rc = sqlite3_exec (lane->db, side_table_sql, NULL, NULL, NULL);
 
   if (rc == SQLITE_OK)
     rc = _store_prepare_sql (store, "SELECT k, v FROM main.messages_fts_config"
                              " WHERE k NOT IN ('version', 'automerge', 'crisismerge', 'usermerge')", &from);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES (?1, ?2)", -1, &to,
+    rc = sqlite3_prepare_v2 (lane->db, "INSERT INTO messages_fts (messages_fts, rank) VALUES (?1, ?2)", -1, &to,
                              NULL);
   while (rc == SQLITE_OK && (rc = sqlite3_step (from)) == SQLITE_ROW)
     {
@@ -511,7 +511,7 @@ make_table (Lane *side, Store *store)
     {
       sqlite3_stmt *count;
 
-      rc = sqlite3_prepare_v2 (side->db, "SELECT count(*) FROM pragma_table_info('messages_fts')", -1, &count, NULL);
+      rc = sqlite3_prepare_v2 (lane->db, "SELECT count(*) FROM pragma_table_info('messages_fts')", -1, &count, NULL);
       if (rc == SQLITE_OK && (rc = sqlite3_step (count)) == SQLITE_ROW)
         {
           columns = sqlite3_column_int64 (count, 0);
@@ -522,12 +522,12 @@ make_table (Lane *side, Store *store)
     }
   if (to)
     sqlite3_finalize (to);
-  if (rc == SQLITE_OK && !side->merging)
-    rc = sqlite3_exec (side->db, no_merge_sql, NULL, NULL, NULL);
+  if (rc == SQLITE_OK && !lane->merging)
+    rc = sqlite3_exec (lane->db, no_merge_sql, NULL, NULL, NULL);
   if (rc != SQLITE_OK)
     return rc;
   seed = _store_fts_side_seed ((guint) columns);
-  rc = sqlite3_prepare_v2 (side->db, "INSERT OR REPLACE INTO messages_fts_data (id, block) VALUES (1, ?1)", -1,
+  rc = sqlite3_prepare_v2 (lane->db, "INSERT OR REPLACE INTO messages_fts_data (id, block) VALUES (1, ?1)", -1,
                            &to, NULL);
   if (rc == SQLITE_OK)
     {
@@ -539,20 +539,20 @@ make_table (Lane *side, Store *store)
 }
 
 static void
-close_batch (Lane *side)
+close_batch (Lane *lane)
 {
-  sqlite3_finalize (side->insert);
-  sqlite3_finalize (side->delete);
-  sqlite3_finalize (side->structure);
-  side->insert = side->delete = side->structure = NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (side->kept); i++)
-    g_clear_pointer (&side->kept[i], sqlite3_finalize);
-  sqlite3_close (side->db);
-  side->db = NULL;
-  if (side->path)
-    g_unlink (side->path);
-  g_clear_pointer (&side->path, g_free);
-  g_clear_pointer (&side->error, g_free);
+  sqlite3_finalize (lane->insert);
+  sqlite3_finalize (lane->delete);
+  sqlite3_finalize (lane->structure);
+  lane->insert = lane->delete = lane->structure = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (lane->kept); i++)
+    g_clear_pointer (&lane->kept[i], sqlite3_finalize);
+  sqlite3_close (lane->db);
+  lane->db = NULL;
+  if (lane->path)
+    g_unlink (lane->path);
+  g_clear_pointer (&lane->path, g_free);
+  g_clear_pointer (&lane->error, g_free);
 }
 
 /* The archive bytes a segment of the side's index stands for, at the
@@ -603,53 +603,53 @@ _store_fts_side_unmerged (guint segments, gint64 expected_bytes, gint64 begun_by
 /* A new batch of one lane: a new temporary database holding an empty
  * table declared as messages_fts, and BEGIN on it. */
 static gboolean
-lane_begin (Lane *side, Store *store, guint unmerged, GError **error)
+lane_begin (Lane *lane, Store *store, guint unmerged, GError **error)
 {
   g_autoptr (GError) tmp_error = NULL;
   int fd, rc;
 
   g_autofree char *template = g_strdup_printf ("deja-fts-%d-XXXXXX.db", (int) getpid ());
 
-  g_return_val_if_fail (side->db == NULL, FALSE);
-  if ((fd = g_file_open_tmp (template, &side->path, &tmp_error)) < 0)
+  g_return_val_if_fail (lane->db == NULL, FALSE);
+  if ((fd = g_file_open_tmp (template, &lane->path, &tmp_error)) < 0)
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE,
                    "cannot make a temporary file for the full-text index: %s", tmp_error->message);
       return FALSE;
     }
   close (fd);
-  rc = sqlite3_open_v2 (side->path, &side->db, SQLITE_OPEN_READWRITE | STORE_OPEN_ONE_THREAD, NULL);
+  rc = sqlite3_open_v2 (lane->path, &lane->db, SQLITE_OPEN_READWRITE | STORE_OPEN_ONE_THREAD, NULL);
   /* Its own transactions roll back (a file's savepoint), in memory: it
    * is thrown away after the batch, whatever happens */
   if (rc == SQLITE_OK)
-    rc = sqlite3_exec (side->db, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
+    rc = sqlite3_exec (lane->db, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
                        " PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
-  side->unmerged = unmerged;
-  side->merging = unmerged == 0;
-  side->deleted = FALSE;
+  lane->unmerged = unmerged;
+  lane->merging = unmerged == 0;
+  lane->deleted = FALSE;
   if (rc == SQLITE_OK)
-    rc = make_table (side, store);
+    rc = make_table (lane, store);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2 (side->db, "SELECT block FROM messages_fts_data WHERE id = "
-                             G_STRINGIFY (STORE_FTS_STRUCTURE_ROWID), -1, &side->structure, NULL);
+    rc = sqlite3_prepare_v2 (lane->db, "SELECT block FROM messages_fts_data WHERE id = "
+                             G_STRINGIFY (STORE_FTS_STRUCTURE_ROWID), -1, &lane->structure, NULL);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?1, ?2, ?3)",
-                             -1, &side->insert, NULL);
+    rc = sqlite3_prepare_v2 (lane->db, "INSERT INTO messages_fts (rowid, subject, own_text) VALUES (?1, ?2, ?3)",
+                             -1, &lane->insert, NULL);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2 (side->db, "INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
-                             " VALUES ('delete', ?1, ?2, ?3)", -1, &side->delete, NULL);
+    rc = sqlite3_prepare_v2 (lane->db, "INSERT INTO messages_fts (messages_fts, rowid, subject, own_text)"
+                             " VALUES ('delete', ?1, ?2, ?3)", -1, &lane->delete, NULL);
   for (StoreFtsSideStatement k = STORE_FTS_SIDE_SAVEPOINT; rc == SQLITE_OK && k <= STORE_FTS_SIDE_RELEASE; k++)
-    rc = sqlite3_prepare_v2 (side->db, follow_sql[k], -1, &side->kept[k], NULL);
+    rc = sqlite3_prepare_v2 (lane->db, follow_sql[k], -1, &lane->kept[k], NULL);
   if (rc != SQLITE_OK)
     {
       g_set_error (error, STORE_ERROR, STORE_ERROR_SQLITE, "cannot make the full-text index beside the writer: %s",
-                   side->db == NULL ? g_strerror (ENOMEM)
-                   : sqlite3_errcode (side->db) != SQLITE_OK ? sqlite3_errmsg (side->db)
+                   lane->db == NULL ? g_strerror (ENOMEM)
+                   : sqlite3_errcode (lane->db) != SQLITE_OK ? sqlite3_errmsg (lane->db)
                    : sqlite3_errstr (rc));
-      close_batch (side);
+      close_batch (lane);
       return FALSE;
     }
-  push (side, OP_SQL, STORE_FTS_SIDE_BEGIN, NULL);
+  push (lane, OP_SQL, STORE_FTS_SIDE_BEGIN, NULL);
   return TRUE;
 }
 

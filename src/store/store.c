@@ -1762,11 +1762,14 @@ begin_transaction (Store *store, GError **error)
     {
       if (store->fts_side == NULL)
         {
+          guint lanes;
+
           store->fts_side = _store_fts_side_new (store->fts_lanes);
-          profile_beside_threads (_store_fts_side_lanes (store->fts_side));
-          if (store->fts_side)
-            g_debug ("the full-text index made beside the writer, on %u thread%s of its own",
-                     _store_fts_side_lanes (store->fts_side), _store_fts_side_lanes (store->fts_side) == 1 ? "" : "s");
+          lanes = _store_fts_side_lanes (store->fts_side);
+          profile_beside_threads (lanes);
+          if (lanes > 0)
+            g_debug ("the full-text index made beside the writer, on %u thread%s of its own", lanes,
+                     lanes == 1 ? "" : "s");
         }
       if (store->fts_side == NULL)
         store->fts_beside = FALSE;   /* its thread could not start */

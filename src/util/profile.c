@@ -55,15 +55,22 @@ profile_cpu_start (void)
   return (gint64) now.tv_sec * G_USEC_PER_SEC + now.tv_nsec / 1000;
 }
 
+/* The calling thread's CPU time since @started (profile_cpu_start()),
+ * or 0 */
+static gint64
+cpu_since (gint64 started)
+{
+  gint64 now = profile_cpu_start ();
+
+  return enabled && started > 0 && now > started ? now - started : 0;
+}
+
 /* Adds the calling thread's CPU time since @started (profile_cpu_start())
  * to @stage. */
 void
 profile_cpu_stop (ProfileStage stage, gint64 started)
 {
-  gint64 now = profile_cpu_start ();
-
-  if (enabled && started > 0 && now > started)
-    __atomic_fetch_add (&spent[stage], now - started, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&spent[stage], cpu_since (started), __ATOMIC_RELAXED);
 }
 
 /* Adds the time since @started (profile_start()) to @stage. */
@@ -86,24 +93,29 @@ profile_beside_threads (guint n)
 void
 profile_beside_cpu_stop (guint thread, gint64 started)
 {
-  gint64 now = profile_cpu_start ();
+  gint64 spent_here = cpu_since (started);
 
-  if (!enabled || started <= 0 || now <= started)
-    return;
-  __atomic_fetch_add (&spent[PROFILE_FTS_BESIDE], now - started, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&spent[PROFILE_FTS_BESIDE], spent_here, __ATOMIC_RELAXED);
   if (thread < PROFILE_BESIDE_THREADS_MAX)
-    __atomic_fetch_add (&beside_spent[thread], now - started, __ATOMIC_RELAXED);
+    __atomic_fetch_add (&beside_spent[thread], spent_here, __ATOMIC_RELAXED);
 }
 
-/* The CPU seconds of the busiest thread beside the writer */
+/* The CPU seconds of the @k'th thread beside the writer */
+static double
+beside_seconds (guint k)
+{
+  return (double) __atomic_load_n (&beside_spent[k], __ATOMIC_RELAXED) / 1e6;
+}
+
+/* The CPU seconds of the busiest of them */
 static double
 busiest_beside (void)
 {
-  gint64 most = 0;
+  double most = 0;
 
   for (guint k = 0; k < beside_threads; k++)
-    most = MAX (most, __atomic_load_n (&beside_spent[k], __ATOMIC_RELAXED));
-  return (double) most / 1e6;
+    most = MAX (most, beside_seconds (k));
+  return most;
 }
 
 double
@@ -149,8 +161,7 @@ profile_describe (double wall_seconds, guint64 bytes)
                               names[i], profile_seconds ((ProfileStage) i));
       /* the threads' parts, when they are several: how evenly the rows went */
       for (guint k = 0; i == PROFILE_FTS_BESIDE && beside_threads > 1 && k < beside_threads; k++)
-        g_string_append_printf (s, "%s%.2f%s", k == 0 ? " (" : ", ",
-                                (double) __atomic_load_n (&beside_spent[k], __ATOMIC_RELAXED) / 1e6,
+        g_string_append_printf (s, "%s%.2f%s", k == 0 ? " (" : ", ", beside_seconds (k),
                                 k + 1 == beside_threads ? " s a thread)" : "");
       g_string_append_c (s, '\n');
     }
