@@ -50,6 +50,7 @@ ALLOWED_SQL_ARGS = {
                         # the paths of a group's shards, under the static slot_schema names
     "tx_sql[*own][0]", "tx_sql[own][1]", "tx_sql[own][2]",  # store-authors.c: a static table of literals
     "deja_schema[v]",   # store.c migrate: the embedded schema files
+    "deja_schema_new",  # store.c migrate: their result, one literal the build wrote (schema/final.c)
     "pragmas",          # store.c migrate: two integer constants
     "copy_sql",         # store-merge.c: a static literal
     "stored_checks[i].sql", "stored_messages_sql", "own_authors_sql[i]", "authors_differ_sql",  # store-merge.c: static literals
