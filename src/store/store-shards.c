@@ -728,7 +728,15 @@ scan_worker (gpointer data)
       records = g_array_new (FALSE, FALSE, (guint) scan->record_size);
       {
         Shard *shard = g_ptr_array_index (scan->set->shards, i);
+        sqlite3_mutex *held = (sqlite3_db_mutex) (shard->db);
 
+        /* The shard's mutex held for the whole statement: each call
+         * inside takes it again (it is recursive) without an atomic
+         * operation.  Taken and released at every step and column, it
+         * was 10 % of a catalog's CPU samples (perf, the realistic 1 GiB
+         * in 8 or 64 shards), 3.5 % so; a query of the catalog's own
+         * thread on this shard waits for the statement's end. */
+        (sqlite3_mutex_enter) (held);
         rc = (sqlite3_prepare_v2) (shard->db, scan->sql, -1, &stmt, NULL);
         if (rc == SQLITE_OK && scan->bind)
           rc = scan->bind (stmt, shard->number, scan->bind_data);   /* SQLITE_DONE: nothing asked */
@@ -740,6 +748,7 @@ scan_worker (gpointer data)
         if (rc != SQLITE_DONE)
           error = g_strdup_printf ("shard '%s': %s", shard->path, sqlite3_errmsg (shard->db));
         (sqlite3_finalize) (stmt);
+        (sqlite3_mutex_leave) (held);
       }
       g_mutex_lock (&scan->lock);
       if (error)
