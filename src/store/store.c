@@ -377,30 +377,30 @@ schema_objects (gint64 version, GError **error)
       return objects;
     }
   objects = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  /* the current version's, as the build made them (schema/final.c) */
   if (version == SCHEMA_VERSION)
     {
       for (gsize i = 0; i < G_N_ELEMENTS (deja_schema_objects); i++)
         g_hash_table_insert (objects, g_strdup_printf ("%s %s", deja_schema_objects[i][0], deja_schema_objects[i][1]),
                              g_strdup (deja_schema_objects[i][2]));
-      made[version] = objects;
-      G_UNLOCK (made);
-      return objects;
+      rc = SQLITE_DONE;
     }
-  rc = sqlite3_open_v2 (":memory:", &db, SQLITE_OPEN_READWRITE | STORE_OPEN_ONE_THREAD, NULL);
-  for (gint64 v = 0; rc == SQLITE_OK && v < version; v++)
-    rc = sqlite3_exec (db, deja_schema[v], NULL, NULL, NULL);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2 (db, "SELECT type, name, sql FROM sqlite_schema"
-                             " WHERE type IN ('view', 'trigger')", -1, &stmt, NULL);
-  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+  else
     {
-      g_hash_table_insert (objects, g_strdup_printf ("%s %s", sqlite3_column_text (stmt, 0),
-                                                     sqlite3_column_text (stmt, 1)),
-                           g_strdup ((const char *) sqlite3_column_text (stmt, 2)));
-      rc = SQLITE_OK;
+      rc = sqlite3_open_v2 (":memory:", &db, SQLITE_OPEN_READWRITE | STORE_OPEN_ONE_THREAD, NULL);
+      for (gint64 v = 0; rc == SQLITE_OK && v < version; v++)
+        rc = sqlite3_exec (db, deja_schema[v], NULL, NULL, NULL);
+      if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2 (db, "SELECT type, name, sql FROM sqlite_schema"
+                                 " WHERE type IN ('view', 'trigger')", -1, &stmt, NULL);
+      while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        {
+          g_hash_table_insert (objects, g_strdup_printf ("%s %s", sqlite3_column_text (stmt, 0),
+                                                         sqlite3_column_text (stmt, 1)),
+                               g_strdup ((const char *) sqlite3_column_text (stmt, 2)));
+          rc = SQLITE_OK;
+        }
+      sqlite3_finalize (stmt);
     }
-  sqlite3_finalize (stmt);
   if (rc != SQLITE_DONE)
     {
       if (rc == SQLITE_OK || rc == SQLITE_ROW || (db && sqlite3_errcode (db) == SQLITE_OK))
@@ -567,6 +567,7 @@ static gboolean
 migrate (Store *store, GError **error)
 {
   gint64 version;
+  gboolean ok = TRUE;
 
   if (!_store_query_int (store, "PRAGMA user_version", &version, NULL, error))
     return FALSE;
@@ -587,17 +588,16 @@ migrate (Store *store, GError **error)
   /* A new database is made in one go, the migrations' result as the
    * build wrote it (schema/final.c: 40 ms less than replaying them); an
    * older one is migrated from its version */
-  if (version == 0 && !exec (store, deja_schema_new, error))
+  if (version == 0)
+    ok = exec (store, deja_schema_new, error);
+  else
+    for (gint64 v = version; ok && v < SCHEMA_VERSION; v++)
+      ok = exec (store, deja_schema[v], error);
+  if (!ok)
     {
       sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
       return FALSE;
     }
-  for (gint64 v = version == 0 ? SCHEMA_VERSION : version; v < SCHEMA_VERSION; v++)
-    if (!exec (store, deja_schema[v], error))
-      {
-        sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-        return FALSE;
-      }
   /* A migration that changes what authors are marks them stale
    * (deja_state): the store decides nothing about people, the first
    * command that opens the database has them computed
