@@ -10,9 +10,10 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 
 import tap
-from cli_helpers import SAMPLE, TMP, WITHOUT, deja, fresh_db, ok, tmp
+from cli_helpers import DEJA, SAMPLE, TMP, WITHOUT, deja, fresh_db, ok, tmp
 
 FEATURES = {"libgit2": "libgit2", "cld2": "CLD2", "hunspell": "Hunspell", "cairo": "cairo",
             "libpq": "libpq", "mimalloc": "mimalloc"}
@@ -87,6 +88,77 @@ def without_libpq_pg_is_an_error_naming_it():
     for command in (["search", "--pg", "dbname=research", "word"], ["stats", "--pg", "dbname=research"]):
         r = deja(*command)
         assert r.returncode == 1 and "built without libpq" in r.stderr and "libpq-dev" in r.stderr, r
+
+
+# The code that sees libpq, libgit2 or igraph is a module each, loaded by
+# the first command that needs it (src/util/module.c).
+MODULES = {"libpq": "deja-pg.so", "libgit2": "deja-git.so", "igraph": "deja-graph.so"}
+LINKED_NOT = ("libpq.so", "libgit2.so", "libigraph.so")
+
+
+@tap.test
+def the_executable_does_not_link_what_modules_load():
+    if shutil.which("readelf") is None:
+        tap.skip("readelf (binutils) is not installed")
+    dynamic = subprocess.run(["readelf", "-d", DEJA], capture_output=True, text=True, check=True).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^]]+)\]", dynamic)
+    assert needed and "libsqlite3.so.0" in needed, dynamic
+    for library in LINKED_NOT:
+        assert not any(n.startswith(library) for n in needed), (library, needed)
+    # the build tree's deja loads the build tree's modules
+    assert "broken:" not in ok("--version").stdout
+
+
+def away_from_the_build_tree():
+    """A copy of deja outside its build tree: it looks for the installed
+    modules, which the tests' build has not installed."""
+    build = os.path.dirname(os.path.dirname(os.path.realpath(DEJA)))
+    away = os.path.realpath(tempfile.mkdtemp(prefix="deja-away-"))
+    assert not away.startswith(build + os.sep), (away, build)
+    copy = os.path.join(away, "deja")
+    shutil.copy2(DEJA, copy)
+    out = subprocess.run([copy, "--version"], capture_output=True, text=True, check=True).stdout
+    broken = dict(re.findall(r"^broken: (.+?) needs (\S+), which cannot be loaded: .+$", out, re.M))
+    if not broken:
+        tap.skip("the modules are installed where this deja looks for them")
+    return copy, broken
+
+
+@tap.test
+def a_deja_without_its_modules_says_which_file_and_why():
+    copy, broken = away_from_the_build_tree()
+    built = {"libpq": "libpq" not in WITHOUT, "libgit2": "libgit2" not in WITHOUT, "igraph": True}
+    named = {library: path for what, path in broken.items()
+             for library in MODULES if "(%s)" % library in what}
+    for library, name in MODULES.items():
+        if built[library]:
+            assert named.get(library, "").endswith(os.sep + name), (library, broken)
+            assert not named[library].startswith(os.path.dirname(copy)), named
+        else:
+            assert library not in named, (library, broken)
+    env = dict(os.environ, DEJA_NO_PROGRESS="1")
+    db = fresh_db("away.db")
+    # what needs no module works as before
+    r = subprocess.run([copy, "ingest", "--db", db, "--no-analysis", SAMPLE], capture_output=True, text=True,
+                       env=env)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([copy, "network", "--db", db, "--format", "pajek"], capture_output=True, text=True,
+                       env=env)
+    assert r.returncode == 1 and named["igraph"] in r.stderr and "cannot be loaded" in r.stderr, r
+    assert r.stdout == "", r.stdout
+    assert subprocess.run([copy, "network", "--db", db, "--format", "graphml"], capture_output=True,
+                          env=env).returncode == 0
+    if built["libpq"]:
+        r = subprocess.run([copy, "search", "--pg", "dbname=research", "word"], capture_output=True, text=True,
+                           env=env)
+        assert r.returncode == 1 and named["libpq"] in r.stderr, r
+    if built["libgit2"] and shutil.which("git"):
+        repo = tmp("away-inbox.git")
+        subprocess.run(["git", "init", "-q", "--bare", repo], check=True)
+        r = subprocess.run([copy, "ingest", "--db", fresh_db("away-git.db"), repo], capture_output=True,
+                           text=True, env=env)
+        assert r.returncode == 1 and named["libgit2"] in r.stderr and "away-inbox.git" in r.stderr, r
+    shutil.rmtree(os.path.dirname(copy))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
 #include "analyse.h"
 #include "plot.h"
 #include "pg.h"
+#include "graph.h"
 
 #include <glib/gstdio.h>
 #include <stdlib.h>
@@ -366,6 +367,13 @@ static const struct {
                               "libmimalloc-dev" },
 };
 
+/* Why each module cannot be loaded, or NULL */
+static char *(*const module_problems[]) (void) = {
+  pg_module_problem,
+  graph_module_problem,
+  input_git_module_problem,
+};
+
 gboolean
 deja_feature_available (DejaFeature feature)
 {
@@ -396,6 +404,14 @@ deja_features_describe (void)
     if (!features[f].available ())
       g_string_append_printf (s, "built without %s (%s): %s\n", features[f].name,
                               features[f].package, features[f].without);
+  /* the modules loaded when first used (util/module.c), loaded here */
+  for (guint m = 0; m < G_N_ELEMENTS (module_problems); m++)
+    {
+      g_autofree char *problem = module_problems[m] ();
+
+      if (problem)
+        g_string_append_printf (s, "broken: %s\n", problem);
+    }
   return g_string_free (s, FALSE);
 }
 

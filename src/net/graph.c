@@ -8,8 +8,14 @@
  * address, name, messages, first_date, last_date (and type for group
  * networks, and the metrics with --with-metrics); edge weight,
  * first_date, last_date.
+ *
+ * A module of its own (deja-graph.so, util/module.c), which graph-load.c
+ * loads when a command first needs igraph: igraph and the numerical
+ * libraries it brings are not loaded by every other command.
  */
-#include "graph.h"
+#include "graph-module.h"
+
+#include <gmodule.h>
 
 #include <igraph/igraph.h>
 #include <math.h>
@@ -90,14 +96,13 @@ build (igraph_t *g, const Network *net, gboolean attributes, GError **error)
   return TRUE;
 }
 
-/**
- * graph_write_pajek:
+/* graph_write_pajek(), which graph-load.c hands here.
  *
  * Writes @net as Pajek: vertices labelled with their ids ("a12"), arcs
  * (or edges) weighted.  The other formats are network-write.c's.
  */
-gboolean
-graph_write_pajek (const Network *net, FILE *out, GError **error)
+static gboolean
+write_pajek (const Network *net, FILE *out, GError **error)
 {
   igraph_t g;
   igraph_error_t err;
@@ -220,16 +225,15 @@ communities (const Network *net, GraphStats *stats, GError **error)
   return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot detect communities", error);
 }
 
-/**
- * graph_compute_metrics:
+/* graph_compute_metrics(), which graph-load.c hands here.
  * @stats: (out caller-allocates)
  *
  * Computes the network's statistics and each vertex's degrees,
  * betweenness (unweighted: reply counts are not distances) and
  * community; sets net->has_metrics.
  */
-gboolean
-graph_compute_metrics (Network *net, GraphStats *stats, GError **error)
+static gboolean
+compute_metrics (Network *net, GraphStats *stats, GError **error)
 {
   igraph_t g;
   igraph_vector_t w;
@@ -259,8 +263,7 @@ graph_compute_metrics (Network *net, GraphStats *stats, GError **error)
   return ok;
 }
 
-/**
- * graph_layout:
+/* graph_layout(), which graph-load.c hands here.
  * @keep: the vertices to place (indexes into @net's vertices)
  * @xy: (out caller-allocates): 2 * @n_keep coordinates, x then y
  *
@@ -269,8 +272,8 @@ graph_compute_metrics (Network *net, GraphStats *stats, GError **error)
  * logarithm of their weight).  igraph's random numbers are seeded with a
  * constant: the same network gets the same picture every time.
  */
-gboolean
-graph_layout (const Network *net, const guint *keep, guint n_keep, double *xy, GError **error)
+static gboolean
+layout (const Network *net, const guint *keep, guint n_keep, double *xy, GError **error)
 {
   g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
   igraph_vector_int_t edges;
@@ -319,3 +322,10 @@ graph_layout (const Network *net, const guint *keep, guint n_keep, double *xy, G
   igraph_vector_int_destroy (&edges);
   return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot lay out the graph", error);
 }
+
+G_MODULE_EXPORT const GraphModule deja_graph_module = {
+  .version = PACKAGE_VERSION,
+  .write_pajek = write_pajek,
+  .compute_metrics = compute_metrics,
+  .layout = layout,
+};

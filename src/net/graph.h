@@ -17,6 +17,7 @@ typedef struct {
   gboolean betweenness_exact;
 } GraphStats;
 
+char *graph_module_problem (void);
 gboolean graph_write_pajek (const Network *network, FILE *out, GError **error);
 gboolean graph_compute_metrics (Network *network, GraphStats *stats, GError **error);
 gboolean graph_layout (const Network *network, const guint *keep, guint n_keep, double *xy,

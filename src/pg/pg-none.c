@@ -11,6 +11,12 @@ pg_available (void)
   return FALSE;
 }
 
+char *
+pg_module_problem (void)
+{
+  return NULL;
+}
+
 PgCorpus *
 pg_corpus_open (const char *conninfo, const char *schema, GError **error)
 {

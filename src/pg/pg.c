@@ -9,10 +9,14 @@
  * one of them (and 'simple'), and a message matches when it matches in
  * any; its rank is the best of them, its snippet made in its own
  * language's configuration.
+ *
+ * A module of its own (deja-pg.so, util/module.c), which pg-load.c loads
+ * when a command first reads PostgreSQL: libpq and its libraries are not
+ * loaded by every other command.
  */
-#include "pg.h"
-#include "words.h"
+#include "pg-module.h"
 
+#include <gmodule.h>
 #include <libpq-fe.h>
 #include <string.h>
 
@@ -23,12 +27,6 @@ struct _PgCorpus {
   char *codes;             /* the languages export-pg stems, as a text[] literal */
   char *configs;           /* and their configurations, 'simple' last */
 };
-
-gboolean
-pg_available (void)
-{
-  return TRUE;
-}
 
 /* Notices (a query of stop words only) are not for the user. */
 static void
@@ -123,21 +121,23 @@ found_row (const RowValue *v, guint n, gpointer data)
   return TRUE;
 }
 
-/**
- * pg_corpus_open:
- * @conninfo: libpq's connection string ("dbname=research host=db")
- * @schema: the schema export-pg made (default there: deja)
- *
- * Returns: (transfer full) (nullable): the corpus, or %NULL with @error
- *   set when there is no connection or no deja schema of that name
- */
-PgCorpus *
-pg_corpus_open (const char *conninfo, const char *schema, GError **error)
+static void
+corpus_close (PgCorpus *c)
 {
-  g_autoptr (PgCorpus) c = g_new0 (PgCorpus, 1);
-  g_autoptr (GPtrArray) codes = g_ptr_array_new ();
-  g_autoptr (GPtrArray) configs = g_ptr_array_new ();
-  const char *code, *name;
+  if (c == NULL)
+    return;
+  if (c->conn)
+    PQfinish (c->conn);
+  g_free (c->codes);
+  g_free (c->configs);
+  g_free (c);
+}
+
+/* corpus_open()'s connection and checks, on @c */
+static gboolean
+corpus_connect (PgCorpus *c, const char *conninfo, const char *schema, const char *const *codes,
+                const char *const *configs, GError **error)
+{
   const char *params[1] = { schema };
   gboolean found = FALSE;
 
@@ -147,42 +147,34 @@ pg_corpus_open (const char *conninfo, const char *schema, GError **error)
       g_autofree char *message = g_strchomp (g_strdup (PQerrorMessage (c->conn)));
 
       g_set_error (error, PG_ERROR, PG_ERROR_FAILED, "cannot connect: %s", message);
-      return NULL;
+      return FALSE;
     }
   PQsetNoticeProcessor (c->conn, ignore_notice, NULL);
-  for (guint i = 0; (name = text_snowball_language (i, &code)) != NULL; i++)
-    {
-      g_ptr_array_add (codes, (gpointer) code);
-      g_ptr_array_add (configs, (gpointer) name);
-    }
-  g_ptr_array_add (configs, (gpointer) "simple");
-  c->codes = array_literal ((const char *const *) codes->pdata, codes->len);
-  c->configs = array_literal ((const char *const *) configs->pdata, configs->len);
+  c->codes = array_literal (codes, g_strv_length ((char **) codes));
+  c->configs = array_literal (configs, g_strv_length ((char **) configs));
   if (!run_rows (c, "SELECT set_config('search_path', quote_ident($1), false)", 1, params, NULL, NULL,
-                 "cannot read PostgreSQL", error))
-    return NULL;
-  if (!run_rows (c, "SELECT 1 WHERE to_regclass('messages') IS NOT NULL AND to_regclass('files') IS NOT NULL",
+                 "cannot read PostgreSQL", error) ||
+      !run_rows (c, "SELECT 1 WHERE to_regclass('messages') IS NOT NULL AND to_regclass('files') IS NOT NULL",
                  0, NULL, found_row, &found, "cannot read PostgreSQL", error))
-    return NULL;
+    return FALSE;
   if (!found)
-    {
-      g_set_error (error, PG_ERROR, PG_ERROR_FAILED,
-                   "no corpus in schema '%s' there (deja export-pg loads one)", schema);
-      return NULL;
-    }
-  return g_steal_pointer (&c);
+    g_set_error (error, PG_ERROR, PG_ERROR_FAILED,
+                 "no corpus in schema '%s' there (deja export-pg loads one)", schema);
+  return found;
 }
 
-void
-pg_corpus_close (PgCorpus *c)
+/* pg_corpus_open(), with the languages export-pg stems (@codes, NULL
+ * ended) and their text search configurations (@configs, 'simple' last) */
+static PgCorpus *
+corpus_open (const char *conninfo, const char *schema, const char *const *codes,
+             const char *const *configs, GError **error)
 {
-  if (c == NULL)
-    return;
-  if (c->conn)
-    PQfinish (c->conn);
-  g_free (c->codes);
-  g_free (c->configs);
-  g_free (c);
+  PgCorpus *c = g_new0 (PgCorpus, 1);
+
+  if (corpus_connect (c, conninfo, schema, codes, configs, error))
+    return c;
+  corpus_close (c);
+  return NULL;
 }
 
 /* The queries, one per configuration ($9), and the filter; see PgSearch.
@@ -296,16 +288,12 @@ headline_options (const char *open, const char *close)
                           o, e);
 }
 
-/**
- * pg_corpus_search:
- *
- * Rows as deja search gives them: id, date, from_name, from_addr,
- * subject, snippet, file, byte_offset, thread_id (best first); with
- * @search->count one row: messages, threads.  Copies of a cross-post are
- * left out (duplicate_of), as deja search does.
- */
-gboolean
-pg_corpus_search (PgCorpus *c, const PgSearch *s, PgRowFunc func, gpointer user_data, GError **error)
+/* pg_corpus_search(): rows as deja search gives them: id, date,
+ * from_name, from_addr, subject, snippet, file, byte_offset, thread_id
+ * (best first); with @search->count one row: messages, threads.  Copies
+ * of a cross-post are left out (duplicate_of), as deja search does. */
+static gboolean
+corpus_search (PgCorpus *c, const PgSearch *s, PgRowFunc func, gpointer user_data, GError **error)
 {
   g_autofree char *authors = strv_literal (s->authors, FALSE);
   g_autofree char *groups = strv_literal (s->groups, TRUE);
@@ -362,14 +350,11 @@ static const char *const stats_sql[] = {
     " GROUP BY lang ORDER BY threads DESC, lang COLLATE \"C\"",
 };
 
-/**
- * pg_corpus_stats:
- *
- * The rows deja stats prints for @what, with the store's column names.
- */
-gboolean
-pg_corpus_stats (PgCorpus *c, PgStats what, gboolean by_month, PgRowFunc func, gpointer user_data,
-                 GError **error)
+/* pg_corpus_stats(): the rows deja stats prints for @what, with the
+ * store's column names. */
+static gboolean
+corpus_stats (PgCorpus *c, PgStats what, gboolean by_month, PgRowFunc func, gpointer user_data,
+              GError **error)
 {
   const char *params[1] = { by_month ? "true" : "false" };
 
@@ -378,3 +363,11 @@ pg_corpus_stats (PgCorpus *c, PgStats what, gboolean by_month, PgRowFunc func, g
   return run_rows (c, stats_sql[what], what == PG_STATS_BY_GROUP, params, func, user_data,
                    "cannot count", error);
 }
+
+G_MODULE_EXPORT const PgModule deja_pg_module = {
+  .version = PACKAGE_VERSION,
+  .open = corpus_open,
+  .close = corpus_close,
+  .search = corpus_search,
+  .stats = corpus_stats,
+};

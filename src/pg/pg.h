@@ -43,6 +43,7 @@ typedef enum {
 } PgStats;
 
 gboolean pg_available (void);
+char *pg_module_problem (void);
 PgCorpus *pg_corpus_open (const char *conninfo, const char *schema, GError **error);
 void pg_corpus_close (PgCorpus *corpus);
 gboolean pg_corpus_search (PgCorpus *corpus, const PgSearch *search, PgRowFunc func, gpointer user_data,

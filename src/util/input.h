@@ -52,6 +52,7 @@ GPtrArray *input_zip_members (const char *path, GError **error);
 gboolean input_is_zip (const char *path);
 gboolean input_is_git_repository (const char *path);
 gboolean input_git_available (void);
+char *input_git_module_problem (void);
 GPtrArray *input_inbox_epochs (const char *dir);
 char *input_member_name (const char *raw);
 gboolean input_check_unchanged (const Input *input, GError **error);
