@@ -11,6 +11,7 @@
  */
 #include "git-module.h"
 
+#include <git2.h>
 #include <gmodule.h>
 #include <string.h>
 
@@ -19,8 +20,6 @@
 #undef INPUT_ERROR
 #define INPUT_ERROR (git_input_error_quark ())
 static G_DEFINE_QUARK (input-error-quark, git_input_error)
-
-#include <git2.h>
 
 static gboolean
 git_fail (const char *what, GError **error)
