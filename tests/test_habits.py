@@ -7,7 +7,7 @@ import shutil
 import subprocess
 
 import tap
-from cli_helpers import DEJA, TMP, deja, tmp
+from cli_helpers import DEJA, TMP, WITHOUT, deja, tmp
 
 SOURCE = os.environ["SOURCE_ROOT"]
 BUILD = os.environ["BUILD_ROOT"]
@@ -60,6 +60,12 @@ def meson_install_puts_the_page_and_completion_in_place():
     assert any(f.endswith("bash-completion/completions/deja") for f in found), found
     assert any(f.endswith("zsh/vendor-completions/_deja") for f in found), found
     assert any(f.endswith("bin/deja") for f in found), found
+    # the modules loaded when used, beside each other in LIBDIR/deja
+    modules = {"deja-graph.so": True, "deja-pg.so": "libpq" not in WITHOUT,
+               "deja-git.so": "libgit2" not in WITHOUT}
+    for module, built in modules.items():
+        installed = [f for f in found if f.endswith(os.sep + "deja" + os.sep + module)]
+        assert len(installed) == (1 if built else 0), (module, found)
     render(os.path.join(dest, man[0]))
 
 
@@ -148,7 +154,7 @@ def wall_of(stderr):
 
 @tap.test
 def ingest_and_merge_profile_says_where_the_time_went():
-    from cli_helpers import SAMPLE, WITHOUT, fresh_db
+    from cli_helpers import SAMPLE, fresh_db
     db = fresh_db("profiled.db")
     archive = tmp("profiled.mbox")
     with open(archive, "w") as f:     # enough messages for every stage to take a measurable time
