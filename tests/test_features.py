@@ -92,8 +92,9 @@ def without_libpq_pg_is_an_error_naming_it():
 
 # The code that sees libpq, libgit2 or igraph is a module each, loaded by
 # the first command that needs it (src/util/module.c).
-MODULES = {"libpq": "deja-pg.so", "libgit2": "deja-git.so", "igraph": "deja-graph.so"}
-LINKED_NOT = ("libpq.so", "libgit2.so", "libigraph.so")
+MODULES = {"libpq": "deja-pg.so", "libgit2": "deja-git.so", "igraph": "deja-graph.so",
+           "cairo": "deja-plot.so"}
+LINKED_NOT = ("libpq.so", "libgit2.so", "libigraph.so", "libcairo.so", "libfontconfig.so")
 
 
 @tap.test
@@ -127,7 +128,8 @@ def away_from_the_build_tree():
 @tap.test
 def a_deja_without_its_modules_says_which_file_and_why():
     copy, broken = away_from_the_build_tree()
-    built = {"libpq": "libpq" not in WITHOUT, "libgit2": "libgit2" not in WITHOUT, "igraph": True}
+    built = {"libpq": "libpq" not in WITHOUT, "libgit2": "libgit2" not in WITHOUT, "igraph": True,
+             "cairo": "cairo" not in WITHOUT}
     named = {library: path for what, path in broken.items()
              for library in MODULES if "(%s)" % library in what}
     for library, name in MODULES.items():
@@ -148,6 +150,12 @@ def a_deja_without_its_modules_says_which_file_and_why():
     assert r.stdout == "", r.stdout
     assert subprocess.run([copy, "network", "--db", db, "--format", "graphml"], capture_output=True,
                           env=env).returncode == 0
+    if built["cairo"]:
+        picture = tmp("away.svg")
+        r = subprocess.run([copy, "plot", "--db", db, "--out", picture, "messages"], capture_output=True,
+                           text=True, env=env)
+        assert r.returncode == 1 and named["cairo"] in r.stderr, r
+        assert not os.path.exists(picture), picture
     if built["libpq"]:
         r = subprocess.run([copy, "search", "--pg", "dbname=research", "word"], capture_output=True, text=True,
                            env=env)

@@ -62,7 +62,7 @@ def meson_install_puts_the_page_and_completion_in_place():
     assert any(f.endswith("bin/deja") for f in found), found
     # the modules loaded when used, beside each other in LIBDIR/deja
     modules = {"deja-graph.so": True, "deja-pg.so": "libpq" not in WITHOUT,
-               "deja-git.so": "libgit2" not in WITHOUT}
+               "deja-git.so": "libgit2" not in WITHOUT, "deja-plot.so": "cairo" not in WITHOUT}
     for module, built in modules.items():
         installed = [f for f in found if f.endswith(os.sep + "deja" + os.sep + module)]
         assert len(installed) == (1 if built else 0), (module, found)

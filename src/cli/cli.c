@@ -372,6 +372,7 @@ static char *(*const module_problems[]) (void) = {
   pg_module_problem,
   graph_module_problem,
   input_git_module_problem,
+  plot_module_problem,
 };
 
 gboolean

@@ -11,6 +11,12 @@ plot_available (void)
   return FALSE;
 }
 
+char *
+plot_module_problem (void)
+{
+  return NULL;
+}
+
 static GBytes *
 unavailable (GError **error)
 {

@@ -4,12 +4,18 @@
  * an optional note at the bottom, and the plotting area between, framed
  * by axes with "nice" ticks (1, 2 or 5 times a power of ten).  Colours
  * are Okabe and Ito's eight, which colour-blind readers tell apart.
+ *
+ * A module of its own (deja-plot.so, util/module.c), which plot-load.c
+ * loads when a command first draws: cairo, fontconfig and the libraries
+ * they bring (FreeType, libpng, pixman, X11's) are not loaded by every
+ * other command.
  */
-#include "plot.h"
+#include "plot-module.h"
 
 #include <cairo.h>
 #include <cairo-svg.h>
 #include <fontconfig/fontconfig.h>
+#include <gmodule.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +46,6 @@ typedef struct {
   /* the plotting area */
   double left, top, right, bottom;
 } Canvas;
-
-gboolean
-plot_available (void)
-{
-  return TRUE;
-}
 
 static cairo_status_t
 append_bytes (void *closure, const unsigned char *data, unsigned int length)
@@ -284,8 +284,8 @@ round_up_125 (double n)
   return 1000;
 }
 
-GBytes *
-plot_lines (const PlotPage *page, const PlotLines *d, GError **error)
+static GBytes *
+draw_lines (const PlotPage *page, const PlotLines *d, GError **error)
 {
   Canvas *c = begin (page);
   cairo_t *cr = c->cr;
@@ -349,8 +349,8 @@ plot_lines (const PlotPage *page, const PlotLines *d, GError **error)
   return end (c, error);
 }
 
-GBytes *
-plot_bars (const PlotPage *page, const PlotBars *d, GError **error)
+static GBytes *
+draw_bars (const PlotPage *page, const PlotBars *d, GError **error)
 {
   Canvas *c = begin (page);
   cairo_t *cr = c->cr;
@@ -405,8 +405,8 @@ decade (int e)
   return g_strdup_printf ("%.0f%s", pow (10, e % 3), suffix[MIN (e / 3, 3)]);
 }
 
-GBytes *
-plot_points (const PlotPage *page, const PlotPoints *d, GError **error)
+static GBytes *
+draw_points (const PlotPage *page, const PlotPoints *d, GError **error)
 {
   Canvas *c = begin (page);
   cairo_t *cr = c->cr;
@@ -457,8 +457,8 @@ compare_doubles (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-GBytes *
-plot_network (const PlotPage *page, const PlotNetwork *d, GError **error)
+static GBytes *
+draw_network (const PlotPage *page, const PlotNetwork *d, GError **error)
 {
   Canvas *c = begin (page);
   cairo_t *cr = c->cr;
@@ -537,3 +537,11 @@ plot_network (const PlotPage *page, const PlotNetwork *d, GError **error)
       text (cr, px[i] + radius[i] + 2, py[i] + 4, d->labels[i], 0, 9, FALSE);
   return end (c, error);
 }
+
+G_MODULE_EXPORT const PlotModule deja_plot_module = {
+  .version = PACKAGE_VERSION,
+  .lines = draw_lines,
+  .bars = draw_bars,
+  .points = draw_points,
+  .network = draw_network,
+};

@@ -69,6 +69,7 @@ GBytes *plot_points (const PlotPage *page, const PlotPoints *data, GError **erro
 GBytes *plot_network (const PlotPage *page, const PlotNetwork *data, GError **error);
 
 gboolean plot_available (void);
+char *plot_module_problem (void);
 gboolean plot_format_parse (const char *name, PlotFormat *format);
 const char *plot_format_mime (PlotFormat format);
 
