@@ -9,8 +9,7 @@
 #include "graph-module.h"
 #include "module.h"
 
-static DejaModule module = DEJA_MODULE_INIT ("network files and statistics (igraph)",
-                                             DEJA_GRAPH_MODULE_INSTALLED, DEJA_GRAPH_MODULE_BUILT,
+static DejaModule module = DEJA_MODULE_INIT ("network files and statistics (igraph)", DEJA_GRAPH_MODULE,
                                              "deja_graph_module");
 
 /* Why the module cannot be loaded, or NULL (transfer full). */

@@ -10,8 +10,7 @@
 
 G_DEFINE_QUARK (deja-pg-error-quark, pg_error)
 
-static DejaModule module = DEJA_MODULE_INIT ("reading PostgreSQL (libpq)", DEJA_PG_MODULE_INSTALLED,
-                                             DEJA_PG_MODULE_BUILT, "deja_pg_module");
+static DejaModule module = DEJA_MODULE_INIT ("reading PostgreSQL (libpq)", DEJA_PG_MODULE, "deja_pg_module");
 
 static const PgModule *
 table (GError **error)

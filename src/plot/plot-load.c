@@ -8,8 +8,7 @@
 #include "plot-module.h"
 #include "module.h"
 
-static DejaModule module = DEJA_MODULE_INIT ("drawing charts (cairo)", DEJA_PLOT_MODULE_INSTALLED,
-                                             DEJA_PLOT_MODULE_BUILT, "deja_plot_module");
+static DejaModule module = DEJA_MODULE_INIT ("drawing charts (cairo)", DEJA_PLOT_MODULE, "deja_plot_module");
 
 /* Whether this deja was built to draw (the module is loaded only when
  * used: plot_module_problem()). */

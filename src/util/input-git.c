@@ -147,8 +147,7 @@ input_git_available (void)
 #include "git-module.h"
 #include "module.h"
 
-static DejaModule module = DEJA_MODULE_INIT ("reading git repositories (libgit2)",
-                                             DEJA_GIT_MODULE_INSTALLED, DEJA_GIT_MODULE_BUILT,
+static DejaModule module = DEJA_MODULE_INIT ("reading git repositories (libgit2)", DEJA_GIT_MODULE,
                                              "deja_git_module");
 
 /* The epochs after @path's in its inbox (…/git/N.git), whose removals

@@ -12,7 +12,8 @@
  *
  * Which file: the one in the build tree when the running deja is the
  * build tree's (tests, and the README's way of running it), else the
- * installed one; never a path from the environment or the command line.
+ * one of that name in DEJA_MODULE_DIR, where meson installs them; never a
+ * path from the environment or the command line.
  * A module of another build (its version differs) is refused.
  */
 #include "module.h"
@@ -23,8 +24,8 @@
 
 G_DEFINE_QUARK (deja-module-error-quark, deja_module_error)
 
-#ifndef DEJA_BUILD_ROOT
-#error "DEJA_BUILD_ROOT: the build tree (meson.project_build_root())"
+#if !defined (DEJA_BUILD_ROOT) || !defined (DEJA_MODULE_DIR)
+#error "DEJA_BUILD_ROOT (meson.project_build_root()) and DEJA_MODULE_DIR (where modules are installed)"
 #endif
 
 /* Whether this process is a deja of the build tree: its executable is
@@ -48,17 +49,22 @@ running_built (void)
   return built;
 }
 
-/* The file deja_module_table() loads for @module. */
-const char *
+/* The file deja_module_table() loads for @module (transfer full). */
+char *
 deja_module_path (const DejaModule *module)
 {
-  return running_built () ? module->built : module->installed;
+  g_autofree char *name = NULL;
+
+  if (running_built ())
+    return g_strdup (module->built);
+  name = g_path_get_basename (module->built);
+  return g_build_filename (DEJA_MODULE_DIR, name, NULL);
 }
 
 static char *
 load (DejaModule *m)
 {
-  const char *path = deja_module_path (m);
+  g_autofree char *path = deja_module_path (m);
   GModule *module = g_module_open (path, G_MODULE_BIND_LOCAL | G_MODULE_BIND_LAZY);
   gpointer table = NULL;
 

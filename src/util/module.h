@@ -18,8 +18,7 @@ typedef enum {
  * uses it; loaded once, by deja_module_table(). */
 typedef struct {
   const char *what;        /* for messages: "reading PostgreSQL (libpq)" */
-  const char *installed;   /* the module's installed path */
-  const char *built;       /* its path in the build tree */
+  const char *built;       /* its path in the build tree; installed, its name in DEJA_MODULE_DIR */
   const char *symbol;      /* its table's name */
   /* < private > */
   gsize done;
@@ -27,10 +26,10 @@ typedef struct {
   char *why;
 } DejaModule;
 
-#define DEJA_MODULE_INIT(what, installed, built, symbol) { what, installed, built, symbol, 0, NULL, NULL }
+#define DEJA_MODULE_INIT(what, built, symbol) { what, built, symbol, 0, NULL, NULL }
 
 gconstpointer deja_module_table (DejaModule *module, GError **error);
-const char *deja_module_path (const DejaModule *module);
+char *deja_module_path (const DejaModule *module);
 char *deja_module_problem (DejaModule *module);
 
 G_END_DECLS
