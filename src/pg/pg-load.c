@@ -12,17 +12,6 @@ G_DEFINE_QUARK (deja-pg-error-quark, pg_error)
 
 static DejaModule module = DEJA_MODULE_INIT ("reading PostgreSQL (libpq)", DEJA_PG_MODULE, "deja_pg_module");
 
-static const PgModule *
-table (GError **error)
-{
-  g_autoptr (GError) why = NULL;
-  const PgModule *t = deja_module_table (&module, &why);
-
-  if (t == NULL)
-    g_set_error_literal (error, PG_ERROR, PG_ERROR_FAILED, why->message);
-  return t;
-}
-
 /* Whether this deja was built to read PostgreSQL (the module is
  * loaded only when used: pg_module_problem()). */
 gboolean
@@ -50,7 +39,7 @@ pg_module_problem (void)
 PgCorpus *
 pg_corpus_open (const char *conninfo, const char *schema, GError **error)
 {
-  const PgModule *t = table (error);
+  const PgModule *t = deja_module_table (&module, error);
   g_autoptr (GPtrArray) codes = g_ptr_array_new ();
   g_autoptr (GPtrArray) configs = g_ptr_array_new ();
   const char *code, *name;
