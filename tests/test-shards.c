@@ -395,6 +395,85 @@ test_changed_here (Fixture *f, gconstpointer data)
   sqlite3_free (err);
 }
 
+/* A query that asks a column an index of the shards begins with to
+ * equal a value (messages_message_id here; a catalog's authors move the
+ * messages of one address at a time, by messages_sender) compares the
+ * columns changed here itself: each shard gives the rows of that value,
+ * the changed ones with their values here, and no changed row is read
+ * again by id after (once a statement, for each of a catalog's shared
+ * addresses, every row it had changed).  Asked of a changed column
+ * alone, the changed rows are still read after the shards'. */
+static void
+test_changed_and_indexed (Fixture *f, gconstpointer data)
+{
+  static const char *const updates[] = {
+    "UPDATE messages SET thread_id = 4294967297, parent_id = 4294967300 WHERE id = 8589934597",
+    "UPDATE messages SET thread_id = 4294967297 WHERE id IN (8589934598, 8589934599)",
+  };
+  /* changed row 8589934597 is <1.5@example.org>, its shard's thread 8589934597 */
+  static const char *const asked[] = {
+    "SELECT id, thread_id, parent_id FROM messages WHERE message_id = '<1.5@example.org>'"
+    " AND thread_id = 4294967297",
+    "SELECT id FROM messages WHERE message_id = '<1.5@example.org>' AND thread_id = 8589934597",
+    "SELECT id FROM messages WHERE message_id = '<1.5@example.org>' AND thread_id IS NOT 4294967297",
+    "SELECT id, parent_id FROM messages WHERE message_id IN ('<1.5@example.org>', '<1.10@example.org>',"
+    " '<0.3@example.org>') AND parent_id IS NOT NULL ORDER BY id",
+    "SELECT id FROM messages WHERE message_id IS '<1.6@example.org>' AND parent_id = 8589934597",
+  };
+  static const char move[] = "UPDATE messages SET thread_id = 4294967297 WHERE message_id = '<1.10@example.org>'"
+                             " AND thread_id IS NOT 4294967297";
+  static const char read[] = "SELECT id, thread_id, parent_id FROM messages ORDER BY id";
+
+  (void) data;
+  for (guint i = 0; i < G_N_ELEMENTS (updates); i++)
+    {
+      exec_ok (f->whole, updates[i]);
+      exec_ok (f->set, updates[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (asked); i++)
+    {
+      g_autofree char *explain = g_strconcat ("EXPLAIN QUERY PLAN ", asked[i], NULL);
+      g_autofree char *plan = answer (f->set, explain);
+      g_autofree char *want = answer (f->whole, asked[i]);
+      g_autofree char *got = answer (f->set, asked[i]);
+
+      g_test_message ("%s\n%s", asked[i], plan);
+      g_assert_cmpstr (got, ==, want);
+      g_assert_null (strstr (plan, "WHERE rowid = ?1"));
+      g_assert_nonnull (strstr (plan, "\"message_id\""));
+    }
+  /* (the first and the fourth find a row only by its values here) */
+  {
+    g_autofree char *first = answer (f->set, asked[0]);
+    g_autofree char *fourth = answer (f->set, asked[3]);
+
+    g_assert_cmpstr (first, ==, "8589934597|4294967297|4294967300\n");
+    g_assert_nonnull (strstr (fourth, "8589934597|4294967300\n"));
+  }
+  {
+    g_autofree char *explain = g_strconcat ("EXPLAIN QUERY PLAN ", move, NULL);
+    g_autofree char *plan = answer (f->set, explain);
+
+    g_assert_null (strstr (plan, "WHERE rowid = ?1"));
+  }
+  exec_ok (f->whole, move);
+  exec_ok (f->set, move);
+  {
+    g_autofree char *want = answer (f->whole, read);
+    g_autofree char *got = answer (f->set, read);
+    g_autofree char *changed = answer (f->set, "SELECT count(*) FROM changed");
+
+    g_assert_cmpstr (got, ==, want);
+    g_assert_cmpstr (changed, ==, "4\n");
+  }
+  /* a changed column alone: the changed rows read after, by id */
+  {
+    g_autofree char *plan = answer (f->set, "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE thread_id = 4294967297");
+
+    g_assert_nonnull (strstr (plan, "WHERE rowid = ?1"));
+  }
+}
+
 /* An UPDATE asks each shard for a row's id alone, not for every column
  * (a body read to change a thread); the columns it reads are read one by
  * one, with the values the whole database has. */
@@ -1149,6 +1228,7 @@ main (int argc, char **argv)
   g_test_add ("/shards/many", Fixture, NULL, set_up, test_many, tear_down);
   g_test_add ("/shards/each", Fixture, NULL, set_up, test_each, tear_down);
   g_test_add ("/shards/sorted-ids", Fixture, NULL, set_up, test_sorted_ids, tear_down);
+  g_test_add ("/shards/changed-and-indexed", Fixture, NULL, set_up, test_changed_and_indexed, tear_down);
   g_test_add ("/shards/update-reads", Fixture, NULL, set_up, test_update_reads, tear_down);
   g_test_add ("/shards/update-rows", Fixture, NULL, set_up, test_update_rows, tear_down);
   g_test_add_func ("/shards/packed-values", test_packed_values);

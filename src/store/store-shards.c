@@ -114,6 +114,7 @@ typedef struct {
   int *overlay_of;        /* each column's in the overlay's values, or -1 */
   guint n_overlay;        /* the overlay's columns but the id */
   int *overlaid;          /* and the table's column of each */
+  gboolean *leads_index;  /* of each column: a whole index of the shards' table starts with it */
   GHashTable *changed;    /* id (gint64 *) -> sqlite3_value *[n_overlay]; NULL: to be read */
   GPtrArray *replaced;    /* values a cursor may still be on, freed at the end of a statement */
   GArray *changed_ids;    /* changed's ids in order (of gint64), or NULL to be made again */
@@ -1244,7 +1245,38 @@ table_free (ShardsTable *t)
   g_free (t->overlay);
   g_free (t->overlay_of);
   g_free (t->overlaid);
+  g_free (t->leads_index);
   sqlite3_free (t);
+}
+
+/* Which columns begin an index (not a partial one) of the table in
+ * @shard, one of the set (their schemas are deja's, of one version): an
+ * equality on such a column is a shard's quick answer (shards_best_index()) */
+static int
+read_index_leads (ShardsTable *t, sqlite3 *shard, char **err)
+{
+  sqlite3_stmt *stmt;
+  int rc = (sqlite3_prepare_v2) (shard, "SELECT ii.name FROM pragma_index_list(?1) il,"
+                                 " pragma_index_info(il.name) ii WHERE il.partial = 0 AND ii.seqno = 0",
+                                 -1, &stmt, NULL);
+
+  t->leads_index = g_new0 (gboolean, MAX (t->n_columns, 1));
+  if (rc == SQLITE_OK)
+    rc = (sqlite3_bind_text) (stmt, 1, t->table, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && (rc = (sqlite3_step) (stmt)) == SQLITE_ROW)
+    {
+      const char *column = (const char *) (sqlite3_column_text) (stmt, 0);
+
+      rc = SQLITE_OK;
+      for (guint i = 0; column && i < t->n_columns; i++)
+        if (t->columns[i] && strcmp (t->columns[i], column) == 0)
+          t->leads_index[i] = TRUE;
+    }
+  (sqlite3_finalize) (stmt);
+  if (rc == SQLITE_DONE)
+    return SQLITE_OK;
+  *err = sqlite3_mprintf ("cannot read the indexes of %s in a shard: %s", t->table, (sqlite3_errmsg) (shard));
+  return rc;
 }
 
 /* The columns of @table in @db's main schema (a catalog's own empty
@@ -1800,6 +1832,8 @@ shards_connect (sqlite3 *db, void *aux, int argc, const char *const *argv, sqlit
     rc = read_columns (t, db, declare, err);
   if (rc == SQLITE_OK && argc == 5)
     rc = read_overlay (t, argv[4], err);
+  if (rc == SQLITE_OK && t->overlay)
+    rc = read_index_leads (t, first, err);
   if (rc == SQLITE_OK)
     rc = read_extents (t, err);
   if (rc == SQLITE_OK)
@@ -1924,6 +1958,7 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
   guint64 null_is_none = 0;
   int overlay_check;
   double rows = (double) table_rows (t) + 1;
+  gboolean overlay_here = FALSE;
 
   /* The columns the query reads: the others are NULL.  An UPDATE says it
    * uses every column (SQLite marks them all, past the table's too) and
@@ -1953,6 +1988,22 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
         g_string_append_printf (select, ", %s", q);
       }
     }
+  /* Where the query also asks a column an index of the shards begins
+   * with to equal a value, the columns changed here are compared here
+   * alone (SQLite does, none is omitted): each shard gives every row of
+   * that value, those changed with their values here.  Otherwise the
+   * rows changed would each be read again by id after the shards' (an
+   * update of one address's messages, once for each of a catalog's
+   * shared addresses: every row it changed read again, each time). */
+  for (int c = 0; c < info->nConstraint && t->leads_index; c++)
+    {
+      const struct sqlite3_index_constraint *k = &info->aConstraint[c];
+
+      if (k->usable && (k->op == SQLITE_INDEX_CONSTRAINT_EQ || k->op == SQLITE_INDEX_CONSTRAINT_IS) &&
+          k->iColumn >= 0 && (guint) k->iColumn < t->n_columns && k->iColumn != t->id_column &&
+          t->overlay_of[k->iColumn] < 0 && t->leads_index[k->iColumn])
+        overlay_here = TRUE;
+    }
   for (int c = 0; c < info->nConstraint; c++)
     {
       const struct sqlite3_index_constraint *k = &info->aConstraint[c];
@@ -1964,6 +2015,8 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
       /* A value changed here is compared here too: the rows changed are
        * read after the shards' (by_overlay); an id given here is
        * compared here only */
+      if (overlay_here && k->iColumn >= 0 && t->overlay_of[k->iColumn] >= 0)
+        continue;
       if (k->iColumn >= 0 && t->overlay_of && t->overlay_of[k->iColumn] >= 0)
         {
           by_overlay = TRUE;
