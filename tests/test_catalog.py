@@ -356,14 +356,19 @@ def shards_that_are_not_numbered_or_share_a_number_are_refused():
 @tap.test
 def a_file_in_two_shards_is_refused():
     """The same path, or the same content under another path (a zip's
-    member): a merge keeps one of them, a catalog cannot."""
+    member): a merge keeps one of them, a catalog cannot.  The refusal
+    names the file, the other shard and, for a copy, the other path."""
     both = make_shards(tmp("both"), [[ARCHIVES[0]], [ARCHIVES[0], ARCHIVES[1]]])
     err = refused("catalog", "--db", tmp("catalog-both.db"), *both)
     assert "in another shard of the set too" in err and both[1] in err, err
+    assert "its file '%s' is in another shard of the set too, '%s'" % (ARCHIVES[0], both[0]) in err, err
+    assert "the same content" not in err, err
     assert not os.path.exists(tmp("catalog-both.db"))
     zipped = make_shards(tmp("zipped"), [[ARCHIVES[1]], [ZIP]])
     err = refused("catalog", "--db", tmp("catalog-zipped.db"), *zipped)
     assert "in another shard of the set too" in err and zipped[1] in err, err
+    assert "its file '%s" % ZIP in err, err
+    assert "'%s', as '%s' (the same content)" % (zipped[0], ARCHIVES[1]) in err, err
 
 
 @tap.test

@@ -565,7 +565,7 @@ typedef struct {
   StoreCatalogEach each;
   gpointer each_data;
   sqlite3_stmt *stmt[2];    /* the statements of the scan under way */
-  GHashTable *seen[2];      /* the set's file paths and contents (GBytes) */
+  GHashTable *seen[2];      /* the set's file paths and contents (GBytes) -> SeenFile */
   GHashTable **groups;      /* of each shard: its newsgroup ids -> the catalog's (gint64 *) */
   GHashTable *addresses;    /* address (GBytes) -> AddressAuthor */
   int rc;                   /* the first failure, */
@@ -613,8 +613,38 @@ convert_int_text (sqlite3_stmt *stmt, GArray *records)
   _store_pack_text (records, stmt, 1);
 }
 
+/* Where a path or a content was first seen: its shard, and the path
+ * it had there */
+typedef struct {
+  guint shard;
+  GBytes *path;
+} SeenFile;
+
+static void
+seen_file_free (gpointer data)
+{
+  SeenFile *seen = data;
+
+  if (seen->path)
+    g_bytes_unref (seen->path);
+  g_free (seen);
+}
+
+/* A path's bytes as text, for a message */
+static char *
+path_text (GBytes *path)
+{
+  gsize length = 0;
+  const char *bytes = path ? g_bytes_get_data (path, &length) : NULL;
+
+  return bytes ? g_utf8_make_valid (bytes, (gssize) length) : g_strdup ("(no path)");
+}
+
 /* Each path and each content once in the set: a merge keeps one of
- * two, a catalog cannot leave rows out of a shard */
+ * two, a catalog cannot leave rows out of a shard.  The refusal names
+ * both files and the other shard: most often a month kept plain and
+ * compressed (pipermail's 2004-March.txt and 2004-March.txt.gz), cut
+ * into two shards. */
 static void
 take_files (const GArray *records, gpointer data)
 {
@@ -622,14 +652,44 @@ take_files (const GArray *records, gpointer data)
   gsize at = 0;
 
   while (t->rc == SQLITE_OK && at < records->len)
-    for (guint k = 0; k < 2; k++)
-      {
-        GBytes *value = unpack_bytes (records, &at);
+    {
+      GBytes *value[2];
 
-        if (value && !g_hash_table_add (t->seen[k], value))
-          taking_fail (t, SQLITE_CONSTRAINT_UNIQUE, "a file of it is in another shard of the set too (its path or"
-                       " its content): merge them (deja merge), which keeps one");
-      }
+      value[0] = unpack_bytes (records, &at);
+      value[1] = unpack_bytes (records, &at);
+      for (guint k = 0; k < 2 && t->rc == SQLITE_OK; k++)
+        {
+          const SeenFile *other = value[k] ? g_hash_table_lookup (t->seen[k], value[k]) : NULL;
+          SeenFile *seen;
+
+          if (other)
+            {
+              g_autofree char *mine = path_text (value[0]);
+              g_autofree char *theirs = path_text (other->path);
+              g_autofree char *why = NULL;
+
+              if (k == 0)
+                why = g_strdup_printf ("its file '%s' is in another shard of the set too, '%s': merge them"
+                                       " (deja merge), which keeps one, or give each file to one shard",
+                                       mine, t->paths[other->shard]);
+              else
+                why = g_strdup_printf ("its file '%s' is in another shard of the set too, '%s', as '%s' (the"
+                                       " same content): merge them (deja merge), which keeps one, or give a"
+                                       " file and its copies (compressed, a zip's member) to one shard",
+                                       mine, t->paths[other->shard], theirs);
+              taking_fail (t, SQLITE_CONSTRAINT_UNIQUE, why);
+              continue;
+            }
+          if (value[k] == NULL)
+            continue;
+          seen = g_new (SeenFile, 1);
+          *seen = (SeenFile) { t->at, value[0] ? g_bytes_ref (value[0]) : NULL };
+          g_hash_table_insert (t->seen[k], g_bytes_ref (value[k]), seen);
+        }
+      for (guint k = 0; k < 2; k++)
+        if (value[k])
+          g_bytes_unref (value[k]);
+    }
   t->at++;
 }
 
@@ -881,7 +941,7 @@ take_shards (Store *store, StoreShards *probe, const char *const *paths, const G
 
   *failed = G_MAXUINT;
   for (guint k = 0; k < 2; k++)
-    t.seen[k] = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+    t.seen[k] = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, seen_file_free);
   rc = _store_shards_each (probe, check_shard, facts, t.each ? shard_checked : NULL, &t, failed, &why);
   if (rc == SQLITE_OK && t.each)
     t.each (NULL, 0, t.each_data);   /* what follows is the set's */
