@@ -397,12 +397,14 @@ test_changed_here (Fixture *f, gconstpointer data)
 
 /* A query that asks a column an index of the shards begins with to
  * equal a value (messages_message_id here; a catalog's authors move the
- * messages of one address at a time, by messages_sender) compares the
- * columns changed here itself: each shard gives the rows of that value,
- * the changed ones with their values here, and no changed row is read
- * again by id after (once a statement, for each of a catalog's shared
- * addresses, every row it had changed).  Asked of a changed column
- * alone, the changed rows are still read after the shards'. */
+ * messages of one address at a time, by messages_sender), and a changed
+ * column only to differ from a value or to be NULL or not, compares the
+ * changed columns itself: each shard gives the rows of that value, the
+ * changed ones with their values here, and no changed row is read again
+ * by id after (once a statement, for each of a catalog's shared
+ * addresses, every row it had changed).  Asked for a changed column's
+ * value, or of a changed column alone, the changed rows of it are still
+ * read after the shards'. */
 static void
 test_changed_and_indexed (Fixture *f, gconstpointer data)
 {
@@ -413,12 +415,20 @@ test_changed_and_indexed (Fixture *f, gconstpointer data)
   /* changed row 8589934597 is <1.5@example.org>, its shard's thread 8589934597 */
   static const char *const asked[] = {
     "SELECT id, thread_id, parent_id FROM messages WHERE message_id = '<1.5@example.org>'"
-    " AND thread_id = 4294967297",
-    "SELECT id FROM messages WHERE message_id = '<1.5@example.org>' AND thread_id = 8589934597",
+    " AND thread_id IS NOT 8589934597",
+    "SELECT id FROM messages WHERE message_id = '<1.5@example.org>' AND thread_id != 4294967297",
     "SELECT id FROM messages WHERE message_id = '<1.5@example.org>' AND thread_id IS NOT 4294967297",
     "SELECT id, parent_id FROM messages WHERE message_id IN ('<1.5@example.org>', '<1.10@example.org>',"
     " '<0.3@example.org>') AND parent_id IS NOT NULL ORDER BY id",
-    "SELECT id FROM messages WHERE message_id IS '<1.6@example.org>' AND parent_id = 8589934597",
+    "SELECT id FROM messages WHERE message_id IS '<1.1@example.org>' AND parent_id IS NULL",
+  };
+  /* a changed column's value asked: its changed rows by their index here */
+  static const char *const by_value[] = {
+    "SELECT id, thread_id, parent_id FROM messages WHERE message_id = '<1.5@example.org>'"
+    " AND thread_id = 4294967297",
+    "SELECT id FROM messages WHERE message_id = '<1.5@example.org>' AND thread_id = 8589934597",
+    "SELECT id FROM messages WHERE message_id = '<1.6@example.org>' AND thread_id > 4294967296"
+    " AND thread_id < 4294967298",
   };
   static const char move[] = "UPDATE messages SET thread_id = 4294967297 WHERE message_id = '<1.10@example.org>'"
                              " AND thread_id IS NOT 4294967297";
@@ -450,6 +460,17 @@ test_changed_and_indexed (Fixture *f, gconstpointer data)
     g_assert_cmpstr (first, ==, "8589934597|4294967297|4294967300\n");
     g_assert_nonnull (strstr (fourth, "8589934597|4294967300\n"));
   }
+  for (guint i = 0; i < G_N_ELEMENTS (by_value); i++)
+    {
+      g_autofree char *explain = g_strconcat ("EXPLAIN QUERY PLAN ", by_value[i], NULL);
+      g_autofree char *plan = answer (f->set, explain);
+      g_autofree char *want = answer (f->whole, by_value[i]);
+      g_autofree char *got = answer (f->set, by_value[i]);
+
+      g_test_message ("%s\n%s", by_value[i], plan);
+      g_assert_cmpstr (got, ==, want);
+      g_assert_nonnull (strstr (plan, "WHERE rowid = ?1"));
+    }
   {
     g_autofree char *explain = g_strconcat ("EXPLAIN QUERY PLAN ", move, NULL);
     g_autofree char *plan = answer (f->set, explain);

@@ -1988,13 +1988,17 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
         g_string_append_printf (select, ", %s", q);
       }
     }
-  /* Where the query also asks a column an index of the shards begins
-   * with to equal a value, the columns changed here are compared here
-   * alone (SQLite does, none is omitted): each shard gives every row of
-   * that value, those changed with their values here.  Otherwise the
-   * rows changed would each be read again by id after the shards' (an
-   * update of one address's messages, once for each of a catalog's
-   * shared addresses: every row it changed read again, each time). */
+  /* Where the query asks a column an index of the shards begins with to
+   * equal a value, and the columns changed here only to differ from one
+   * or to be NULL or not (which find no row quickly, in a shard or
+   * among the changed: every changed row would be read again by id after
+   * the shards'), the columns changed here are compared here alone
+   * (SQLite does, none is omitted): each shard gives every row of that
+   * value, those changed with their values here.  A catalog's authors
+   * move the messages of each shared address so (from_addr = ? AND
+   * author_id IS NOT ?), which read every changed row again each time.
+   * An equality or a range on a changed column is still asked of the
+   * shards (their index of it; the changed rows of that value by theirs). */
   for (int c = 0; c < info->nConstraint && t->leads_index; c++)
     {
       const struct sqlite3_index_constraint *k = &info->aConstraint[c];
@@ -2003,6 +2007,15 @@ shards_best_index (sqlite3_vtab *vtab, sqlite3_index_info *info)
           k->iColumn >= 0 && (guint) k->iColumn < t->n_columns && k->iColumn != t->id_column &&
           t->overlay_of[k->iColumn] < 0 && t->leads_index[k->iColumn])
         overlay_here = TRUE;
+    }
+  for (int c = 0; c < info->nConstraint && overlay_here; c++)
+    {
+      const struct sqlite3_index_constraint *k = &info->aConstraint[c];
+
+      if (k->usable && k->iColumn >= 0 && (guint) k->iColumn < t->n_columns && t->overlay_of[k->iColumn] >= 0 &&
+          k->op != SQLITE_INDEX_CONSTRAINT_NE && k->op != SQLITE_INDEX_CONSTRAINT_ISNOT &&
+          k->op != SQLITE_INDEX_CONSTRAINT_ISNULL && k->op != SQLITE_INDEX_CONSTRAINT_ISNOTNULL)
+        overlay_here = FALSE;
     }
   for (int c = 0; c < info->nConstraint; c++)
     {
