@@ -369,6 +369,15 @@ def a_file_in_two_shards_is_refused():
     assert "in another shard of the set too" in err and zipped[1] in err, err
     assert "its file '%s" % ZIP in err, err
     assert "'%s', as '%s' (the same content)" % (zipped[0], ARCHIVES[1]) in err, err
+    assert "more file" not in err, err
+    # every file held twice is counted, and named with --verbose
+    three = make_shards(tmp("three"), [[ARCHIVES[0]], [ARCHIVES[0], ARCHIVES[1]], [ARCHIVES[1]]])
+    err = refused("catalog", "--db", tmp("catalog-three.db"), *three)
+    assert "cannot catalogue '%s'" % three[1] in err, err
+    assert "; 1 more file of the set is in two shards (--verbose names them)" in err, err
+    err = refused("catalog", "--verbose", "--db", tmp("catalog-three.db"), *three)
+    assert "%s: its file '%s' is in another shard of the set too, '%s'" % (three[2], ARCHIVES[1], three[1]) in err, err
+    assert not os.path.exists(tmp("catalog-three.db"))
 
 
 @tap.test

@@ -568,6 +568,7 @@ typedef struct {
   GHashTable *seen[2];      /* the set's file paths and contents (GBytes) -> SeenFile */
   GHashTable **groups;      /* of each shard: its newsgroup ids -> the catalog's (gint64 *) */
   GHashTable *addresses;    /* address (GBytes) -> AddressAuthor */
+  guint twice;              /* files the set holds twice (take_files()) */
   int rc;                   /* the first failure, */
   guint failed;             /* its shard (G_MAXUINT: none), */
   char *why;                /* and what it was, when not the connection's */
@@ -640,45 +641,61 @@ path_text (GBytes *path)
   return bytes ? g_utf8_make_valid (bytes, (gssize) length) : g_strdup ("(no path)");
 }
 
+/* What is wrong with a file of shard @t->at that @other holds too (its
+ * path, @k 0; its content, @k 1) */
+static char *
+held_twice (const Taking *t, guint k, GBytes *path, const SeenFile *other)
+{
+  g_autofree char *mine = path_text (path);
+  g_autofree char *theirs = path_text (other->path);
+
+  if (k == 0)
+    return g_strdup_printf ("its file '%s' is in another shard of the set too, '%s'", mine,
+                            t->paths[other->shard]);
+  return g_strdup_printf ("its file '%s' is in another shard of the set too, '%s', as '%s' (the same content)",
+                          mine, t->paths[other->shard], theirs);
+}
+
 /* Each path and each content once in the set: a merge keeps one of
  * two, a catalog cannot leave rows out of a shard.  The refusal names
  * both files and the other shard: most often a month kept plain and
  * compressed (pipermail's 2004-March.txt and 2004-March.txt.gz), cut
- * into two shards. */
+ * into two shards, and then more than one; the first is the refusal's,
+ * every one is a debug line (--verbose), and their number is counted
+ * (take_shards() says it). */
 static void
 take_files (const GArray *records, gpointer data)
 {
   Taking *t = data;
   gsize at = 0;
 
-  while (t->rc == SQLITE_OK && at < records->len)
+  while (at < records->len)
     {
       GBytes *value[2];
 
       value[0] = unpack_bytes (records, &at);
       value[1] = unpack_bytes (records, &at);
-      for (guint k = 0; k < 2 && t->rc == SQLITE_OK; k++)
+      for (guint k = 0; k < 2; k++)
         {
           const SeenFile *other = value[k] ? g_hash_table_lookup (t->seen[k], value[k]) : NULL;
           SeenFile *seen;
 
           if (other)
             {
-              g_autofree char *mine = path_text (value[0]);
-              g_autofree char *theirs = path_text (other->path);
-              g_autofree char *why = NULL;
+              g_autofree char *why = held_twice (t, k, value[0], other);
 
-              if (k == 0)
-                why = g_strdup_printf ("its file '%s' is in another shard of the set too, '%s': merge them"
-                                       " (deja merge), which keeps one, or give each file to one shard",
-                                       mine, t->paths[other->shard]);
-              else
-                why = g_strdup_printf ("its file '%s' is in another shard of the set too, '%s', as '%s' (the"
-                                       " same content): merge them (deja merge), which keeps one, or give a"
-                                       " file and its copies (compressed, a zip's member) to one shard",
-                                       mine, t->paths[other->shard], theirs);
-              taking_fail (t, SQLITE_CONSTRAINT_UNIQUE, why);
-              continue;
+              g_debug ("%s: %s", t->paths[t->at], why);
+              if (t->twice++ == 0)
+                {
+                  g_autofree char *advice = g_strconcat (why, k == 0 ? ": merge them (deja merge), which keeps one,"
+                                                         " or give each file to one shard"
+                                                         : ": merge them (deja merge), which keeps one, or give a"
+                                                         " file and its copies (compressed, a zip's member) to"
+                                                         " one shard", NULL);
+
+                  taking_fail (t, SQLITE_CONSTRAINT_UNIQUE, advice);
+                }
+              break;   /* (a path held twice is its content too, most often) */
             }
           if (value[k] == NULL)
             continue;
@@ -966,6 +983,13 @@ take_shards (Store *store, StoreShards *probe, const char *const *paths, const G
           rc = t.rc;
           *failed = t.failed;
           why = g_steal_pointer (&t.why);
+          if (t.twice > 1)
+            {
+              g_autofree char *first = g_steal_pointer (&why);
+
+              why = g_strdup_printf ("%s; %u more file%s of the set %s in two shards (--verbose names them)", first,
+                                     t.twice - 1, t.twice == 2 ? "" : "s", t.twice == 2 ? "is" : "are");
+            }
         }
     }
   if (rc == SQLITE_OK)
