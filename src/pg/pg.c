@@ -327,7 +327,8 @@ static const char *const stats_sql[] = {
     " ORDER BY newsgroup COLLATE \"C\", period COLLATE \"C\"",
   [PG_STATS_TOP_AUTHORS] =
     "SELECT address AS from_addr, name AS from_name, messages, first_date, last_date, id AS author_id"
-    " FROM authors ORDER BY messages DESC, id LIMIT 25",
+    " FROM authors ORDER BY messages DESC, address COLLATE \"C\" NULLS FIRST, name COLLATE \"C\" NULLS FIRST, id"
+    " LIMIT 25",
   [PG_STATS_LANGUAGES] =
     "SELECT lang, count(*) AS messages, sum(lang_reliable) AS reliable, sum(words) AS words"
     " FROM messages WHERE duplicate_of IS NULL AND lang IS NOT NULL"

@@ -894,7 +894,7 @@ static const char *const authors_sql[] = {
     "     GROUP BY author_id, lang ORDER BY author_id, n DESC, lang)"
     "   GROUP BY author_id) l ON l.author_id = a.id"
     " WHERE a.messages >= ?1"
-    " ORDER BY a.messages DESC, a.id",
+    " ORDER BY a.messages DESC, a.address, a.name, a.id",
   [STORE_AUTHORS_ADDRESSES] =
     "SELECT aa.author_id, aa.address, aa.name, aa.messages, a.address AS primary_address"
     " FROM author_addresses aa"

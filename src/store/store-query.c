@@ -432,7 +432,7 @@ store_thread_report (Store *store, StoreReport kind, StoreRowFunc func, gpointer
     " GROUP BY size ORDER BY size", \
   [STORE_STATS_TOP_AUTHORS] = \
     "SELECT address AS from_addr, name AS from_name, messages, first_date, last_date, id AS author_id" \
-    " FROM authors ORDER BY messages DESC, id LIMIT 25", \
+    " FROM authors ORDER BY messages DESC, address, name, id LIMIT 25", \
   [STORE_STATS_FILES] = \
     "SELECT path, size, stored_size, compression, sha256, messages, ingested_at, deja_version" \
     " FROM files ORDER BY path", \
@@ -461,7 +461,7 @@ store_thread_report (Store *store, StoreReport kind, StoreRowFunc func, gpointer
     " GROUP BY lang ORDER BY threads DESC, lang", \
   [STORE_STATS_AUTHORS] = \
     "SELECT address AS from_addr, name AS from_name, messages, first_date, last_date, id AS author_id" \
-    " FROM authors ORDER BY messages DESC, id", \
+    " FROM authors ORDER BY messages DESC, address, name, id", \
   [STORE_STATS_NEWSGROUPS] = "SELECT name FROM newsgroups ORDER BY name", \
 }
 
