@@ -116,7 +116,9 @@ def authors_are_listed_as_one_ingest_lists_them():
     def listed(db):
         stats = deja("stats", "--db", db).stdout
         authors = [line.split("\t", 1)[1] for line in deja("authors", "--db", db, "--format", "tsv").stdout.splitlines()]
-        return stats, authors
+        # the reply network's statistics: Louvain's communities by key, not by author id
+        network = deja("network", "--db", db, "--format", "json").stdout
+        return stats, authors, network
 
     want = listed(one)
     assert want == listed(CATALOG)

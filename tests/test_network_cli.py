@@ -10,6 +10,7 @@ xml.etree, and the statistics as JSON.  Run by meson (suite 'cli').
 import csv
 import json
 import os
+import random
 import sqlite3
 import subprocess
 import tempfile
@@ -407,6 +408,62 @@ def network_errors():
     assert deja("network", "--db", DB, "--dynamic").returncode == 2
     r = deja("network", "--db", os.path.join(TMP, "none.db"))
     assert r.returncode == 1 and "none.db" in r.stderr
+
+
+def circles_mbox(path, people=120, messages=900, seed=1123):
+    """Replies among people in six circles, most within a circle: a network
+    whose Louvain communities depend on the order the vertices come in."""
+    rnd = random.Random(seed)
+    posted = []   # (message-id, author)
+    with open(path, "w") as f:
+        for i in range(messages):
+            a = rnd.randrange(people)
+            mid = "<m%d@circles.example>" % i
+            head = ["From person%03d@example.org Mon Jan  1 00:00:00 2001" % a,
+                    "From: Person %d <person%03d@example.org>" % (a, a),
+                    "Date: Mon, %d Jan 2001 %02d:%02d:00 +0000" % (1 + i // 60 % 28, i // 60 % 24, i % 60),
+                    "Subject: circle talk %d" % i, "Message-ID: " + mid]
+            near = [m for m, b in posted[-200:] if b % 6 == a % 6 and b != a]
+            others = [m for m, b in posted[-200:] if b != a]
+            pool = near if near and rnd.random() < 0.85 else others
+            if pool:
+                head.append("In-Reply-To: " + rnd.choice(pool))
+            f.write("\n".join(head) + "\n\nWords of message %d.\n\n" % i)
+            posted.append((mid, a))
+
+
+@tap.test
+def communities_do_not_depend_on_author_ids():
+    """One ingest numbers authors as it finds them, a shard from their
+    addresses' hashes (docs/people.md): the same replies, other vertex
+    numbers.  Louvain's communities must be the same in both."""
+    mbox = os.path.join(TMP, "circles.mbox")
+    circles_mbox(mbox)
+    dbs = [os.path.join(TMP, "circles-one.db"), os.path.join(TMP, "circles-shard.db")]
+    for db, shard in zip(dbs, ([], ["--shard", "1"])):
+        r = deja("ingest", "-q", "--db", db, *shard, mbox)
+        assert r.returncode == 0, r.stderr
+    ids = [dict(query_db(db, "SELECT address, id FROM authors")) for db in dbs]
+    assert ids[0] != ids[1]    # the test means something only if the ids differ
+    stats, members = [], []
+    for db in dbs:
+        r = deja("network", "--db", db, "--format", "json")
+        assert r.returncode == 0, r.stderr
+        stats.append(json.loads(r.stdout))
+        out = os.path.join(TMP, os.path.basename(db) + ".csv")
+        r = deja("network", "-q", "--db", db, "--format", "csv", "--with-metrics", "--out", out)
+        assert r.returncode == 0, r.stderr
+        with open(out[:-4] + "-nodes.csv", newline="") as f:
+            members.append({row["address"]: row["community"] for row in csv.DictReader(f)})
+    assert 1 < stats[0]["communities"] < 60, stats[0]
+    assert [(s["communities"], s["modularity"]) for s in stats[1:]] == \
+        [(stats[0]["communities"], stats[0]["modularity"])]
+    assert members[0] == members[1]
+
+
+def query_db(db, sql):
+    with sqlite3.connect(db) as c:
+        return c.execute(sql).fetchall()
 
 
 if __name__ == "__main__":

@@ -29,6 +29,10 @@ static G_DEFINE_QUARK (deja-graph-error-quark, graph_error)
 #define BETWEENNESS_EXACT_MAX 20000
 #define BETWEENNESS_CUTOFF 4
 
+/* igraph's random numbers, seeded before each use: the same network gets
+ * the same communities and the same picture every time */
+#define GRAPH_SEED 20261123
+
 static GPrivate last_reason = G_PRIVATE_INIT (g_free);
 
 static void
@@ -183,45 +187,146 @@ components (igraph_t *g, igraph_connectedness_t mode, gint64 *count, gint64 *lar
   return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot compute components", error);
 }
 
-/* Louvain (multilevel) on the undirected projection: reply counts in both
- * directions between two authors add up. */
+/* Where a vertex is in the order communities are looked for in (below) */
+static int
+vertex_rank (const NetVertex *v)
+{
+  return v->is_message ? 4 : v->is_domain ? 3 : v->is_site ? 2 : v->is_group ? 1 : 0;
+}
+
+static int
+text_order (const char *a, const char *b)
+{
+  return a == b ? 0 : a == NULL ? -1 : b == NULL ? 1 : strcmp (a, b);
+}
+
+static gint
+by_key (gconstpointer x, gconstpointer y, gpointer data)
+{
+  const GPtrArray *vertices = data;
+  const NetVertex *a = g_ptr_array_index (vertices, *(const guint *) x);
+  const NetVertex *b = g_ptr_array_index (vertices, *(const guint *) y);
+  int c = vertex_rank (a) - vertex_rank (b);
+
+  if (c == 0)
+    c = text_order (a->address, b->address);
+  if (c == 0)
+    c = text_order (a->name, b->name);
+  return c ? c : text_order (a->id, b->id);
+}
+
+/* Each vertex's place when @net's vertices are sorted by what they are,
+ * then address, name and id (transfer full) */
+static guint *
+key_positions (const Network *net)
+{
+  guint n = net->vertices->len;
+  g_autofree guint *order = g_new (guint, MAX (n, 1));
+  guint *pos = g_new (guint, MAX (n, 1));
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  g_qsort_with_data (order, (gint) n, sizeof (guint), by_key, net->vertices);
+  for (guint i = 0; i < n; i++)
+    pos[order[i]] = i;
+  return pos;
+}
+
+/* An edge of the undirected projection, its ends in key_positions() */
+typedef struct {
+  guint a, b;
+  double weight;
+} Pair;
+
+static gint
+by_ends (gconstpointer x, gconstpointer y)
+{
+  const Pair *p = x, *q = y;
+
+  return p->a != q->a ? (p->a < q->a ? -1 : 1) : p->b != q->b ? (p->b < q->b ? -1 : 1) : 0;
+}
+
+/* The undirected projection of @net, its edges sorted by their ends:
+ * reply counts in both directions between two vertices add up */
+static GArray *
+undirected_pairs (const Network *net, const guint *pos)
+{
+  GArray *pairs = g_array_sized_new (FALSE, FALSE, sizeof (Pair), net->edges->len);
+  guint kept = 0;
+
+  for (guint i = 0; i < net->edges->len; i++)
+    {
+      const NetEdge *e = g_ptr_array_index (net->edges, i);
+      Pair p = { MIN (pos[e->from], pos[e->to]), MAX (pos[e->from], pos[e->to]), (double) e->weight };
+
+      g_array_append_val (pairs, p);
+    }
+  g_array_sort (pairs, by_ends);
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      Pair *p = &g_array_index (pairs, Pair, i);
+
+      if (kept > 0 && by_ends (p, &g_array_index (pairs, Pair, kept - 1)) == 0)
+        g_array_index (pairs, Pair, kept - 1).weight += p->weight;
+      else
+        g_array_index (pairs, Pair, kept++) = *p;
+    }
+  g_array_set_size (pairs, kept);
+  return pairs;
+}
+
+/* Louvain (multilevel) on the undirected projection.  The method visits
+ * vertices in an order it draws at random, and what it finds depends on
+ * that order and on the vertices' numbers: the vertices are numbered in
+ * the order of their keys (key_positions()), not of the authors' ids,
+ * which differ between one ingest, a shard, a catalog and a merge of the
+ * same messages, and igraph's random numbers are seeded here, as for a
+ * layout drawn before in the same process.  The same network then has
+ * the same communities however its database was made (twisted-python:
+ * 293 communities from one ingest and 296 from a shard before). */
 static gboolean
 communities (const Network *net, GraphStats *stats, GError **error)
 {
+  g_autofree guint *pos = key_positions (net);
+  g_autoptr (GArray) pairs = undirected_pairs (net, pos);
   igraph_t u;
+  igraph_vector_int_t ends, membership;
   igraph_vector_t w;
-  igraph_vector_int_t membership;
-  igraph_attribute_combination_t comb;
   igraph_error_t err;
+  gboolean made;
 
-  if (!build (&u, net, FALSE, error))
-    return FALSE;
-  for (guint i = 0; i < net->edges->len; i++)
-    SETEAN (&u, "weight", i, ((const NetEdge *) g_ptr_array_index (net->edges, i))->weight);
-  igraph_attribute_combination (&comb, "weight", IGRAPH_ATTRIBUTE_COMBINE_SUM,
-                                "", IGRAPH_ATTRIBUTE_COMBINE_IGNORE, IGRAPH_NO_MORE_ATTRIBUTES);
-  err = net->directed ? igraph_to_undirected (&u, IGRAPH_TO_UNDIRECTED_COLLAPSE, &comb) : IGRAPH_SUCCESS;
-  igraph_attribute_combination_destroy (&comb);
-  igraph_vector_init (&w, 0);
+  graph_init ();
+  TRY (igraph_vector_int_init (&ends, 2 * (igraph_integer_t) pairs->len), "cannot detect communities");
+  igraph_vector_init (&w, pairs->len);
   igraph_vector_int_init (&membership, 0);
-  /* an edgeless network has no "weight" attribute at all: every vertex
-   * is a community of its own */
-  if (err == IGRAPH_SUCCESS && igraph_ecount (&u) > 0)
-    err = EANV (&u, "weight", &w);
-  if (err == IGRAPH_SUCCESS && igraph_ecount (&u) > 0)
-    err = igraph_community_multilevel (&u, &w, 1.0, &membership, NULL, NULL);
-  if (err == IGRAPH_SUCCESS && igraph_ecount (&u) > 0)
-    err = igraph_modularity (&u, &membership, &w, 1.0, FALSE, &stats->modularity);
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const Pair *p = &g_array_index (pairs, Pair, i);
+
+      VECTOR (ends)[2 * i] = p->a;
+      VECTOR (ends)[2 * i + 1] = p->b;
+      VECTOR (w)[i] = p->weight;
+    }
+  made = (err = igraph_empty (&u, net->vertices->len, IGRAPH_UNDIRECTED)) == IGRAPH_SUCCESS;
+  if (made && (err = igraph_add_edges (&u, &ends, NULL)) == IGRAPH_SUCCESS && pairs->len > 0)
+    {
+      if ((err = igraph_rng_seed (igraph_rng_default (), GRAPH_SEED)) == IGRAPH_SUCCESS &&
+          (err = igraph_community_multilevel (&u, &w, 1.0, &membership, NULL, NULL)) == IGRAPH_SUCCESS)
+        err = igraph_modularity (&u, &membership, &w, 1.0, FALSE, &stats->modularity);
+    }
+  /* an edgeless network: every vertex is a community of its own */
   if (err == IGRAPH_SUCCESS)
     {
-      stats->communities = igraph_ecount (&u) > 0 ? igraph_vector_int_max (&membership) + 1 : igraph_vcount (&u);
+      stats->communities = pairs->len > 0 ? igraph_vector_int_max (&membership) + 1 : net->vertices->len;
       for (guint i = 0; i < net->vertices->len; i++)
         ((NetVertex *) g_ptr_array_index (net->vertices, i))->community =
-          igraph_ecount (&u) > 0 ? VECTOR (membership)[i] : (gint64) i;
+          pairs->len > 0 ? VECTOR (membership)[pos[i]] : (gint64) pos[i];
     }
+  if (made)
+    igraph_destroy (&u);
   igraph_vector_destroy (&w);
   igraph_vector_int_destroy (&membership);
-  igraph_destroy (&u);
+  igraph_vector_int_destroy (&ends);
   return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot detect communities", error);
 }
 
@@ -306,7 +411,7 @@ layout (const Network *net, const guint *keep, guint n_keep, double *xy, GError 
   if (err == IGRAPH_SUCCESS)
     err = igraph_add_edges (&g, &edges, NULL);
   if (err == IGRAPH_SUCCESS)
-    err = igraph_rng_seed (igraph_rng_default (), 20261123);
+    err = igraph_rng_seed (igraph_rng_default (), GRAPH_SEED);
   if (err == IGRAPH_SUCCESS && n_keep > 0)
     err = igraph_layout_fruchterman_reingold (&g, &res, FALSE, 500, sqrt ((double) n_keep),
                                               IGRAPH_LAYOUT_AUTOGRID, n_edges ? &w : NULL,
