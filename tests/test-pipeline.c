@@ -83,6 +83,23 @@ test_path_sites (void)
     { "ann", "" },
     { "", "" },
     { "a!.MISMATCH!b!c", "a b" },
+    /* the older form of the diagnostics: the site that took the post,
+     * then the server's code for its customer, which is no site */
+    { "spamkiller.gnilink.net!nwrddc03.gnilink.net.POSTED!8b1f9295!not-for-mail",
+      "spamkiller.gnilink.net nwrddc03.gnilink.net" },
+    { "zen.net.uk!news-stoc.telia.net!217.209.241.210.MISMATCH!news-stod.telia.net!telia.net!ann",
+      "zen.net.uk news-stoc.telia.net news-stod.telia.net telia.net" },
+    { "NewsReader.POSTED!not-for-mail", "newsreader" },
+    { ".POSTED!not-for-mail", "" },
+    /* a host name's own "posted" is no diagnostic */
+    { "news.posted.isomediainc.POSTED!not-for-mail", "news.posted.isomediainc" },
+    { "news.posted.example!ann", "news.posted.example" },
+    { "a.POSTEDb!ann", "a.postedb" },
+    /* RFC 5537's example (3.2.1) */
+    { "foo.isp.example!.SEEN.isp.example!!foo-news!.MISMATCH.2001:DB8:0:0:8:800:200C:417A!"
+      "bar.isp.example!!old.site.example!barbaz!!baz.isp.example!.POSTED.dialup123.baz.isp.example!not-for-mail",
+      "foo.isp.example foo-news bar.isp.example old.site.example barbaz baz.isp.example" },
+    { "a!.POSTED.host!b!ann", "a" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -276,13 +276,49 @@ add_crosspost (const StoreNetRow *r, gpointer data)
   return TRUE;
 }
 
+/* The diagnostic keywords of a Path (RFC 5537 3.2.1), upper case as
+ * servers write them: "posted" is a host name's word too */
+static const char *const path_diagnostics[] = { "POSTED", "MISMATCH", "SEEN" };
+
+/* Whether the Path element @e is a diagnostic, and which: RFC 5537's
+ * form (".POSTED.dialup123.isp.example", ".MISMATCH.10.1.2.3") or the
+ * older one of INN and Highwinds' servers, the keyword after a name
+ * ("nwrddc03.gnilink.net.POSTED", "217.209.241.210.MISMATCH").  In the
+ * older form, *@named is the length of the name before the keyword. */
+static const char *
+path_diagnostic (const char *e, gsize *named)
+{
+  gsize len = strlen (e);
+
+  *named = 0;
+  for (gsize i = 0; i < G_N_ELEMENTS (path_diagnostics); i++)
+    {
+      const char *k = path_diagnostics[i];
+      gsize n = strlen (k);
+
+      if (e[0] == '.' && strncmp (e + 1, k, n) == 0 && (e[1 + n] == '\0' || e[1 + n] == '.'))
+        return k;
+      if (len > n + 1 && e[len - n - 1] == '.' && strcmp (e + len - n, k) == 0)
+        {
+          *named = len - n - 1;
+          return k;
+        }
+    }
+  return NULL;
+}
+
 /**
  * network_path_sites:
  * @path: a Path header ("utzoo!decvax!ucbvax!ann")
  *
  * The news sites of @path, newest first, lower case: its "!"-separated
- * elements but the last (the poster's user name, or not-for-mail), empty
- * ones ("!!") and INN's diagnostics (".POSTED…", ".MISMATCH…") left out.
+ * elements but the last (the poster's user name, or not-for-mail) and
+ * empty ones ("!!"), without diagnostics (path_diagnostic()).  The site
+ * a POSTED diagnostic names ("nwrddc03.gnilink.net.POSTED") is where the
+ * article was posted, the last site: what follows it was written by the
+ * posting side, not by news servers ("!8b1f9295!not-for-mail", a
+ * server's code for its customer).  MISMATCH and SEEN say how a hop was
+ * made, and are left out.
  *
  * Returns: (transfer full) (element-type utf8): the sites
  */
@@ -295,12 +331,18 @@ network_path_sites (const char *path)
 
   for (guint i = 0; i + 1 < n; i++)
     {
-      char *site = g_strstrip (g_ascii_strdown (parts[i], -1));
+      char *element = g_strstrip (parts[i]);
+      gsize named;
+      const char *diagnostic = path_diagnostic (element, &named);
 
-      if (*site == '\0' || *site == '.')
-        g_free (site);
-      else
-        g_ptr_array_add (sites, site);
+      if (diagnostic == NULL && *element != '\0' && *element != '.')
+        g_ptr_array_add (sites, g_ascii_strdown (element, -1));
+      else if (diagnostic == path_diagnostics[0])
+        {
+          if (named > 0)
+            g_ptr_array_add (sites, g_ascii_strdown (element, (gssize) named));
+          break;
+        }
     }
   return sites;
 }
