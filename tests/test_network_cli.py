@@ -410,6 +410,26 @@ def network_errors():
     assert r.returncode == 1 and "none.db" in r.stderr
 
 
+@tap.test
+def undefined_measures_are_not_numbers():
+    """No replies: the reciprocity and modularity of no edges are
+    undefined (null in JSON, '-' in the text), not 0 or nan."""
+    mbox = os.path.join(TMP, "alone.mbox")
+    with open(mbox, "w") as f:
+        f.write("From ann@example.com Mon Jan  1 00:00:00 2001\nFrom: Ann <ann@example.com>\n"
+                "Subject: alone\nMessage-ID: <alone@example.com>\n\nNobody answers.\n")
+    db = os.path.join(TMP, "alone.db")
+    r = deja("ingest", "-q", "--db", db, mbox)
+    assert r.returncode == 0, r.stderr
+    s = json.loads(deja("network", "--db", db, "--format", "json").stdout)
+    assert (s["vertices"], s["edges"], s["communities"]) == (1, 0, 1), s
+    assert (s["density"], s["reciprocity"], s["modularity"]) == (None, None, None), s
+    r = deja("network", "--db", db, "--stats", "-q", "--out", os.path.join(TMP, "alone.graphml"))
+    assert r.returncode == 0, r.stderr
+    assert "density -, reciprocity -" in r.stdout and "modularity -\n" in r.stdout, r.stdout
+    assert "nan" not in r.stdout, r.stdout
+
+
 def circles_mbox(path, people=120, messages=900, seed=1123):
     """Replies among people in six circles, most within a circle: a network
     whose Louvain communities depend on the order the vertices come in."""

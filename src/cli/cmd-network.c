@@ -5,6 +5,7 @@
 #include "output.h"
 #include "people.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,17 @@ top (const Network *net, Metric metric)
   return sorted;
 }
 
+/* @value with @format, or "-" where it is undefined (NaN: the density of
+ * no vertices, the reciprocity and modularity of no edges) */
+static void
+append_measure (GString *out, const char *format, double value)
+{
+  if (isnan (value))
+    g_string_append (out, "-");
+  else
+    g_string_append_printf (out, format, value);
+}
+
 static void
 stats_text (GString *out, const Network *net, const GraphStats *s)
 {
@@ -76,16 +88,22 @@ stats_text (GString *out, const Network *net, const GraphStats *s)
                           " edges, total weight %.0f\n",
                           network_kind_name (net->kind), net->directed ? "directed" : "undirected",
                           s->vertices, s->edges, s->total_weight);
-  g_string_append_printf (out, "density %.6f", s->density);
+  g_string_append (out, "density ");
+  append_measure (out, "%.6f", s->density);
   if (net->directed)
-    g_string_append_printf (out, ", reciprocity %.4f", s->reciprocity);
+    {
+      g_string_append (out, ", reciprocity ");
+      append_measure (out, "%.4f", s->reciprocity);
+    }
   g_string_append_printf (out, "\nweakly connected components: %" G_GINT64_FORMAT " (largest %" G_GINT64_FORMAT ")",
                           s->weak_components, s->largest_weak);
   if (net->directed)
     g_string_append_printf (out, "; strongly connected: %" G_GINT64_FORMAT " (largest %" G_GINT64_FORMAT ")",
                             s->strong_components, s->largest_strong);
   g_string_append_printf (out, "\ncommunities (Louvain, undirected projection): %" G_GINT64_FORMAT
-                          ", modularity %.4f\n", s->communities, s->modularity);
+                          ", modularity ", s->communities);
+  append_measure (out, "%.4f", s->modularity);
+  g_string_append_c (out, '\n');
   if (!s->betweenness_exact)
     g_string_append (out, "betweenness: approximate (shortest paths of length 4 or less)\n");
   for (gsize r = 0; r < G_N_ELEMENTS (rankings); r++)

@@ -314,7 +314,10 @@ communities (const Network *net, GraphStats *stats, GError **error)
           (err = igraph_community_multilevel (&u, &w, 1.0, &membership, NULL, NULL)) == IGRAPH_SUCCESS)
         err = igraph_modularity (&u, &membership, &w, 1.0, FALSE, &stats->modularity);
     }
-  /* an edgeless network: every vertex is a community of its own */
+  /* an edgeless network: every vertex is a community of its own, and
+   * modularity (a share of the edges' weight) is undefined */
+  if (err == IGRAPH_SUCCESS && pairs->len == 0)
+    stats->modularity = NAN;
   if (err == IGRAPH_SUCCESS)
     {
       stats->communities = pairs->len > 0 ? igraph_vector_int_max (&membership) + 1 : net->vertices->len;
