@@ -194,12 +194,6 @@ vertex_rank (const NetVertex *v)
   return v->is_message ? 4 : v->is_domain ? 3 : v->is_site ? 2 : v->is_group ? 1 : 0;
 }
 
-static int
-text_order (const char *a, const char *b)
-{
-  return a == b ? 0 : a == NULL ? -1 : b == NULL ? 1 : strcmp (a, b);
-}
-
 static gint
 by_key (gconstpointer x, gconstpointer y, gpointer data)
 {
@@ -209,10 +203,10 @@ by_key (gconstpointer x, gconstpointer y, gpointer data)
   int c = vertex_rank (a) - vertex_rank (b);
 
   if (c == 0)
-    c = text_order (a->address, b->address);
+    c = g_strcmp0 (a->address, b->address);
   if (c == 0)
-    c = text_order (a->name, b->name);
-  return c ? c : text_order (a->id, b->id);
+    c = g_strcmp0 (a->name, b->name);
+  return c ? c : g_strcmp0 (a->id, b->id);
 }
 
 /* Each vertex's place when @net's vertices are sorted by what they are,

@@ -586,20 +586,14 @@ emit_suggestion (const IdentitySuggestion *sg, GHashTable *info, StoreRowFunc fu
   return func (v, G_N_ELEMENTS (v), user_data);
 }
 
-static int
-text_order (const char *a, const char *b)
-{
-  return a == b ? 0 : a == NULL ? -1 : b == NULL ? 1 : strcmp (a, b);
-}
-
 /* Authors by primary address, then name, then id */
 static int
 by_author_key (const AuthorInfo *x, const AuthorInfo *y)
 {
-  int c = text_order (x->address, y->address);
+  int c = g_strcmp0 (x->address, y->address);
 
   if (c == 0)
-    c = text_order (x->name, y->name);
+    c = g_strcmp0 (x->name, y->name);
   return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
