@@ -118,17 +118,9 @@ write_pajek (const Network *net, FILE *out, GError **error)
   return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot write the graph", error);
 }
 
+/* Each vertex's degrees and strength; @g numbered by @pos */
 static gboolean
-weights_of (const Network *net, igraph_vector_t *w, GError **error)
-{
-  TRY (igraph_vector_init (w, net->edges->len), "cannot read weights");
-  for (guint i = 0; i < net->edges->len; i++)
-    VECTOR (*w)[i] = ((const NetEdge *) g_ptr_array_index (net->edges, i))->weight;
-  return TRUE;
-}
-
-static gboolean
-degrees (igraph_t *g, Network *net, const igraph_vector_t *w, GError **error)
+degrees (igraph_t *g, Network *net, const guint *pos, const igraph_vector_t *w, GError **error)
 {
   igraph_vector_t in, out, all;
 
@@ -145,16 +137,17 @@ degrees (igraph_t *g, Network *net, const igraph_vector_t *w, GError **error)
   for (guint i = 0; i < net->vertices->len; i++)
     {
       NetVertex *v = g_ptr_array_index (net->vertices, i);
-      v->in_degree = VECTOR (in)[i];
-      v->out_degree = VECTOR (out)[i];
-      v->strength = VECTOR (all)[i];
+      v->in_degree = VECTOR (in)[pos[i]];
+      v->out_degree = VECTOR (out)[pos[i]];
+      v->strength = VECTOR (all)[pos[i]];
     }
   igraph_vector_destroy (&in), igraph_vector_destroy (&out), igraph_vector_destroy (&all);
   return TRUE;
 }
 
+/* Each vertex's betweenness; @g numbered by @pos */
 static gboolean
-betweenness (igraph_t *g, Network *net, GraphStats *stats, GError **error)
+betweenness (igraph_t *g, Network *net, const guint *pos, GraphStats *stats, GError **error)
 {
   igraph_vector_t b;
   igraph_error_t err;
@@ -164,7 +157,7 @@ betweenness (igraph_t *g, Network *net, GraphStats *stats, GError **error)
   err = igraph_betweenness_cutoff (g, &b, igraph_vss_all (), net->directed, NULL,
                                    stats->betweenness_exact ? -1 : BETWEENNESS_CUTOFF);
   for (guint i = 0; err == IGRAPH_SUCCESS && i < net->vertices->len; i++)
-    ((NetVertex *) g_ptr_array_index (net->vertices, i))->betweenness = VECTOR (b)[i];
+    ((NetVertex *) g_ptr_array_index (net->vertices, i))->betweenness = VECTOR (b)[pos[i]];
   igraph_vector_destroy (&b);
   return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot compute betweenness", error);
 }
@@ -269,19 +262,66 @@ undirected_pairs (const Network *net, const guint *pos)
   return pairs;
 }
 
+/* Builds @g from @net with each vertex numbered by @pos and the edges
+ * sorted by their ends so numbered, their weights in @w (made here): what
+ * is computed on it does not depend on the order a database gives
+ * vertices and edges in, down to the last bit of a sum (betweenness adds
+ * up the shortest paths in the vertices' order: ITS's group network's
+ * top five, tied, came in another order from a catalog) */
+static gboolean
+build_by_key (igraph_t *g, const Network *net, const guint *pos, igraph_vector_t *w, GError **error)
+{
+  g_autoptr (GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (Pair), net->edges->len);
+  igraph_vector_int_t ends;
+  igraph_error_t err;
+
+  graph_init ();
+  for (guint i = 0; i < net->edges->len; i++)
+    {
+      const NetEdge *e = g_ptr_array_index (net->edges, i);
+      Pair p = { pos[e->from], pos[e->to], (double) e->weight };
+
+      if (!net->directed && p.a > p.b)
+        p = (Pair) { p.b, p.a, p.weight };
+      g_array_append_val (sorted, p);
+    }
+  g_array_sort (sorted, by_ends);
+  TRY (igraph_vector_int_init (&ends, 2 * (igraph_integer_t) sorted->len), "cannot build the graph");
+  if ((err = igraph_vector_init (w, sorted->len)) != IGRAPH_SUCCESS)
+    {
+      igraph_vector_int_destroy (&ends);
+      return graph_fail (err, "cannot build the graph", error);
+    }
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      const Pair *p = &g_array_index (sorted, Pair, i);
+
+      VECTOR (ends)[2 * i] = p->a;
+      VECTOR (ends)[2 * i + 1] = p->b;
+      VECTOR (*w)[i] = p->weight;
+    }
+  err = igraph_empty (g, net->vertices->len, net->directed);
+  if (err == IGRAPH_SUCCESS && (err = igraph_add_edges (g, &ends, NULL)) != IGRAPH_SUCCESS)
+    igraph_destroy (g);
+  igraph_vector_int_destroy (&ends);
+  if (err == IGRAPH_SUCCESS)
+    return TRUE;
+  igraph_vector_destroy (w);
+  return graph_fail (err, "cannot build the graph", error);
+}
+
 /* Louvain (multilevel) on the undirected projection.  The method visits
  * vertices in an order it draws at random, and what it finds depends on
  * that order and on the vertices' numbers: the vertices are numbered in
  * the order of their keys (key_positions()), not of the authors' ids,
  * which differ between one ingest, a shard, a catalog and a merge of the
- * same messages, and igraph's random numbers are seeded here, as for a
- * layout drawn before in the same process.  The same network then has
+ * same messages (the caller's @pos), and igraph's random numbers are
+ * seeded here, as for a layout drawn before in the same process.  The same network then has
  * the same communities however its database was made (twisted-python:
  * 293 communities from one ingest and 296 from a shard before). */
 static gboolean
-communities (const Network *net, GraphStats *stats, GError **error)
+communities (const Network *net, const guint *pos, GraphStats *stats, GError **error)
 {
-  g_autofree guint *pos = key_positions (net);
   g_autoptr (GArray) pairs = undirected_pairs (net, pos);
   igraph_t u;
   igraph_vector_int_t ends, membership;
@@ -332,34 +372,34 @@ communities (const Network *net, GraphStats *stats, GError **error)
  *
  * Computes the network's statistics and each vertex's degrees,
  * betweenness (unweighted: reply counts are not distances) and
- * community; sets net->has_metrics.
+ * community, on the graph numbered by the vertices' keys
+ * (key_positions(), build_by_key()); sets net->has_metrics.
  */
 static gboolean
 compute_metrics (Network *net, GraphStats *stats, GError **error)
 {
+  g_autofree guint *pos = key_positions (net);
   igraph_t g;
   igraph_vector_t w;
   igraph_real_t value;
-  gboolean ok, have_weights;
+  gboolean ok;
 
   memset (stats, 0, sizeof *stats);
-  if (!build (&g, net, FALSE, error))
+  if (!build_by_key (&g, net, pos, &w, error))
     return FALSE;
-  ok = have_weights = weights_of (net, &w, error);
   stats->vertices = net->vertices->len;
   stats->edges = net->edges->len;
   for (guint i = 0; i < net->edges->len; i++)
     stats->total_weight += ((const NetEdge *) g_ptr_array_index (net->edges, i))->weight;
-  if (ok && igraph_density (&g, &value, FALSE) == IGRAPH_SUCCESS)
+  if (igraph_density (&g, &value, FALSE) == IGRAPH_SUCCESS)
     stats->density = value;
-  if (ok && net->directed && igraph_reciprocity (&g, &value, TRUE, IGRAPH_RECIPROCITY_DEFAULT) == IGRAPH_SUCCESS)
+  if (net->directed && igraph_reciprocity (&g, &value, TRUE, IGRAPH_RECIPROCITY_DEFAULT) == IGRAPH_SUCCESS)
     stats->reciprocity = value;
-  ok = ok && components (&g, IGRAPH_WEAK, &stats->weak_components, &stats->largest_weak, error) &&
+  ok = components (&g, IGRAPH_WEAK, &stats->weak_components, &stats->largest_weak, error) &&
        components (&g, IGRAPH_STRONG, &stats->strong_components, &stats->largest_strong, error) &&
-       degrees (&g, net, &w, error) && betweenness (&g, net, stats, error) &&
-       communities (net, stats, error);
-  if (have_weights)
-    igraph_vector_destroy (&w);
+       degrees (&g, net, pos, &w, error) && betweenness (&g, net, pos, stats, error) &&
+       communities (net, pos, stats, error);
+  igraph_vector_destroy (&w);
   igraph_destroy (&g);
   net->has_metrics = ok;
   return ok;
