@@ -1,9 +1,11 @@
 """The habits of a good command-line tool: a manual page installed with
 the program and in step with it, bash and zsh completion read from deja's
 own help."""
+import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 
 import tap
@@ -422,6 +424,64 @@ def a_files_savepoint_is_journalled_in_memory():
     assert in_memory >= 1 and on_disk == 0, (in_memory, on_disk)
     # DEJA_SUBJOURNAL_FILE=1 leaves them to SQLite (for measuring): none kept by deja
     assert statement_journals(spool, DEJA_SUBJOURNAL_FILE="1") == (0, 0)
+
+
+def comma_locale():
+    """A locale whose decimal separator is a comma (de_DE.UTF-8), made in
+    the scratch directory with localedef, as LOCPATH and LC_ALL for a
+    child's environment; the test skips where Debian's locales is absent."""
+    path = tmp("locales")
+    if not os.path.isdir(os.path.join(path, "de_DE.UTF-8")):
+        if shutil.which("localedef") is None:
+            tap.skip("localedef is not installed (Debian: libc-bin)")
+        os.makedirs(path, exist_ok=True)
+        r = subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", os.path.join(path, "de_DE.UTF-8")],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            tap.skip("no German locale can be made here (Debian: locales): " + r.stderr.strip()[:200])
+    return {"LOCPATH": path, "LC_ALL": "de_DE.UTF-8"}
+
+
+@tap.test
+def machine_outputs_do_not_depend_on_the_locale():
+    """deja honours the user's locale (setlocale), and a German or French
+    one writes 0,72 for printf's %g: JSON, CSV and TSV, and what deja
+    stores, must read the same under it (the network's JSON did not)."""
+    env_de = comma_locale()
+    db = tmp("locale.db")
+    r = deja("ingest", "-q", "--db", db, os.path.join(SOURCE, "fixtures", "threads"))
+    assert r.returncode in (0, 1), r.stderr   # (its README.md is not an mbox)
+    runs = [["network", "--format", "json"], ["network", "--kind", "thread", "--format", "json"],
+            ["stats", "--format", "json"], ["groups", "--format", "json"], ["terms", "--format", "csv", "--top", "20"],
+            ["authors", "--roles", "--format", "tsv"], ["authors", "--suggest", "--format", "json", "--min-score", "1"],
+            ["export", "--format", "jsonl"]]
+
+    def run(args, extra):
+        env = dict(os.environ, DEJA_NO_PROGRESS="1", **extra)
+        env.pop("LANG", None), env.pop("LC_NUMERIC", None)
+        r = subprocess.run([DEJA, args[0], "--db", db] + args[1:], capture_output=True, text=True, env=env)
+        assert r.returncode == 0, (args, r.stderr)
+        return r.stdout
+
+    for args in runs:
+        plain, german = run(args, {"LC_ALL": "C"}), run(args, env_de)
+        assert german == plain, (args, german[:400], plain[:400])
+    # every vertex's measures, as CSV files
+    nodes = []
+    for name, extra in (("c", {"LC_ALL": "C"}), ("de", env_de)):
+        run(["network", "-q", "--with-metrics", "--format", "csv", "--out", tmp("locale-%s.csv" % name)], extra)
+        with open(tmp("locale-%s-nodes.csv" % name)) as f:
+            nodes.append(f.read())
+    assert nodes[0] == nodes[1], nodes
+    stats = json.loads(run(["network", "--format", "json"], env_de))
+    assert 0 < stats["reciprocity"] < 1 and 0 < stats["density"] < 1, stats
+    # and what deja stores: dedup's settings, read back by the next run
+    env = dict(os.environ, DEJA_NO_PROGRESS="1", **env_de)
+    r = subprocess.run([DEJA, "dedup", "-q", "--db", db, "--threshold", "0.85"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as c:
+        settings = c.execute("SELECT value FROM deja_state WHERE key = 'dedup'").fetchone()[0]
+    assert "threshold=0.85 " in settings, settings
 
 
 if __name__ == "__main__":

@@ -223,8 +223,13 @@ combine_value (RowValue *into, const RowValue *v)
   else if (!v->number || !into->number || strcmp (into->name, "author_id") == 0)
     return;   /* text, or an id: the first seen */
   else if (strpbrk (v->text, ".eE") || strpbrk (into->text, ".eE"))
-    replace_text (into, g_strdup_printf ("%.17g", g_ascii_strtod (into->text, NULL) +
-                                                  g_ascii_strtod (v->text, NULL)));
+    {
+      char sum[G_ASCII_DTOSTR_BUF_SIZE];   /* a '.' whatever the locale, as it was read */
+
+      replace_text (into, g_strdup (g_ascii_formatd (sum, sizeof sum, "%.17g",
+                                                     g_ascii_strtod (into->text, NULL) +
+                                                       g_ascii_strtod (v->text, NULL))));
+    }
   else
     replace_text (into, g_strdup_printf ("%" G_GINT64_FORMAT, g_ascii_strtoll (into->text, NULL, 10) +
                                                               g_ascii_strtoll (v->text, NULL, 10)));

@@ -363,6 +363,7 @@ save (Dedup *d, GError **error)
   /* root + 1 → 1 while its cluster has only exact copies, 2 after a near one */
   g_autoptr (GHashTable) exact_only = g_hash_table_new (NULL, NULL);
   g_autofree char *settings = NULL;
+  char threshold[G_ASCII_DTOSTR_BUF_SIZE];   /* with a '.' whatever the locale */
   Doc *docs = (Doc *) d->docs->data;
   GHashTableIter iter;
   gpointer key, value;
@@ -412,8 +413,9 @@ save (Dedup *d, GError **error)
       }
     }
   d->counts->paragraphs = paras->len;
-  settings = g_strdup_printf ("threshold=%g min_words=%u window_days=%" G_GINT64_FORMAT
-                              " bands=%u rows=%u shingle=%d", d->options->threshold,
+  settings = g_strdup_printf ("threshold=%s min_words=%u window_days=%" G_GINT64_FORMAT
+                              " bands=%u rows=%u shingle=%d",
+                              g_ascii_formatd (threshold, sizeof threshold, "%g", d->options->threshold),
                               d->options->min_words, d->options->window_days, d->bands, d->rows,
                               TEXT_SHINGLE_WORDS);
   return store_save_dedup (d->store, (const StoreNearDuplicate *) rows->data, rows->len,

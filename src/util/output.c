@@ -290,13 +290,17 @@ output_json_string (GString *out, const char *text)
  * output_json_number:
  *
  * @value as a JSON number, or null when it is not finite (JSON has no
- * NaN or infinity: the density of a network of one vertex).
+ * NaN or infinity: the density of a network of one vertex).  Written
+ * with a '.' whatever the locale: printf's "%g" wrote "0,72" under
+ * LC_NUMERIC=de_DE.UTF-8, which no JSON reader takes.
  */
 void
 output_json_number (GString *out, double value)
 {
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
   if (isfinite (value))
-    g_string_append_printf (out, "%.8g", value);
+    g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, "%.8g", value));
   else
     g_string_append (out, "null");
 }
