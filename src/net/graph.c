@@ -219,7 +219,7 @@ key_positions (const Network *net)
   return pos;
 }
 
-/* An edge of the undirected projection, its ends in key_positions() */
+/* An edge, its ends numbered by key_positions() */
 typedef struct {
   guint a, b;
   double weight;
@@ -233,10 +233,13 @@ by_ends (gconstpointer x, gconstpointer y)
   return p->a != q->a ? (p->a < q->a ? -1 : 1) : p->b != q->b ? (p->b < q->b ? -1 : 1) : 0;
 }
 
-/* The undirected projection of @net, its edges sorted by their ends:
- * reply counts in both directions between two vertices add up */
+/* @net's edges, their ends numbered by @pos, sorted by them; @undirected:
+ * each edge from its lower end, the two directions between two vertices
+ * one edge whose weights add up (reply counts in both directions: the
+ * projection Louvain works on; an undirected network's edges are each
+ * once already) */
 static GArray *
-undirected_pairs (const Network *net, const guint *pos)
+pairs_by_key (const Network *net, const guint *pos, gboolean undirected)
 {
   GArray *pairs = g_array_sized_new (FALSE, FALSE, sizeof (Pair), net->edges->len);
   guint kept = 0;
@@ -244,12 +247,14 @@ undirected_pairs (const Network *net, const guint *pos)
   for (guint i = 0; i < net->edges->len; i++)
     {
       const NetEdge *e = g_ptr_array_index (net->edges, i);
-      Pair p = { MIN (pos[e->from], pos[e->to]), MAX (pos[e->from], pos[e->to]), (double) e->weight };
+      Pair p = { pos[e->from], pos[e->to], (double) e->weight };
 
+      if (undirected && p.a > p.b)
+        p = (Pair) { p.b, p.a, p.weight };
       g_array_append_val (pairs, p);
     }
   g_array_sort (pairs, by_ends);
-  for (guint i = 0; i < pairs->len; i++)
+  for (guint i = 0; undirected && i < pairs->len; i++)
     {
       Pair *p = &g_array_index (pairs, Pair, i);
 
@@ -258,49 +263,40 @@ undirected_pairs (const Network *net, const guint *pos)
       else
         g_array_index (pairs, Pair, kept++) = *p;
     }
-  g_array_set_size (pairs, kept);
+  if (undirected)
+    g_array_set_size (pairs, kept);
   return pairs;
 }
 
-/* Builds @g from @net with each vertex numbered by @pos and the edges
- * sorted by their ends so numbered, their weights in @w (made here): what
- * is computed on it does not depend on the order a database gives
- * vertices and edges in, down to the last bit of a sum (betweenness adds
- * up the shortest paths in the vertices' order: ITS's group network's
- * top five, tied, came in another order from a catalog) */
+/* Builds @g, of @n vertices, with the edges @pairs (pairs_by_key()) in
+ * their order, their weights in @w (made here).  What is computed on it
+ * does not depend on the order a database gives vertices and edges in,
+ * down to the last bit of a sum (betweenness adds up the shortest paths
+ * in the vertices' order: ITS's group network's top five, tied, came in
+ * another order from a catalog) */
 static gboolean
-build_by_key (igraph_t *g, const Network *net, const guint *pos, igraph_vector_t *w, GError **error)
+graph_of_pairs (igraph_t *g, guint n, gboolean directed, const GArray *pairs, igraph_vector_t *w,
+                GError **error)
 {
-  g_autoptr (GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (Pair), net->edges->len);
   igraph_vector_int_t ends;
   igraph_error_t err;
 
   graph_init ();
-  for (guint i = 0; i < net->edges->len; i++)
-    {
-      const NetEdge *e = g_ptr_array_index (net->edges, i);
-      Pair p = { pos[e->from], pos[e->to], (double) e->weight };
-
-      if (!net->directed && p.a > p.b)
-        p = (Pair) { p.b, p.a, p.weight };
-      g_array_append_val (sorted, p);
-    }
-  g_array_sort (sorted, by_ends);
-  TRY (igraph_vector_int_init (&ends, 2 * (igraph_integer_t) sorted->len), "cannot build the graph");
-  if ((err = igraph_vector_init (w, sorted->len)) != IGRAPH_SUCCESS)
+  TRY (igraph_vector_int_init (&ends, 2 * (igraph_integer_t) pairs->len), "cannot build the graph");
+  if ((err = igraph_vector_init (w, pairs->len)) != IGRAPH_SUCCESS)
     {
       igraph_vector_int_destroy (&ends);
       return graph_fail (err, "cannot build the graph", error);
     }
-  for (guint i = 0; i < sorted->len; i++)
+  for (guint i = 0; i < pairs->len; i++)
     {
-      const Pair *p = &g_array_index (sorted, Pair, i);
+      const Pair *p = &g_array_index (pairs, Pair, i);
 
       VECTOR (ends)[2 * i] = p->a;
       VECTOR (ends)[2 * i + 1] = p->b;
       VECTOR (*w)[i] = p->weight;
     }
-  err = igraph_empty (g, net->vertices->len, net->directed);
+  err = igraph_empty (g, n, directed);
   if (err == IGRAPH_SUCCESS && (err = igraph_add_edges (g, &ends, NULL)) != IGRAPH_SUCCESS)
     igraph_destroy (g);
   igraph_vector_int_destroy (&ends);
@@ -313,41 +309,28 @@ build_by_key (igraph_t *g, const Network *net, const guint *pos, igraph_vector_t
 /* Louvain (multilevel) on the undirected projection.  The method visits
  * vertices in an order it draws at random, and what it finds depends on
  * that order and on the vertices' numbers: the vertices are numbered in
- * the order of their keys (key_positions()), not of the authors' ids,
- * which differ between one ingest, a shard, a catalog and a merge of the
- * same messages (the caller's @pos), and igraph's random numbers are
- * seeded here, as for a layout drawn before in the same process.  The same network then has
- * the same communities however its database was made (twisted-python:
- * 293 communities from one ingest and 296 from a shard before). */
+ * the order of their keys (the caller's @pos, key_positions()), not of
+ * the authors' ids, which differ between one ingest, a shard, a catalog
+ * and a merge of the same messages, and igraph's random numbers are
+ * seeded here, as for a layout drawn before in the same process.  The
+ * same network then has the same communities however its database was
+ * made (twisted-python: 293 communities from one ingest and 296 from a
+ * shard before). */
 static gboolean
 communities (const Network *net, const guint *pos, GraphStats *stats, GError **error)
 {
-  g_autoptr (GArray) pairs = undirected_pairs (net, pos);
+  g_autoptr (GArray) pairs = pairs_by_key (net, pos, TRUE);
   igraph_t u;
-  igraph_vector_int_t ends, membership;
+  igraph_vector_int_t membership;
   igraph_vector_t w;
-  igraph_error_t err;
-  gboolean made;
+  igraph_error_t err = IGRAPH_SUCCESS;
 
-  graph_init ();
-  TRY (igraph_vector_int_init (&ends, 2 * (igraph_integer_t) pairs->len), "cannot detect communities");
-  igraph_vector_init (&w, pairs->len);
+  if (!graph_of_pairs (&u, net->vertices->len, FALSE, pairs, &w, error))
+    return FALSE;
   igraph_vector_int_init (&membership, 0);
-  for (guint i = 0; i < pairs->len; i++)
-    {
-      const Pair *p = &g_array_index (pairs, Pair, i);
-
-      VECTOR (ends)[2 * i] = p->a;
-      VECTOR (ends)[2 * i + 1] = p->b;
-      VECTOR (w)[i] = p->weight;
-    }
-  made = (err = igraph_empty (&u, net->vertices->len, IGRAPH_UNDIRECTED)) == IGRAPH_SUCCESS;
-  if (made && (err = igraph_add_edges (&u, &ends, NULL)) == IGRAPH_SUCCESS && pairs->len > 0)
-    {
-      if ((err = igraph_rng_seed (igraph_rng_default (), GRAPH_SEED)) == IGRAPH_SUCCESS &&
-          (err = igraph_community_multilevel (&u, &w, 1.0, &membership, NULL, NULL)) == IGRAPH_SUCCESS)
-        err = igraph_modularity (&u, &membership, &w, 1.0, FALSE, &stats->modularity);
-    }
+  if (pairs->len > 0 && (err = igraph_rng_seed (igraph_rng_default (), GRAPH_SEED)) == IGRAPH_SUCCESS &&
+      (err = igraph_community_multilevel (&u, &w, 1.0, &membership, NULL, NULL)) == IGRAPH_SUCCESS)
+    err = igraph_modularity (&u, &membership, &w, 1.0, FALSE, &stats->modularity);
   /* an edgeless network: every vertex is a community of its own, and
    * modularity (a share of the edges' weight) is undefined */
   if (err == IGRAPH_SUCCESS && pairs->len == 0)
@@ -359,11 +342,9 @@ communities (const Network *net, const guint *pos, GraphStats *stats, GError **e
         ((NetVertex *) g_ptr_array_index (net->vertices, i))->community =
           pairs->len > 0 ? VECTOR (membership)[pos[i]] : (gint64) pos[i];
     }
-  if (made)
-    igraph_destroy (&u);
+  igraph_destroy (&u);
   igraph_vector_destroy (&w);
   igraph_vector_int_destroy (&membership);
-  igraph_vector_int_destroy (&ends);
   return err == IGRAPH_SUCCESS ? TRUE : graph_fail (err, "cannot detect communities", error);
 }
 
@@ -373,19 +354,20 @@ communities (const Network *net, const guint *pos, GraphStats *stats, GError **e
  * Computes the network's statistics and each vertex's degrees,
  * betweenness (unweighted: reply counts are not distances) and
  * community, on the graph numbered by the vertices' keys
- * (key_positions(), build_by_key()); sets net->has_metrics.
+ * (key_positions(), pairs_by_key()); sets net->has_metrics.
  */
 static gboolean
 compute_metrics (Network *net, GraphStats *stats, GError **error)
 {
   g_autofree guint *pos = key_positions (net);
+  g_autoptr (GArray) pairs = pairs_by_key (net, pos, !net->directed);
   igraph_t g;
   igraph_vector_t w;
   igraph_real_t value;
   gboolean ok;
 
   memset (stats, 0, sizeof *stats);
-  if (!build_by_key (&g, net, pos, &w, error))
+  if (!graph_of_pairs (&g, net->vertices->len, net->directed, pairs, &w, error))
     return FALSE;
   stats->vertices = net->vertices->len;
   stats->edges = net->edges->len;
