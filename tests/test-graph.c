@@ -19,17 +19,6 @@
 #define PEOPLE 150
 #define CIRCLES 6
 
-static void
-vertex_free (gpointer data)
-{
-  NetVertex *v = data;
-
-  g_free (v->id);
-  g_free (v->address);
-  g_free (v->name);
-  g_free (v);
-}
-
 /* Replies among PEOPLE people: mostly within their circle, some across,
  * with weights; the same for the same @seed. */
 typedef struct {
@@ -62,12 +51,8 @@ replies_of (guint32 seed)
 static Network *
 network_of (const GArray *replies, const guint *place, const gint64 *ids, gboolean reversed)
 {
-  Network *net = g_new0 (Network, 1);
+  Network *net = network_new (NETWORK_REPLY);
 
-  net->kind = NETWORK_REPLY;
-  net->directed = TRUE;
-  net->vertices = g_ptr_array_new_with_free_func (vertex_free);
-  net->edges = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_set_size (net->vertices, PEOPLE);
   for (guint p = 0; p < PEOPLE; p++)
     {

@@ -459,6 +459,25 @@ drop_light_edges (Network *net, gint64 min_weight)
 }
 
 /**
+ * network_new:
+ *
+ * Returns: (transfer full): an empty network of @kind (directed as that
+ *   kind is), whose vertices and edges network_free() frees
+ */
+Network *
+network_new (NetworkKind kind)
+{
+  Network *net = g_new0 (Network, 1);
+
+  net->kind = kind;
+  net->directed = kind == NETWORK_REPLY || kind == NETWORK_SITE || kind == NETWORK_LINK ||
+                  kind == NETWORK_LINK_MESSAGE;
+  net->vertices = g_ptr_array_new_with_free_func ((GDestroyNotify) vertex_free);
+  net->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) edge_free);
+  return net;
+}
+
+/**
  * network_load:
  *
  * Reads and aggregates the network @options describe.
@@ -466,18 +485,13 @@ drop_light_edges (Network *net, gint64 min_weight)
 Network *
 network_load (Store *store, const NetworkOptions *options, GError **error)
 {
-  g_autoptr (Network) net = g_new0 (Network, 1);
+  g_autoptr (Network) net = network_new (options->kind);
   Builder b = { .net = net, .vertex_of = g_hash_table_new (g_str_hash, g_str_equal),
                 .edge_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
                 .options = options, .thread = -1,
                 .thread_authors = g_array_new (FALSE, FALSE, sizeof (guint)) };
   gboolean ok;
 
-  net->kind = options->kind;
-  net->directed = options->kind == NETWORK_REPLY || options->kind == NETWORK_SITE ||
-                  options->kind == NETWORK_LINK || options->kind == NETWORK_LINK_MESSAGE;
-  net->vertices = g_ptr_array_new_with_free_func ((GDestroyNotify) vertex_free);
-  net->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) edge_free);
   if (options->kind == NETWORK_CROSSPOST)
     {
       ok = store_network_rows (store, STORE_NET_GROUP_NODES, &options->filter, add_group_node, &b, error) &&

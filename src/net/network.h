@@ -61,6 +61,7 @@ typedef struct {
   gboolean self_loops;
 } NetworkOptions;
 
+Network *network_new (NetworkKind kind);
 Network *network_load (Store *store, const NetworkOptions *options, GError **error);
 void network_free (Network *network);
 const char *network_kind_name (NetworkKind kind);
