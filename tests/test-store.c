@@ -51,9 +51,11 @@ static void
 break_with (Fixture *f, const char *sql)
 {
   sqlite3 *db;
+  char *message = NULL;
 
   g_assert_cmpint (sqlite3_open (f->path, &db), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_exec (db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_exec (db, sql, NULL, NULL, &message);
+  g_assert_cmpstr (message, ==, NULL);   /* SQLite's reason, when it failed */
   sqlite3_close (db);
 }
 
@@ -1122,6 +1124,109 @@ test_stats_copy (Fixture *f, gconstpointer data)
   store_stats_end (f->store);
 }
 
+static char *
+authors_dump (Store *store)
+{
+  g_autoptr (GError) error = NULL;
+  GString *out = g_string_new (NULL);
+
+  g_assert_true (store_authors (store, STORE_AUTHORS_LIST, 0, dump_row, out, &error));
+  g_assert_no_error (error);
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+dump_reply_starter (const StoreNetRow *row, gpointer data)
+{
+  g_string_append_printf (data, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "\n", row->author,
+                          row->other, row->thread);
+  return TRUE;
+}
+
+static char *
+reply_starters_dump (Store *store)
+{
+  g_autoptr (GError) error = NULL;
+  GString *out = g_string_new (NULL);
+  StoreFilter all = { 0 };
+
+  g_assert_true (store_network_rows (store, STORE_NET_REPLY_STARTERS, &all, dump_reply_starter, out, &error));
+  g_assert_no_error (error);
+  return g_string_free (out, FALSE);
+}
+
+/* The authors' list and the roles' replies read a copy of the columns of
+ * messages they need (store-authors.c): the same rows as of the table
+ * itself, duplicates left out, values of a stranger's types included;
+ * where the copy cannot be made, the table is read, with the same rows */
+static void
+test_authors_copy (Fixture *f, gconstpointer data)
+{
+  g_autofree char *copied = NULL, *uncopied = NULL, *starters = NULL, *starters_uncopied = NULL;
+  gboolean replaced;
+  sqlite3 *db;
+  int n = 0;
+
+  store_one_file (f, "/a.mbox", "abc", &replaced);
+  break_with (f, "INSERT INTO authors (id, name, address, messages, first_date, last_date) VALUES"
+                 " (7, 'Ann', 'ann@x', 4, '2001-01-01', '2001-03-01'), (8, 'Bob', 'bob@x', 1, '2001-01-02', '2001-01-02'),"
+                 " (9, 'Cy', 'cy@x', 1, '2001-01-03', '2001-01-03');"
+                 "INSERT INTO author_addresses (address, author_id, name, messages) VALUES"
+                 " ('ann@x', 7, 'Ann', 4), ('bob@x', 8, 'Bob', 1), ('cy@x', 9, 'Cy', 1);"
+                 "INSERT INTO newsgroups (id, name) VALUES (50, 'comp.a'), (51, 'comp.b');"
+                 /* a thread: Ann starts it, Bob answers, Ann and Cy answer Bob; a copy
+                  * of Bob's answer, Bob's again (left out); a reply of no author */
+                 "INSERT INTO messages (id, file_id, byte_offset, byte_length, line_no, body, author_id,"
+                 " thread_id, parent_id, duplicate_of, lang)"
+                 " SELECT 101, id, 101, 1, 1, 'b', 7, 101, NULL, NULL, 'en' FROM files UNION ALL"
+                 " SELECT 102, id, 102, 1, 1, 'b', 8, 101, 101, NULL, 'en' FROM files UNION ALL"
+                 " SELECT 103, id, 103, 1, 1, 'b', 7, 101, 102, NULL, 'de' FROM files UNION ALL"
+                 " SELECT 104, id, 104, 1, 1, 'b', 8, 101, 101, 102, 'en' FROM files UNION ALL"
+                 " SELECT 105, id, 105, 1, 1, 'b', 9, 101, 102, NULL, 'und' FROM files UNION ALL"
+                 " SELECT 106, id, 106, 1, 1, 'b', NULL, 101, 103, NULL, 'en' FROM files UNION ALL"
+                 /* a stranger's types: a thread id of text, a parent of a real, a language of a number */
+                 " SELECT 107, id, 107, 1, 1, 'b', 7, 'x1', 2.5, NULL, 42 FROM files;"
+                 "INSERT INTO message_newsgroups (message_id, newsgroup_id) VALUES"
+                 " (101, 50), (102, 50), (102, 51), (103, 51), (104, 50), (105, 50)");
+  copied = authors_dump (f->store);
+  starters = reply_starters_dump (f->store);
+  /* nothing of the copy is left */
+  g_assert_cmpint (sqlite3_exec (f->store->db, "SELECT 1 FROM temp.deja_author_rows", NULL, NULL, NULL), ==,
+                   SQLITE_ERROR);
+  /* Ann: started the thread, answered Bob, answered by Bob and by no
+   * author; Bob: answered Ann once (his copy left out), answered by Ann
+   * and Cy; Cy answered Bob */
+  g_assert_nonnull (strstr (copied, "author_id=7# name=Ann address=ann@x addresses=1# messages=4# threads_started=1#"
+                                    " replies_given=1# replies_received=2#"));
+  g_assert_nonnull (strstr (copied, "author_id=8# name=Bob address=bob@x addresses=1# messages=1# threads_started=0#"
+                                    " replies_given=1# replies_received=2#"));
+  g_assert_nonnull (strstr (copied, "active_days=60# newsgroups=2# languages=42 1, de 1, en 1 "));
+  g_assert_nonnull (strstr (copied, "active_days=1# newsgroups=2# languages=en 1 "));
+  g_assert_nonnull (strstr (copied, "author_id=9# name=Cy address=cy@x addresses=1# messages=1# threads_started=0#"
+                                    " replies_given=1# replies_received=0#"));
+  g_assert_cmpstr (starters, ==, "8 7 7\n7 8 7\n9 8 7\n");
+  /* no copy made (here: a view of its name is in the way): the table is
+   * read, with the same rows */
+  g_assert_cmpint (sqlite3_exec (f->store->db, "CREATE TEMP VIEW deja_author_rows AS SELECT 1 AS id",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  uncopied = authors_dump (f->store);
+  starters_uncopied = reply_starters_dump (f->store);
+  g_assert_cmpstr (uncopied, ==, copied);
+  g_assert_cmpstr (starters_uncopied, ==, starters);
+  g_assert_cmpint (sqlite3_exec (f->store->db, "DROP VIEW temp.deja_author_rows", NULL, NULL, NULL), ==, SQLITE_OK);
+  /* and no savepoint is left open: another connection writes */
+  g_assert_cmpint (sqlite3_open (f->path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "UPDATE authors SET name = 'Anne' WHERE id = 7", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  sqlite3_close (db);
+  g_free (copied);
+  copied = authors_dump (f->store);
+  g_assert_nonnull (strstr (copied, "name=Anne"));
+  for (const char *at = copied; (at = strstr (at, "author_id=")); at++)
+    n++;
+  g_assert_cmpint (n, ==, 4);   /* and the stored file's one */
+}
+
 static gboolean
 dump_sender (const StoreSenderRow *r, gpointer data)
 {
@@ -1358,6 +1463,7 @@ main (int argc, char **argv)
   ADD ("never-ingested-is-not-a-failure", test_never_ingested_is_not_a_failure);
   ADD ("new-database-as-migrated", test_new_database_as_migrated);
   ADD ("stats-copy", test_stats_copy);
+  ADD ("authors-copy", test_authors_copy);
   ADD ("sender-groups", test_sender_groups);
   ADD ("a-file-round-trip", test_a_file_round_trip);
   ADD ("a-path-stored-again-replaces-its-rows", test_a_path_stored_again_replaces_its_rows);

@@ -860,41 +860,61 @@ store_author_address (Store *store, const char *ref, char **address, GError **er
 
 /* ---- reading ---- */
 
+/* The columns of messages the list of authors reads (every one
+ * AUTHORS_LIST_SQL reads of it), copied once into a TEMP table and read
+ * there: the list reads messages four times and looks each reply's
+ * parent up twice.  Of one database, each reading went through the
+ * table's pages with every message's text (realistic 1 GiB: 2.5 s, 2.0-2.2
+ * s so); of a catalog, each lookup is a question to a shard (its 64
+ * shards: 4.8 s, 2.5-2.6 s so).  Declared as messages declares them, so that
+ * each value is the one messages holds (INTEGER affinity given again
+ * changes nothing), and so that SQLite indexes the joins on author_id as
+ * it does on messages. */
+static const char author_rows_copy_sql[] =
+  "DROP TABLE IF EXISTS " STORE_AUTHOR_ROWS_COPY ";"
+  "CREATE TEMP TABLE deja_author_rows (id INTEGER PRIMARY KEY, thread_id INTEGER, parent_id INTEGER,"
+  " duplicate_of INTEGER, author_id INTEGER, lang TEXT);"
+  "INSERT INTO " STORE_AUTHOR_ROWS_COPY
+  " SELECT id, thread_id, parent_id, duplicate_of, author_id, lang FROM messages ORDER BY id";
+
+/* The list of authors, of messages (MESSAGES "messages", SCAN "NOT
+ * INDEXED": every aggregate reads messages in rowid order, CROSS JOIN:
+ * through messages_author it re-read each page once per message on it,
+ * bench/README.md, sixth session) or of the copy above */
+#define AUTHORS_LIST_SQL(MESSAGES, SCAN) \
+    "SELECT a.id AS author_id, a.name, a.address," \
+    " (SELECT count(*) FROM author_addresses aa WHERE aa.author_id = a.id) AS addresses," \
+    " a.messages, coalesce(s.threads_started, 0) AS threads_started," \
+    " coalesce(s.replies_given, 0) AS replies_given," \
+    " coalesce(r.replies_received, 0) AS replies_received," \
+    " a.first_date, a.last_date," \
+    " CAST(julianday(substr(a.last_date, 1, 10)) - julianday(substr(a.first_date, 1, 10)) AS INTEGER) + 1" \
+    "   AS active_days," \
+    " coalesce(g.newsgroups, 0) AS newsgroups," \
+    " l.languages, a.shared_address" \
+    " FROM authors a" \
+    " LEFT JOIN (SELECT m.author_id, sum(m.id = m.thread_id) AS threads_started," \
+    "   sum(p.id IS NOT NULL AND p.author_id IS NOT m.author_id) AS replies_given" \
+    "   FROM " MESSAGES " m " SCAN " LEFT JOIN " MESSAGES " p ON p.id = m.parent_id" \
+    "   WHERE m.duplicate_of IS NULL GROUP BY m.author_id) s ON s.author_id = a.id" \
+    " LEFT JOIN (SELECT p.author_id, count(*) AS replies_received" \
+    "   FROM " MESSAGES " m " SCAN " CROSS JOIN " MESSAGES " p ON p.id = m.parent_id" \
+    "   WHERE m.duplicate_of IS NULL AND m.author_id IS NOT p.author_id GROUP BY p.author_id) r" \
+    "   ON r.author_id = a.id" \
+    " LEFT JOIN (SELECT m.author_id, count(DISTINCT mg.newsgroup_id) AS newsgroups" \
+    "   FROM " MESSAGES " m " SCAN " CROSS JOIN message_newsgroups mg ON mg.message_id = m.id" \
+    "   WHERE m.duplicate_of IS NULL GROUP BY m.author_id) g ON g.author_id = a.id" \
+    /* the author's languages, most messages first: "en 120, de 3" */ \
+    " LEFT JOIN (SELECT author_id, group_concat(lang || ' ' || n, ', ') AS languages" \
+    "   FROM (SELECT author_id, lang, count(*) AS n FROM " MESSAGES " " SCAN \
+    "     WHERE duplicate_of IS NULL AND lang IS NOT NULL AND lang <> 'und'" \
+    "     GROUP BY author_id, lang ORDER BY author_id, n DESC, lang)" \
+    "   GROUP BY author_id) l ON l.author_id = a.id" \
+    " WHERE a.messages >= ?1" \
+    " ORDER BY a.messages DESC, a.address, a.name, a.id"
+
 static const char *const authors_sql[] = {
-  [STORE_AUTHORS_LIST] =
-    "SELECT a.id AS author_id, a.name, a.address,"
-    " (SELECT count(*) FROM author_addresses aa WHERE aa.author_id = a.id) AS addresses,"
-    " a.messages, coalesce(s.threads_started, 0) AS threads_started,"
-    " coalesce(s.replies_given, 0) AS replies_given,"
-    " coalesce(r.replies_received, 0) AS replies_received,"
-    " a.first_date, a.last_date,"
-    " CAST(julianday(substr(a.last_date, 1, 10)) - julianday(substr(a.first_date, 1, 10)) AS INTEGER) + 1"
-    "   AS active_days,"
-    " coalesce(g.newsgroups, 0) AS newsgroups,"
-    " l.languages, a.shared_address"
-    " FROM authors a"
-    /* Every aggregate reads messages in rowid order (NOT INDEXED, CROSS
-     * JOIN): through messages_author it re-read each page once per message
-     * on it (bench/README.md, sixth session) */
-    " LEFT JOIN (SELECT m.author_id, sum(m.id = m.thread_id) AS threads_started,"
-    "   sum(p.id IS NOT NULL AND p.author_id IS NOT m.author_id) AS replies_given"
-    "   FROM messages m NOT INDEXED LEFT JOIN messages p ON p.id = m.parent_id"
-    "   WHERE m.duplicate_of IS NULL GROUP BY m.author_id) s ON s.author_id = a.id"
-    " LEFT JOIN (SELECT p.author_id, count(*) AS replies_received"
-    "   FROM messages m NOT INDEXED CROSS JOIN messages p ON p.id = m.parent_id"
-    "   WHERE m.duplicate_of IS NULL AND m.author_id IS NOT p.author_id GROUP BY p.author_id) r"
-    "   ON r.author_id = a.id"
-    " LEFT JOIN (SELECT m.author_id, count(DISTINCT mg.newsgroup_id) AS newsgroups"
-    "   FROM messages m NOT INDEXED CROSS JOIN message_newsgroups mg ON mg.message_id = m.id"
-    "   WHERE m.duplicate_of IS NULL GROUP BY m.author_id) g ON g.author_id = a.id"
-    /* the author's languages, most messages first: "en 120, de 3" */
-    " LEFT JOIN (SELECT author_id, group_concat(lang || ' ' || n, ', ') AS languages"
-    "   FROM (SELECT author_id, lang, count(*) AS n FROM messages NOT INDEXED"
-    "     WHERE duplicate_of IS NULL AND lang IS NOT NULL AND lang <> 'und'"
-    "     GROUP BY author_id, lang ORDER BY author_id, n DESC, lang)"
-    "   GROUP BY author_id) l ON l.author_id = a.id"
-    " WHERE a.messages >= ?1"
-    " ORDER BY a.messages DESC, a.address, a.name, a.id",
+  [STORE_AUTHORS_LIST] = AUTHORS_LIST_SQL ("messages", "NOT INDEXED"),
   [STORE_AUTHORS_ADDRESSES] =
     "SELECT aa.author_id, aa.address, aa.name, aa.messages, a.address AS primary_address"
     " FROM author_addresses aa"
@@ -905,23 +925,66 @@ static const char *const authors_sql[] = {
     " WHERE ?1 IS NOT NULL ORDER BY decided_at, address, other",
 };
 
+static const char authors_list_of_copy_sql[] = AUTHORS_LIST_SQL (STORE_AUTHOR_ROWS_COPY, "");
+
+/* Makes the copy (author_rows_copy_sql) in a savepoint that the query
+ * reading it runs in too, so that both read the database as it was when
+ * the copy was made, as the one statement did (another deja may commit
+ * meanwhile); _store_author_rows_drop() ends it.  FALSE where the copy
+ * cannot be made: the query reads messages instead. */
+gboolean
+_store_author_rows_copy (Store *store)
+{
+  if (sqlite3_exec (store->db, "SAVEPOINT deja_author_rows", NULL, NULL, NULL) != SQLITE_OK)
+    return FALSE;
+  if (sqlite3_exec (store->db, author_rows_copy_sql, NULL, NULL, NULL) == SQLITE_OK)
+    return TRUE;
+  g_debug ("authors read messages itself: no copy (%s)", sqlite3_errmsg (store->db));
+  sqlite3_exec (store->db, "ROLLBACK TO deja_author_rows; RELEASE deja_author_rows", NULL, NULL, NULL);
+  return FALSE;
+}
+
+/* Drops the copy _store_author_rows_copy() made, and ends its savepoint */
+void
+_store_author_rows_drop (Store *store)
+{
+  sqlite3_exec (store->db, "DROP TABLE IF EXISTS " STORE_AUTHOR_ROWS_COPY, NULL, NULL, NULL);
+  sqlite3_exec (store->db, "RELEASE deja_author_rows", NULL, NULL, NULL);
+}
+
 /**
  * store_authors:
  * @min_messages: LIST and ADDRESSES: leave out authors with fewer
  *   distinct messages
+ *
+ * LIST reads a copy of the columns of messages it needs, made for it and
+ * dropped after; where the copy cannot be made (no temporary file may be
+ * written, say), it reads messages itself, as slowly as before: the rows
+ * are the same.
  */
 gboolean
 store_authors (Store *store, StoreAuthors what, gint64 min_messages, StoreRowFunc func,
                gpointer user_data, GError **error)
 {
+  const char *sql;
   sqlite3_stmt *stmt;
+  gboolean copy = FALSE, ok;
   int rc;
 
   g_return_val_if_fail (what < G_N_ELEMENTS (authors_sql), FALSE);
-  if ((rc = sqlite3_prepare_v2 (store->db, authors_sql[what], -1, &stmt, NULL)) != SQLITE_OK)
-    return _store_fail (store, rc, "cannot read authors", error);
-  sqlite3_bind_int64 (stmt, 1, min_messages);
-  return _store_run_rows (store, stmt, func, user_data, "cannot read authors", error);
+  sql = authors_sql[what];
+  if (what == STORE_AUTHORS_LIST && (copy = _store_author_rows_copy (store)))
+    sql = authors_list_of_copy_sql;
+  if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
+    ok = _store_fail (store, rc, "cannot read authors", error);
+  else
+    {
+      sqlite3_bind_int64 (stmt, 1, min_messages);
+      ok = _store_run_rows (store, stmt, func, user_data, "cannot read authors", error);
+    }
+  if (copy)
+    _store_author_rows_drop (store);
+  return ok;
 }
 
 /* ---- suggestions ---- */

@@ -359,6 +359,12 @@ char *_store_schema_index_sql (const char *name);
 gboolean _store_int_array_get (const char *json, gsize len, gint64 index, gint64 *count,
                                gint64 *value);
 void _store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text);
+/* The columns of messages the authors' list and roles read, copied into
+ * a TEMP table (store-authors.c): id, thread_id, parent_id,
+ * duplicate_of, author_id, lang */
+#define STORE_AUTHOR_ROWS_COPY "temp.deja_author_rows"
+gboolean _store_author_rows_copy (Store *store);
+void _store_author_rows_drop (Store *store);
 gboolean _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer user_data,
                           const char *what, GError **error);
 
