@@ -693,6 +693,37 @@ def an_address_one_shard_shares_is_shared_in_the_set():
 
 
 @tap.test
+def usenet_groups_of_a_set_are_one_ingests():
+    """deja groups of Usenet articles cut into two shards: the moderated,
+    the followed-up elsewhere, the control messages and the cancelled
+    ones counted as one ingest counts them (a catalog looks the articles'
+    headers up in a copy of its own, store-groups.c)."""
+    folder = tmp("usenet-set")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    with open(os.path.join(FIXTURES, "society", "usenet.mbox"), "rb") as f:
+        text = f.read()
+    starts = [m.start() for m in re.finditer(rb"^From ", text, re.M)]
+    cut = starts[len(starts) // 2]
+    one, shards = fresh_db("usenet-one.db"), []
+    for i, part in enumerate((text[:cut], text[cut:])):
+        mbox, db = os.path.join(folder, "part-%d.mbox" % i), os.path.join(folder, "shard-%d.db" % i)
+        with open(mbox, "wb") as f:
+            f.write(part)
+        ok("ingest", "-q", "--db", db, "--shard", str(i + 1), mbox)
+        shards.append(db)
+    ok("ingest", "-q", "--db", one, *[os.path.join(folder, "part-%d.mbox" % i) for i in range(2)])
+    catalog = os.path.join(folder, "catalog.db")
+    ok("catalog", "-q", "--db", catalog, *shards)
+    for by in ("year", "month"):
+        want, got = (ok("groups", "--db", db, "--by", by, "--format", "json").stdout for db in (one, catalog))
+        assert got == want, (by, got, want)
+    rows = json.loads(want)
+    for column in ("approved", "followups_elsewhere", "cancelled", "control_messages", "cancels"):
+        assert sum(r[column] for r in rows) > 0, (column, rows)
+
+
+@tap.test
 def a_shard_that_is_not_a_database_is_named():
     folder = tmp("junk-shard")
     os.makedirs(folder, exist_ok=True)

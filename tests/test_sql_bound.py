@@ -33,7 +33,8 @@ ALLOWED_SQL_ARGS = {
     "mode_sql[by_subject != FALSE]",  # store-thread.c: a static table of literals
     "stats_sql[store->stats_copy][query]", "stats_copy_sql",  # store-query.c: static literals
     "authors_sql[what]",  # store-authors.c: a static table of literals
-    "author_rows_copy_sql",  # store-authors.c: one static literal
+    "drop_sql",         # store-query.c _store_copy_end (and copy_sql, _begin): static literals of their callers
+    "group_posts_sql[copy]",  # store-groups.c: a static table of literals
     "sqls[i]",          # store-authors.c: static literals chosen by the decision
     "dedup_sql[what]",  # store-dedup.c: a static table of literals
     "sql[copies != FALSE]",  # store.c (store_text_to_analyse): a static table of literals

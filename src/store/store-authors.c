@@ -927,29 +927,16 @@ static const char *const authors_sql[] = {
 
 static const char authors_list_of_copy_sql[] = AUTHORS_LIST_SQL (STORE_AUTHOR_ROWS_COPY, "");
 
-/* Makes the copy (author_rows_copy_sql) in a savepoint that the query
- * reading it runs in too, so that both read the database as it was when
- * the copy was made, as the one statement did (another deja may commit
- * meanwhile); _store_author_rows_drop() ends it.  FALSE where the copy
- * cannot be made: the query reads messages instead. */
 gboolean
 _store_author_rows_copy (Store *store)
 {
-  if (sqlite3_exec (store->db, "SAVEPOINT deja_author_rows", NULL, NULL, NULL) != SQLITE_OK)
-    return FALSE;
-  if (sqlite3_exec (store->db, author_rows_copy_sql, NULL, NULL, NULL) == SQLITE_OK)
-    return TRUE;
-  g_debug ("authors read messages itself: no copy (%s)", sqlite3_errmsg (store->db));
-  sqlite3_exec (store->db, "ROLLBACK TO deja_author_rows; RELEASE deja_author_rows", NULL, NULL, NULL);
-  return FALSE;
+  return _store_copy_begin (store, author_rows_copy_sql);
 }
 
-/* Drops the copy _store_author_rows_copy() made, and ends its savepoint */
 void
 _store_author_rows_drop (Store *store)
 {
-  sqlite3_exec (store->db, "DROP TABLE IF EXISTS " STORE_AUTHOR_ROWS_COPY, NULL, NULL, NULL);
-  sqlite3_exec (store->db, "RELEASE deja_author_rows", NULL, NULL, NULL);
+  _store_copy_end (store, "DROP TABLE IF EXISTS " STORE_AUTHOR_ROWS_COPY);
 }
 
 /**

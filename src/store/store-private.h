@@ -359,6 +359,8 @@ char *_store_schema_index_sql (const char *name);
 gboolean _store_int_array_get (const char *json, gsize len, gint64 index, gint64 *count,
                                gint64 *value);
 void _store_bind_named (sqlite3_stmt *stmt, const char *name, const char *text);
+gboolean _store_copy_begin (Store *store, const char *copy_sql);
+void _store_copy_end (Store *store, const char *drop_sql);
 /* The columns of messages the authors' list and roles read, copied into
  * a TEMP table (store-authors.c): id, thread_id, parent_id,
  * duplicate_of, author_id, lang */

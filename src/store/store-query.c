@@ -400,6 +400,37 @@ store_thread_report (Store *store, StoreReport kind, StoreRowFunc func, gpointer
   return _store_run_rows (store, stmt, func, user_data, "cannot read the threading report", error);
 }
 
+/**
+ * _store_copy_begin:
+ * @copy_sql: statements that make a TEMP table of what a query reads
+ *
+ * Runs @copy_sql in a savepoint that the query reading the copy runs in
+ * too, so that both read the database as it was when the copy was made,
+ * as one statement would (another deja may commit meanwhile);
+ * _store_copy_end() ends it.  Returns: FALSE where the copy cannot be
+ * made (no temporary file may be written, say; nothing is left of it):
+ * the query reads the tables themselves.
+ */
+gboolean
+_store_copy_begin (Store *store, const char *copy_sql)
+{
+  if (sqlite3_exec (store->db, "SAVEPOINT deja_copy", NULL, NULL, NULL) != SQLITE_OK)
+    return FALSE;
+  if (sqlite3_exec (store->db, copy_sql, NULL, NULL, NULL) == SQLITE_OK)
+    return TRUE;
+  g_debug ("a query reads the tables themselves: no copy (%s)", sqlite3_errmsg (store->db));
+  sqlite3_exec (store->db, "ROLLBACK TO deja_copy; RELEASE deja_copy", NULL, NULL, NULL);
+  return FALSE;
+}
+
+/* Drops what _store_copy_begin() made (@drop_sql), and ends its savepoint */
+void
+_store_copy_end (Store *store, const char *drop_sql)
+{
+  sqlite3_exec (store->db, drop_sql, NULL, NULL, NULL);
+  sqlite3_exec (store->db, "RELEASE deja_copy", NULL, NULL, NULL);
+}
+
 /* deja stats' queries: of the messages table ([0]), or of the copy of
  * the columns they count that store_stats_begin() makes ([1]) */
 #define STATS_MESSAGES_COPY "temp.deja_stats_messages"
