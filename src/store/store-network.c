@@ -13,11 +13,6 @@
  * author or not. */
 #define ANY_FILTER " m.duplicate_of IS NULL AND" STORE_FILTER_SQL
 
-/* Messages are read in rowid order (NOT INDEXED, and CROSS JOIN to keep
- * them the outer loop): through an index (author, date, thread, group)
- * SQLite re-reads each page once per message on it (bench/README.md,
- * sixth session).
- * A temporary B-tree sorts what must come in another order. */
 /* Each reply's author, its parent's and its thread's first message's:
  * of messages, or of the copy of its columns store-authors.c makes
  * (STORE_AUTHOR_ROWS_COPY), where the two lookups a reply takes are in
@@ -30,6 +25,11 @@
     " WHERE m.duplicate_of IS NULL AND m.author_id IS NOT NULL AND p.author_id IS NOT NULL" \
     " ORDER BY m.id"
 
+/* Messages are read in rowid order (NOT INDEXED, and CROSS JOIN to keep
+ * them the outer loop): through an index (author, date, thread, group)
+ * SQLite re-reads each page once per message on it (bench/README.md,
+ * sixth session).
+ * A temporary B-tree sorts what must come in another order. */
 static const char *const net_sql[] = {
   [STORE_NET_AUTHORS] =
     "SELECT a.id, a.name, a.address, count(*) AS messages, min(m.date) AS first_date,"
