@@ -1225,6 +1225,33 @@ test_authors_copy (Fixture *f, gconstpointer data)
   for (const char *at = copied; (at = strstr (at, "author_id=")); at++)
     n++;
   g_assert_cmpint (n, ==, 4);   /* and the stored file's one */
+  /* held for two queries (deja authors --roles): one copy, one snapshot,
+   * until let go */
+  store_author_rows_hold (f->store);
+  g_assert_cmpint (sqlite3_exec (f->store->db, "SELECT 1 FROM temp.deja_author_rows", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  g_assert_cmpint (sqlite3_open (f->path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "UPDATE authors SET name = 'Annie' WHERE id = 7;"
+                                     "UPDATE messages SET author_id = 9 WHERE id = 102", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  sqlite3_close (db);
+  {
+    g_autofree char *held = authors_dump (f->store), *held_starters = reply_starters_dump (f->store);
+
+    g_assert_cmpstr (held, ==, copied);
+    g_assert_cmpstr (held_starters, ==, starters);
+    g_assert_cmpint (sqlite3_exec (f->store->db, "SELECT 1 FROM temp.deja_author_rows", NULL, NULL, NULL), ==,
+                     SQLITE_OK);
+  }
+  store_author_rows_let_go (f->store);
+  g_assert_cmpint (sqlite3_exec (f->store->db, "SELECT 1 FROM temp.deja_author_rows", NULL, NULL, NULL), ==,
+                   SQLITE_ERROR);
+  g_free (copied);
+  copied = authors_dump (f->store);
+  g_assert_nonnull (strstr (copied, "name=Annie"));
+  g_free (starters);
+  starters = reply_starters_dump (f->store);
+  g_assert_cmpstr (starters, ==, "9 7 7\n7 9 7\n9 9 7\n");
 }
 
 static gboolean

@@ -583,13 +583,19 @@ roles_chart (Store *store, PlotPage *page, GError **error)
 {
   static const char *const order[] = { "answer person", "discussion person", "thread starter",
                                        "unanswered starter", "mixed", "occasional" };
-  g_autoptr (Roles) roles = roles_load (store, error);
+  g_autoptr (Roles) roles = NULL;
   g_autoptr (GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
-  RoleCount c = { roles, counts };
+  RoleCount c = { NULL, counts };
   double values[G_N_ELEMENTS (order)];
   PlotBars bars;
+  gboolean ok;
 
-  if (roles == NULL || !store_authors (store, STORE_AUTHORS_LIST, 0, count_role, &c, error))
+  /* the replies and the list read one copy of messages' columns */
+  store_author_rows_hold (store);
+  c.roles = roles = roles_load (store, error);
+  ok = roles != NULL && store_authors (store, STORE_AUTHORS_LIST, 0, count_role, &c, error);
+  store_author_rows_let_go (store);
+  if (!ok)
     return NULL;
   for (guint i = 0; i < G_N_ELEMENTS (order); i++)
     values[i] = GPOINTER_TO_UINT (g_hash_table_lookup (counts, order[i]));

@@ -105,17 +105,22 @@ static int
 list_roles (Store *store, const Args *a, RowFormat format)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (Roles) roles = roles_load (store, &error);
-  RoleRows rows = { .roles = roles };
+  g_autoptr (Roles) roles = NULL;
+  RoleRows rows = { 0 };
   gboolean ok;
 
+  /* the replies and the list read one copy of messages' columns */
+  store_author_rows_hold (store);
+  rows.roles = roles = roles_load (store, &error);
   if (roles == NULL)
     {
+      store_author_rows_let_go (store);
       deja_error ("cannot read the replies of '%s': %s", a->db, error->message);
       return DEJA_EXIT_FAILED;
     }
   rows.writer = row_writer_new (format, stdout);
   ok = store_authors (store, STORE_AUTHORS_LIST, a->min_messages, role_row, &rows, &error);
+  store_author_rows_let_go (store);
   row_writer_finish (rows.writer);
   if (!ok)
     {

@@ -92,20 +92,19 @@ store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter
                     StoreNetFunc func, gpointer user_data, GError **error)
 {
   const char *sql = net_sql[query];
-  gboolean copy = FALSE, ok;
+  gboolean made = FALSE, ok;
   sqlite3_stmt *stmt;
   int rc;
 
   g_return_val_if_fail (query < G_N_ELEMENTS (net_sql), FALSE);
   if (!_store_filter_fill (store, filter, error))
     return FALSE;
-  if (query == STORE_NET_REPLY_STARTERS && (copy = _store_author_rows_copy (store)))
+  if (query == STORE_NET_REPLY_STARTERS && _store_author_rows_begin (store, &made))
     sql = reply_starters_of_copy_sql;
   if ((rc = sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
     {
       ok = _store_fail (store, rc, "cannot read the network", error);
-      if (copy)
-        _store_author_rows_drop (store);
+      _store_author_rows_end (store, made);
       return ok;
     }
   _store_filter_bind (stmt, filter);
@@ -198,7 +197,6 @@ store_network_rows (Store *store, StoreNetQuery query, const StoreFilter *filter
     }
   sqlite3_finalize (stmt);
   ok = rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read the network", error);
-  if (copy)
-    _store_author_rows_drop (store);
+  _store_author_rows_end (store, made);
   return ok;
 }

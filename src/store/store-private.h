@@ -155,6 +155,7 @@ struct _Store {
                               there of the columns the catalog keeps (store-thread.c) */
   GByteArray *thread_shard_values;
   gboolean stats_copy;     /* the stats read their copy of messages (store_stats_begin()) */
+  gboolean author_rows_held;  /* the authors' copy of messages is kept (store_author_rows_hold()) */
   gboolean placeholders_in_shards; /* a catalog being made: its shards' placeholders are
                               taken by its first threading, those it keeps alone
                               (store_clear_thread_placeholders()) */
@@ -365,8 +366,8 @@ void _store_copy_end (Store *store, const char *drop_sql);
  * a TEMP table (store-authors.c): id, thread_id, parent_id,
  * duplicate_of, author_id, lang */
 #define STORE_AUTHOR_ROWS_COPY "temp.deja_author_rows"
-gboolean _store_author_rows_copy (Store *store);
-void _store_author_rows_drop (Store *store);
+gboolean _store_author_rows_begin (Store *store, gboolean *made);
+void _store_author_rows_end (Store *store, gboolean made);
 gboolean _store_run_rows (Store *store, sqlite3_stmt *stmt, StoreRowFunc func, gpointer user_data,
                           const char *what, GError **error);
 

@@ -597,6 +597,8 @@ gboolean store_write_authors (Store *store, const StoreAuthorRow *authors, guint
 gboolean store_set_author_decision (Store *store, const char *decision, const char *address,
                                     const char *other, const char *note, GError **error);
 gboolean store_author_address (Store *store, const char *ref, char **address, GError **error);
+void store_author_rows_hold (Store *store);
+void store_author_rows_let_go (Store *store);
 gboolean store_authors (Store *store, StoreAuthors what, gint64 min_messages, StoreRowFunc func,
                         gpointer user_data, GError **error);
 typedef struct {
