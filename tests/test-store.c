@@ -917,6 +917,45 @@ test_connections_of_one_thread (Fixture *f, gconstpointer data)
   store_close (reader);
 }
 
+static gint64
+cache_size (Store *store)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 kib = 0;
+
+  g_assert_true (_store_query_int (store, "PRAGMA cache_size", &kib, NULL, &error));
+  g_assert_no_error (error);
+  return kib;
+}
+
+/* A command about to store archives appends: it keeps a smaller page
+ * cache than the commands that read (and keeps it after a scan); the
+ * next command that only reads has the larger one again. */
+static void
+test_cache_of_a_command_that_stores (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  Store *store;
+
+  (void) data;
+  g_assert_cmpint (cache_size (f->store), ==, STORE_CACHE_KIB);
+  g_clear_pointer (&f->store, store_close);
+  store = store_open_sized (f->path, STORE_LARGE_ARCHIVE, 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (cache_size (store), ==, STORE_APPEND_CACHE_KIB);
+  _store_scan_cache (store, TRUE);
+  g_assert_cmpint (cache_size (store), ==, STORE_SCAN_CACHE_KIB);
+  _store_scan_cache (store, FALSE);
+  g_assert_cmpint (cache_size (store), ==, STORE_APPEND_CACHE_KIB);
+  store_close (store);
+  f->store = store_open (f->path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (cache_size (f->store), ==, STORE_CACHE_KIB);
+  _store_scan_cache (f->store, TRUE);
+  _store_scan_cache (f->store, FALSE);
+  g_assert_cmpint (cache_size (f->store), ==, STORE_CACHE_KIB);
+}
+
 /* deja merge reads a shard's identity where it is attached: a view or a
  * trigger deja did not write, another program's database and a newer
  * deja's are refused; one whose indexes wait is not current. */
@@ -1503,6 +1542,7 @@ main (int argc, char **argv)
   ADD ("failure-is-not-none", test_failure_is_not_none);
   ADD ("a-second-connection-is-to-the-same-file", test_a_second_connection_is_to_the_same_file);
   ADD ("connections-of-one-thread", test_connections_of_one_thread);
+  ADD ("cache-of-a-command-that-stores", test_cache_of_a_command_that_stores);
   ADD ("foreign-keys-of-files", test_foreign_keys_of_files);
   ADD ("foreign-keys-after-a-rollback", test_foreign_keys_after_a_rollback);
   ADD ("an-attached-database-is-identified", test_an_attached_database_is_identified);

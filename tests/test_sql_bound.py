@@ -54,6 +54,7 @@ ALLOWED_SQL_ARGS = {
     "deja_schema[v]",   # store.c migrate: the embedded schema files
     "deja_schema_new",  # store.c migrate: their result, one literal the build wrote (schema/final.c)
     "pragmas",          # store.c migrate: two integer constants
+    "cache_size_sql (store)",  # store.c: one of two static literals
     "copy_sql",         # store-merge.c: a static literal
     "stored_checks[i].sql", "stored_messages_sql", "own_authors_sql[i]", "authors_differ_sql",  # store-merge.c: static literals
     "record_sql[in_shard != FALSE]", "pages_sql[k]",  # store-fts-copy.c: static tables of literals

@@ -68,6 +68,11 @@ _store_decimal (char *out, gint64 v)
 G_BEGIN_DECLS
 
 #define STORE_CACHE_KIB -65536   /* PRAGMA cache_size: 64 MiB */
+/* For a command about to store archives (set_writing_pragmas()): it
+ * appends rows in id order, and a page once written is seldom read again
+ * before the end; a larger cache holds pages already in the log, each of
+ * them memory touched for the first time (bench/README.md). */
+#define STORE_APPEND_CACHE_KIB -16384   /* 16 MiB */
 #define STORE_SCAN_CACHE_KIB -4096   /* for whole-table scans and sorts: 4 MiB (_store_scan_cache()) */
 /* How long a command waits for another deja's write lock (two ingests
  * into one database take turns, file by file); readers never wait. */

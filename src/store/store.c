@@ -132,6 +132,15 @@ _store_fail_why (Store *store, int rc, const char *why, const char *what, GError
   return FALSE;
 }
 
+/* The page cache a connection keeps but while it scans
+ * (_store_scan_cache()): smaller for a command about to store archives. */
+static const char *
+cache_size_sql (Store *store)
+{
+  return store->expected_bytes > 0 ? "PRAGMA cache_size = " G_STRINGIFY (STORE_APPEND_CACHE_KIB)
+                                   : "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB);
+}
+
 /* Whole-table scans (threading's reads and its plan, CREATE INDEX) and a
  * merge's appends into an empty database (store-merge.c) go through a
  * small page cache (@on), then the writer's again.  A large
@@ -149,7 +158,7 @@ _store_scan_cache (Store *store, gboolean on)
       sqlite3_db_release_memory (store->db);
     }
   else
-    sqlite3_exec (store->db, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), NULL, NULL, NULL);
+    sqlite3_exec (store->db, cache_size_sql (store), NULL, NULL, NULL);
 }
 
 static gboolean
@@ -906,7 +915,7 @@ set_writing_pragmas (Store *store, GError **error)
          /* The log is truncated to 64 MiB when it starts afresh. */
          exec (store, "PRAGMA journal_size_limit = 67108864", error) &&
          exec (store, "PRAGMA foreign_keys = ON", error) &&
-         exec (store, "PRAGMA cache_size = " G_STRINGIFY (STORE_CACHE_KIB), error);
+         exec (store, cache_size_sql (store), error);
 }
 
 /**
