@@ -28,8 +28,9 @@
  * 1 GiB in 64 shards: 781,131 of them).  Declared as usenet_headers
  * declares them. */
 #define GROUP_HEADERS_COPY "temp.deja_group_headers"
+#define GROUP_HEADERS_DROP_SQL "DROP TABLE IF EXISTS " GROUP_HEADERS_COPY
 static const char group_headers_copy_sql[] =
-  "DROP TABLE IF EXISTS " GROUP_HEADERS_COPY ";"
+  GROUP_HEADERS_DROP_SQL ";"
   "CREATE TEMP TABLE deja_group_headers (message_id INTEGER PRIMARY KEY, control TEXT, cancels TEXT,"
   " approved TEXT, followup_to TEXT);"
   "INSERT INTO " GROUP_HEADERS_COPY
@@ -62,7 +63,7 @@ store_group_posts (Store *store, const StoreFilter *filter, StoreGroupPostFunc f
     {
       ok = _store_fail (store, rc, "cannot read the groups", error);
       if (copy)
-        _store_copy_end (store, "DROP TABLE IF EXISTS " GROUP_HEADERS_COPY);
+        _store_copy_end (store, GROUP_HEADERS_DROP_SQL);
       return ok;
     }
   _store_filter_bind (stmt, filter);
@@ -95,7 +96,7 @@ store_group_posts (Store *store, const StoreFilter *filter, StoreGroupPostFunc f
   sqlite3_finalize (stmt);
   ok = rc == SQLITE_DONE ? TRUE : _store_fail (store, rc, "cannot read the groups", error);
   if (copy)
-    _store_copy_end (store, "DROP TABLE IF EXISTS " GROUP_HEADERS_COPY);
+    _store_copy_end (store, GROUP_HEADERS_DROP_SQL);
   return ok;
 }
 
